@@ -1,0 +1,112 @@
+# Makefile: builds libhcatrace.so, the examples, the tests and their tools.
+# `make` builds into build/; `make check` runs all tests, then again with
+# ASan+UBSan from build/san/; `make install` / `make uninstall` under PREFIX.
+
+-include config.mk
+ifeq ($(OTF2_LIBS),)
+$(error config.mk is missing or incomplete: run ./configure first)
+endif
+
+VERSION := 0.1.0
+BUILD ?= build
+SANITIZE ?= 0
+DESTDIR ?=
+
+WARN := -Wall -Wextra -Werror -Werror=incompatible-pointer-types -Wshadow -Wstrict-prototypes
+BASE_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS_USER) -DHCATRACE_VERSION='"$(VERSION)"'
+ifeq ($(SANITIZE),1)
+BASE_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+SAN_LDFLAGS := -fsanitize=address,undefined
+endif
+
+INCLUDES := -Isrc -Iinstrument -Iinclude
+LIB_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden $(INCLUDES) $(OTF2_CFLAGS) $(MPI_CFLAGS) $(DW_CFLAGS)
+LIB_LIBS := $(OTF2_LIBS) $(MPI_LIBS) $(DW_LIBS) -lpthread -ldl
+
+SRC_COMMON := src/hca_defs.c
+LIB_SRC := $(SRC_COMMON) $(wildcard instrument/*.c)
+LIB_OBJ := $(patsubst %.c,$(BUILD)/obj/lib/%.o,$(LIB_SRC))
+LIB := $(BUILD)/lib/libhcatrace.so
+
+EXAMPLES := $(BUILD)/examples/mpi_phases $(BUILD)/examples/omp_free_serial
+ifeq ($(MPIFC_OK),yes)
+EXAMPLES += $(BUILD)/examples/mpi_ring
+endif
+
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+TOOLS := $(BUILD)/tests/tracestat $(BUILD)/bench/mpi_call_cost
+
+all: $(LIB) $(EXAMPLES) $(TOOLS)
+
+$(BUILD)/obj/lib/%.o: %.c $(wildcard src/*.h instrument/*.h) config.mk
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(LIB_CFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	@$(CC) -shared -o $@ $^ $(SAN_LDFLAGS) $(LIB_LIBS) -Wl,-soname,libhcatrace.so
+
+# Examples are the user's programs: built without sanitizers, with -g.
+$(BUILD)/examples/mpi_phases: examples/mpi_phases.c
+	@mkdir -p $(dir $@)
+	$(MPICC) -std=c11 -g -O2 -Wall -Wextra -Werror -o $@ $< -lm
+$(BUILD)/examples/mpi_ring: examples/mpi_ring.f90
+	@mkdir -p $(dir $@)
+	$(MPIFC) -g -O2 -Wall -J $(dir $@) -o $@ $<
+$(BUILD)/examples/omp_free_serial: examples/omp_free_serial.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -o $@ $< -lm
+
+TEST_CFLAGS := $(BASE_CFLAGS) $(INCLUDES) $(OTF2_CFLAGS) $(CMOCKA_CFLAGS)
+
+$(BUILD)/tests/tracestat: tests/tracestat.c $(SRC_COMMON) $(wildcard src/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -o $@ tests/tracestat.c $(SRC_COMMON) $(SAN_LDFLAGS) $(OTF2_LIBS)
+
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) $(MPI_CFLAGS) $(DW_CFLAGS) -o $@ $< $(filter-out $(BUILD)/obj/lib/instrument/mpi_c_wrappers.o,$(LIB_OBJ)) \
+	    $(SAN_LDFLAGS) $(CMOCKA_LIBS) $(LIB_LIBS)
+
+$(BUILD)/bench/mpi_call_cost: bench/mpi_call_cost.c
+	@mkdir -p $(dir $@)
+	$(MPICC) -std=c11 -O2 -g -Wall -Wextra -Werror -o $@ $<
+
+check: all $(UNIT_BIN)
+	BUILD=$(BUILD) MPIRUN=$(MPIRUN) tests/run-tests.sh
+	$(MAKE) BUILD=build/san SANITIZE=1 check-sanitized
+
+check-sanitized: all $(UNIT_BIN)
+	BUILD=$(BUILD) MPIRUN=$(MPIRUN) SANITIZED=1 tests/run-tests.sh
+
+bench: all
+	bench/run.sh
+
+install: $(LIB)
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include \
+	    $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/doc/hcatrace \
+	    $(DESTDIR)$(PREFIX)/share/hcatrace/examples
+	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/libhcatrace.so
+	install -m 755 scripts/hcatrace $(DESTDIR)$(PREFIX)/bin/hcatrace
+	install -m 644 man/hcatrace.1 $(DESTDIR)$(PREFIX)/share/man/man1/hcatrace.1
+	install -m 644 include/hcatrace.h $(DESTDIR)$(PREFIX)/include/hcatrace.h
+	install -m 644 docs/*.md README.md $(DESTDIR)$(PREFIX)/share/doc/hcatrace/
+	install -m 644 examples/*.c examples/*.f90 examples/*.sh $(DESTDIR)$(PREFIX)/share/hcatrace/examples/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/lib/libhcatrace.so $(DESTDIR)$(PREFIX)/bin/hcatrace \
+	    $(DESTDIR)$(PREFIX)/share/man/man1/hcatrace.1 $(DESTDIR)$(PREFIX)/include/hcatrace.h
+	rm -rf $(DESTDIR)$(PREFIX)/share/doc/hcatrace $(DESTDIR)$(PREFIX)/share/hcatrace
+
+lint:
+	cppcheck --quiet --error-exitcode=1 --enable=warning,style,performance,portability \
+	    --inline-suppr --suppress=missingIncludeSystem --language=c --std=c11 \
+	    -U__cplusplus -DOMPI_SKIP_MPICXX=1 $(INCLUDES) src instrument tests examples bench
+
+clean:
+	rm -rf build
+
+.PHONY: all check check-sanitized bench install uninstall lint clean

@@ -1,0 +1,95 @@
+/* hct.h: the tracer's internal interface, shared by the files of libhcatrace.so:
+ * process state, per-thread locations, recording of calling-context regions,
+ * the run-time tables (call sites, communicators, requests) and the lifecycle. */
+#ifndef HCT_H
+#define HCT_H
+
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include <otf2/otf2.h>
+
+#include "hca_clock.h"
+#include "hca_defs.h"
+#include "hct_config.h"
+
+#define HCT_TLS __thread __attribute__((tls_model("initial-exec")))
+#define HCT_HIDDEN __attribute__((visibility("hidden")))
+#define HCT_MAX_THREADS 4096
+
+/* One OTF2 location: a thread of the traced process. */
+typedef struct hct_thread {
+    OTF2_EvtWriter *writer;
+    uint64_t location_id;
+    uint64_t last_ts;
+    uint32_t index;           /* 0 = the thread that started tracing */
+    volatile sig_atomic_t in_tool; /* >0 while inside a wrapper (samples dropped) */
+    int mpi_depth;            /* nesting of MPI wrappers on this thread */
+    int has_location;         /* an OTF2 location was created for it */
+    uint64_t dropped_events;  /* events OTF2 refused (e.g. disk full) */
+    void *scratch;            /* per-thread work space of the MPI wrappers */
+    size_t scratch_size;
+} hct_thread;
+
+enum hct_mode { HCT_OFF = 0, HCT_SERIAL, HCT_MPI_PENDING, HCT_MPI };
+
+typedef struct {
+    _Atomic int active;       /* events are being recorded */
+    enum hct_mode mode;
+    int rank, size;
+    hct_config cfg;
+    char expdir[4096];
+    char exe[256];
+    OTF2_Archive *archive;
+    uint64_t program_begin_ts;
+    uint64_t first_ts;        /* timestamp when recording began */
+    hct_thread *threads[HCT_MAX_THREADS];
+    _Atomic uint32_t nthreads;
+    hca_ref program_name_string;
+    hca_defs defs;            /* local definitions, filled at finalize */
+    char write_error[256];    /* first OTF2 error while writing, if any */
+} hct_state;
+
+extern hct_state hct HCT_HIDDEN;
+
+/* ---- lifecycle (hct_core.c) ---- */
+void hct_message(const char *fmt, ...) HCT_HIDDEN __attribute__((format(printf, 1, 2)));
+hct_thread *hct_thread_get(void) HCT_HIDDEN;
+int hct_mpi_start(void) HCT_HIDDEN;   /* after PMPI_Init: open the job archive */
+void hct_mpi_finish(void) HCT_HIDDEN; /* before PMPI_Finalize: write everything */
+
+static inline uint64_t hct_timestamp(hct_thread *t)
+{
+    uint64_t now = hca_clock_now();
+    if (now < t->last_ts)
+        now = t->last_ts;
+    t->last_ts = now;
+    return now;
+}
+
+/* Checks an OTF2 result; remembers the first failure and counts the loss. */
+void hct_otf2_check(hct_thread *t, OTF2_ErrorCode rc) HCT_HIDDEN;
+
+/* ---- call sites and calling contexts (hct_callsite.c) ---- */
+/* The calling context of region `region_key` (a small integer naming an
+ * instrumented region) called from `return_address`. Lock-free on hits. */
+uint32_t hct_callsite_cc(uint32_t region_key, const void *return_address) HCT_HIDDEN;
+void hct_callsite_reset(void) HCT_HIDDEN;
+/* At finalize: symbolize call sites and add regions and contexts to hct.defs.
+ * region_def(key) adds the region definition of an instrumented region. */
+int hct_callsite_define(hca_ref (*region_def)(hca_defs *d, uint32_t key)) HCT_HIDDEN;
+
+/* ---- symbolization (hct_symbols.c) ---- */
+typedef struct {
+    char function[256];
+    char file[512];
+    uint32_t line, function_line;
+} hct_symbol;
+/* Resolves code addresses of this process to function, file and line. */
+typedef struct hct_symbolizer hct_symbolizer;
+hct_symbolizer *hct_symbolizer_open(void) HCT_HIDDEN;
+void hct_symbolize(hct_symbolizer *s, uintptr_t address, hct_symbol *out) HCT_HIDDEN;
+void hct_symbolizer_close(hct_symbolizer *s) HCT_HIDDEN;
+
+#endif

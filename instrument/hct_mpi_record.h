@@ -1,0 +1,66 @@
+/* hct_mpi_record.h: the OTF2 records of MPI operations, shared by the C and the
+ * Fortran wrappers: messages, non-blocking requests and their completion,
+ * collectives. Each helper takes an entered call (hct_call_enter). */
+#ifndef HCT_MPI_RECORD_H
+#define HCT_MPI_RECORD_H
+
+#include "hct_mpi.h"
+
+#define HCT_RA __builtin_return_address(0)
+
+static inline uint64_t hct_rec_ts(hct_call *c)
+{
+    return hct_timestamp(c->t);
+}
+
+static inline void hct_rec_send(hct_call *c, int dest, MPI_Comm comm, int tag, uint64_t bytes)
+{
+    uint32_t id = hct_comm_id(comm);
+    if (dest < 0 || id == HCA_UNDEF)
+        return;
+    hct_otf2_check(c->t, OTF2_EvtWriter_MpiSend(c->t->writer, NULL, hct_rec_ts(c), (uint32_t)dest, id,
+                                                (uint32_t)tag, bytes));
+}
+
+/* After a blocking receive: source and size from the status when available. */
+void hct_rec_recv(hct_call *c, int source, MPI_Comm comm, int tag, uint64_t bytes, const MPI_Status *status) HCT_HIDDEN;
+
+/* After a successful Isend/Irecv (and persistent *_init): remember the request. */
+void hct_rec_isend(hct_call *c, int dest, MPI_Comm comm, int tag, uint64_t bytes, MPI_Request req) HCT_HIDDEN;
+void hct_rec_irecv(hct_call *c, int source, MPI_Comm comm, int tag, uint64_t bytes, MPI_Request req) HCT_HIDDEN;
+void hct_rec_persistent(int kind, int peer, MPI_Comm comm, int tag, uint64_t bytes, MPI_Request req) HCT_HIDDEN;
+void hct_rec_start(hct_call *c, MPI_Request req) HCT_HIDDEN;
+
+static inline void hct_rec_coll_begin(hct_call *c)
+{
+    hct_otf2_check(c->t, OTF2_EvtWriter_MpiCollectiveBegin(c->t->writer, NULL, hct_rec_ts(c)));
+}
+
+/* root: rank in comm, or -1 for none. */
+void hct_rec_coll_end(hct_call *c, OTF2_CollectiveOp op, MPI_Comm comm, int root, uint64_t sent,
+                      uint64_t received) HCT_HIDDEN;
+void hct_rec_icoll(hct_call *c, OTF2_CollectiveOp op, MPI_Comm comm, int root, uint64_t sent, uint64_t received,
+                   MPI_Request req) HCT_HIDDEN;
+
+/* Completion of request arrays (wait/test families): before the PMPI call,
+ * hct_reqs_save takes the tracked entries of reqs[0..n) out of the table into
+ * per-thread space and returns the status array to pass to PMPI (a private one
+ * when `statuses` was ignored but receives need theirs); after it,
+ * hct_reqs_done_one records the completion of entry i, and hct_reqs_finish puts
+ * back what did not complete (and persistent requests, now inactive). */
+typedef struct {
+    hct_request *saved; /* n entries; id 0 = untracked */
+    MPI_Status *statuses;
+    int n;
+} hct_reqs;
+
+MPI_Status *hct_reqs_save(hct_call *c, hct_reqs *rs, int n, const MPI_Request *reqs, MPI_Status *statuses) HCT_HIDDEN;
+void hct_reqs_done_one(hct_call *c, hct_reqs *rs, int i, const MPI_Status *status) HCT_HIDDEN;
+void hct_reqs_finish(hct_reqs *rs) HCT_HIDDEN;
+
+/* Bytes helpers of collectives with count arrays. */
+uint64_t hct_sum_bytes(MPI_Datatype type, const int *counts, int n) HCT_HIDDEN;
+int hct_comm_size(MPI_Comm comm) HCT_HIDDEN;
+int hct_comm_rank(MPI_Comm comm) HCT_HIDDEN;
+
+#endif

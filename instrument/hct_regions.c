@@ -1,0 +1,20 @@
+/* hct_regions.c: the region definition of each instrumented region key (the
+ * intercepted MPI functions; later OpenMP constructs and user markers). */
+#include "hct_mpi.h"
+#include "hct_writer.h"
+
+hca_ref hct_region_def(hca_defs *d, uint32_t key)
+{
+    static const struct {
+        const char *name;
+        OTF2_RegionRole role;
+    } mpi[] = {
+#define HCT_DEF(name, role) { "MPI_" #name, OTF2_REGION_ROLE_##role },
+        HCT_MPI_FUNCTIONS(HCT_DEF)
+#undef HCT_DEF
+    };
+    if (key < HCT_MPI_NFUNCTIONS)
+        return hca_defs_region(d, mpi[key].name, HCA_KIND_MPI, "", 0, 0, mpi[key].role, OTF2_PARADIGM_MPI);
+    return hca_defs_region(d, "unknown region", HCA_KIND_USER, "", 0, 0, OTF2_REGION_ROLE_UNKNOWN,
+                           OTF2_PARADIGM_UNKNOWN);
+}

@@ -1,0 +1,170 @@
+/* hct_writer.c: the OTF2 archive of one traced process (see hct_writer.h). */
+#include "hct_writer.h"
+
+#include <otf2/OTF2_Pthread_Locks.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hct.h"
+
+static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc, void *caller, bool final)
+{
+    (void)user;
+    (void)type;
+    (void)loc;
+    (void)caller;
+    (void)final;
+    return OTF2_FLUSH;
+}
+
+static OTF2_TimeStamp post_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc)
+{
+    (void)user;
+    (void)type;
+    (void)loc;
+    return hca_clock_now();
+}
+
+static OTF2_FlushCallbacks flush_callbacks = { .otf2_pre_flush = pre_flush, .otf2_post_flush = post_flush };
+
+int hct_writer_open(OTF2_ErrorCode (*set_collectives)(OTF2_Archive *), char *err, size_t errlen)
+{
+    OTF2_Archive *ar = OTF2_Archive_Open(hct.expdir, "traces", OTF2_FILEMODE_WRITE, OTF2_CHUNK_SIZE_EVENTS_DEFAULT,
+                                         OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT, OTF2_SUBSTRATE_POSIX,
+                                         OTF2_COMPRESSION_NONE);
+    if (!ar) {
+        snprintf(err, errlen, "cannot open an OTF2 archive in %s", hct.expdir);
+        return -1;
+    }
+    OTF2_ErrorCode rc = OTF2_Archive_SetFlushCallbacks(ar, &flush_callbacks, NULL);
+    if (rc == OTF2_SUCCESS)
+        rc = set_collectives ? set_collectives(ar) : OTF2_Archive_SetSerialCollectiveCallbacks(ar);
+    if (rc == OTF2_SUCCESS)
+        rc = OTF2_Pthread_Archive_SetLockingCallbacks(ar, NULL);
+    if (rc == OTF2_SUCCESS) {
+        char creator[64];
+        snprintf(creator, sizeof(creator), "hcatrace %s", HCATRACE_VERSION);
+        OTF2_Archive_SetCreator(ar, creator);
+        OTF2_Archive_SetMachineName(ar, "cluster");
+        rc = OTF2_Archive_OpenEvtFiles(ar);
+    }
+    if (rc != OTF2_SUCCESS) {
+        snprintf(err, errlen, "cannot create the trace in %s: %s", hct.expdir,
+                 hct.write_error[0] ? hct.write_error : OTF2_Error_GetDescription(rc));
+        OTF2_Archive_Close(ar);
+        return -1;
+    }
+    hct.archive = ar;
+    return 0;
+}
+
+OTF2_EvtWriter *hct_writer_location(uint64_t location_id)
+{
+    return hct.archive ? OTF2_Archive_GetEvtWriter(hct.archive, location_id) : NULL;
+}
+
+uint32_t hct_writer_close_locations(hca_location_info **out)
+{
+    uint32_t n = atomic_load(&hct.nthreads), k = 0;
+    hca_location_info *locs = calloc(n + 1, sizeof(*locs));
+    for (uint32_t i = 0; i < n; i++) {
+        hct_thread *t = hct.threads[i];
+        if (!t || !t->writer)
+            continue;
+        uint64_t nevents = 0;
+        OTF2_EvtWriter_GetNumberOfEvents(t->writer, &nevents);
+        if (OTF2_Archive_CloseEvtWriter(hct.archive, t->writer) != OTF2_SUCCESS && !hct.write_error[0])
+            snprintf(hct.write_error, sizeof(hct.write_error), "closing an event file failed");
+        t->writer = NULL;
+        if (locs)
+            locs[k++] = (hca_location_info){ t->location_id, (uint32_t)hct.rank, t->index, nevents };
+    }
+    OTF2_Archive_CloseEvtFiles(hct.archive);
+    *out = locs;
+    return locs ? k : 0;
+}
+
+int hct_writer_local_defs(const hca_defs_map *map, const hct_clock_offset *offsets, uint32_t noffsets)
+{
+    int bad = OTF2_Archive_OpenDefFiles(hct.archive) != OTF2_SUCCESS;
+    uint32_t n = atomic_load(&hct.nthreads);
+    for (uint32_t i = 0; i < n && !bad; i++) {
+        hct_thread *t = hct.threads[i];
+        if (!t || !t->has_location)
+            continue;
+        OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(hct.archive, t->location_id);
+        if (!dw) {
+            bad = 1;
+            break;
+        }
+        bad |= hca_defs_write_mappings(map, dw) != 0;
+        for (uint32_t k = 0; k < noffsets; k++)
+            bad |= OTF2_DefWriter_WriteClockOffset(dw, offsets[k].time, offsets[k].offset, offsets[k].stddev) !=
+                   OTF2_SUCCESS;
+        bad |= OTF2_Archive_CloseDefWriter(hct.archive, dw) != OTF2_SUCCESS;
+    }
+    bad |= OTF2_Archive_CloseDefFiles(hct.archive) != OTF2_SUCCESS;
+    return bad ? -1 : 0;
+}
+
+int hct_writer_global_defs(hca_defs *global, const hca_system_info *sys)
+{
+    OTF2_GlobalDefWriter *gw = OTF2_Archive_GetGlobalDefWriter(hct.archive);
+    if (!gw)
+        return -1;
+    int bad = hca_defs_write_global(global, sys, gw);
+    bad |= OTF2_Archive_CloseGlobalDefWriter(hct.archive, gw) != OTF2_SUCCESS;
+    return bad ? -1 : 0;
+}
+
+int hct_writer_close(void)
+{
+    OTF2_ErrorCode rc = OTF2_Archive_Close(hct.archive);
+    hct.archive = NULL;
+    return rc == OTF2_SUCCESS ? 0 : -1;
+}
+
+/* Reports the end of the trace: where it is, or what went wrong. */
+void hct_writer_report(int failed, uint64_t nevents, uint32_t nlocations)
+{
+    if (failed || hct.write_error[0])
+        hct_message("writing the trace in %s failed: %s; the trace is incomplete", hct.expdir,
+                    hct.write_error[0] ? hct.write_error : "unknown error");
+    else if (hct.cfg.verbose >= 1)
+        hct_message("trace written to %s/traces.otf2 (%u processes, %u locations, %llu events)", hct.expdir,
+                    (unsigned)hct.size, nlocations, (unsigned long long)nevents);
+}
+
+void hct_writer_finish_serial(void)
+{
+    hca_location_info *locs = NULL;
+    uint32_t nlocs = hct_writer_close_locations(&locs);
+    int bad = hct_callsite_define(hct_region_def) != 0;
+    hca_defs global;
+    hca_defs_init(&global);
+    hca_defs_map map;
+    bad |= hca_defs_merge(&global, &hct.defs, &map) != 0;
+    if (!bad) {
+        hct_clock_offset zero = { hct.first_ts, 0, 0.0 };
+        bad |= hct_writer_local_defs(&map, &zero, 1) != 0;
+        uint64_t last = hca_clock_now();
+        char host[256] = "localhost";
+        gethostname(host, sizeof(host) - 1);
+        const char *hosts[1] = { host };
+        const char *procs[1] = { hct.exe };
+        hca_system_info sys = { 1, hosts, procs, locs, nlocs, HCA_CLOCK_RESOLUTION, hct.program_begin_ts,
+                                last - hct.program_begin_ts + 1, hca_clock_realtime_of(hct.program_begin_ts),
+                                0 };
+        bad |= hct_writer_global_defs(&global, &sys) != 0;
+        hca_defs_map_free(&map);
+    }
+    bad |= hct_writer_close() != 0;
+    uint64_t nevents = 0;
+    for (uint32_t i = 0; i < nlocs; i++)
+        nevents += locs[i].nevents;
+    hct_writer_report(bad, nevents, nlocs);
+    free(locs);
+    hca_defs_free(&global);
+}

@@ -1,0 +1,682 @@
+/* hca_defs.c: definition sets of the trace schema: collect, serialize, merge with
+ * deduplication, and write as OTF2 global definitions and mapping tables. */
+#include "hca_defs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- growable arrays ---------------------------------------------------- */
+
+static int grow(void **items, uint32_t *cap, uint32_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    uint32_t ncap = *cap ? *cap * 2 : 16;
+    while (ncap < need)
+        ncap *= 2;
+    void *p = realloc(*items, (size_t)ncap * size);
+    if (!p)
+        return -1;
+    *items = p;
+    *cap = ncap;
+    return 0;
+}
+
+#define APPEND(d, arr, n, cap, value)                                                        \
+    (grow((void **)&(d)->arr, &(d)->cap, (d)->n + 1, sizeof(*(d)->arr)) ? HCA_UNDEF          \
+                                                                         : ((d)->arr[(d)->n] = (value), (d)->n++))
+
+/* ---- strings ------------------------------------------------------------ */
+
+static uint64_t hash_bytes(const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+static int strtab_rehash(hca_strtab *t, uint32_t ncap)
+{
+    uint32_t *slots = calloc(ncap, sizeof(*slots));
+    if (!slots)
+        return -1;
+    for (uint32_t i = 0; i < t->n; i++) {
+        uint32_t h = (uint32_t)hash_bytes(t->items[i], strlen(t->items[i])) & (ncap - 1);
+        while (slots[h])
+            h = (h + 1) & (ncap - 1);
+        slots[h] = i + 1;
+    }
+    free(t->hash_slots);
+    t->hash_slots = slots;
+    t->hash_cap = ncap;
+    return 0;
+}
+
+static hca_ref strtab_add(hca_strtab *t, const char *s)
+{
+    if (!s)
+        s = "";
+    if ((t->n + 1) * 2 > t->hash_cap && strtab_rehash(t, t->hash_cap ? t->hash_cap * 2 : 64))
+        return HCA_UNDEF;
+    uint32_t mask = t->hash_cap - 1;
+    uint32_t h = (uint32_t)hash_bytes(s, strlen(s)) & mask;
+    while (t->hash_slots[h]) {
+        if (strcmp(t->items[t->hash_slots[h] - 1], s) == 0)
+            return t->hash_slots[h] - 1;
+        h = (h + 1) & mask;
+    }
+    if (grow((void **)&t->items, &t->cap, t->n + 1, sizeof(*t->items)))
+        return HCA_UNDEF;
+    char *copy = strdup(s);
+    if (!copy)
+        return HCA_UNDEF;
+    t->items[t->n] = copy;
+    t->hash_slots[h] = t->n + 1;
+    return t->n++;
+}
+
+/* ---- set lifecycle and adders ------------------------------------------- */
+
+void hca_defs_init(hca_defs *d)
+{
+    memset(d, 0, sizeof(*d));
+}
+
+void hca_defs_free(hca_defs *d)
+{
+    for (uint32_t i = 0; i < d->strings.n; i++)
+        free(d->strings.items[i]);
+    free(d->strings.items);
+    free(d->strings.hash_slots);
+    for (uint32_t i = 0; i < d->ncomms; i++)
+        free(d->comms[i].members);
+    free(d->regions);
+    free(d->scls);
+    free(d->ccs);
+    free(d->comms);
+    free(d->members);
+    free(d->classes);
+    free(d->igens);
+    memset(d, 0, sizeof(*d));
+}
+
+hca_ref hca_defs_string(hca_defs *d, const char *s)
+{
+    return strtab_add(&d->strings, s);
+}
+
+hca_ref hca_defs_region(hca_defs *d, const char *name, const char *kind, const char *file,
+                        uint32_t begin_line, uint32_t end_line, OTF2_RegionRole role,
+                        OTF2_Paradigm paradigm)
+{
+    hca_region_def r = { hca_defs_string(d, name), hca_defs_string(d, kind), hca_defs_string(d, file),
+                         begin_line, end_line, (uint8_t)role, (uint8_t)paradigm };
+    if (r.name == HCA_UNDEF || r.description == HCA_UNDEF || r.file == HCA_UNDEF)
+        return HCA_UNDEF;
+    return APPEND(d, regions, nregions, cap_regions, r);
+}
+
+hca_ref hca_defs_scl(hca_defs *d, const char *file, uint32_t line)
+{
+    hca_scl_def s = { hca_defs_string(d, file), line };
+    if (s.file == HCA_UNDEF)
+        return HCA_UNDEF;
+    return APPEND(d, scls, nscls, cap_scls, s);
+}
+
+hca_ref hca_defs_cc(hca_defs *d, hca_ref region, hca_ref scl, hca_ref parent)
+{
+    hca_cc_def c = { region, scl, parent };
+    return APPEND(d, ccs, nccs, cap_ccs, c);
+}
+
+hca_ref hca_defs_comm(hca_defs *d, const char *name, hca_ref parent, uint64_t key,
+                      uint32_t nmembers, const uint32_t *world_ranks)
+{
+    hca_comm_def c = { hca_defs_string(d, name), parent, key, nmembers, NULL };
+    if (c.name == HCA_UNDEF)
+        return HCA_UNDEF;
+    if (nmembers) {
+        c.members = malloc(nmembers * sizeof(*c.members));
+        if (!c.members)
+            return HCA_UNDEF;
+        memcpy(c.members, world_ranks, nmembers * sizeof(*c.members));
+    }
+    hca_ref id = APPEND(d, comms, ncomms, cap_comms, c);
+    if (id == HCA_UNDEF)
+        free(c.members);
+    return id;
+}
+
+hca_ref hca_defs_metric_member(hca_defs *d, const char *name, const char *description,
+                               const char *unit, OTF2_MetricType type, OTF2_MetricMode mode,
+                               OTF2_Type value_type)
+{
+    hca_metric_member_def m = { hca_defs_string(d, name), hca_defs_string(d, description),
+                                hca_defs_string(d, unit), (uint8_t)type, (uint8_t)mode,
+                                (uint8_t)value_type };
+    if (m.name == HCA_UNDEF || m.description == HCA_UNDEF || m.unit == HCA_UNDEF)
+        return HCA_UNDEF;
+    return APPEND(d, members, nmembers, cap_members, m);
+}
+
+hca_ref hca_defs_metric_class(hca_defs *d, uint8_t nmembers, const hca_ref *members)
+{
+    hca_metric_class_def c;
+    memset(&c, 0, sizeof(c));
+    if (nmembers > HCA_MAX_CLASS_MEMBERS)
+        return HCA_UNDEF;
+    c.nmembers = nmembers;
+    memcpy(c.members, members, nmembers * sizeof(*members));
+    return APPEND(d, classes, nclasses, cap_classes, c);
+}
+
+hca_ref hca_defs_interrupt_generator(hca_defs *d, const char *name,
+                                     OTF2_InterruptGeneratorMode mode, uint64_t period_ns)
+{
+    hca_igen_def g = { hca_defs_string(d, name), (uint8_t)mode, period_ns };
+    if (g.name == HCA_UNDEF)
+        return HCA_UNDEF;
+    return APPEND(d, igens, nigens, cap_igens, g);
+}
+
+/* ---- serialization ------------------------------------------------------ */
+
+typedef struct {
+    unsigned char *p;
+    size_t len, cap;
+    int failed;
+} outbuf;
+
+static void put(outbuf *o, const void *src, size_t n)
+{
+    if (o->failed)
+        return;
+    if (o->len + n > o->cap) {
+        size_t ncap = o->cap ? o->cap * 2 : 4096;
+        while (ncap < o->len + n)
+            ncap *= 2;
+        unsigned char *p = realloc(o->p, ncap);
+        if (!p) {
+            o->failed = 1;
+            return;
+        }
+        o->p = p;
+        o->cap = ncap;
+    }
+    memcpy(o->p + o->len, src, n);
+    o->len += n;
+}
+
+static void put_u32(outbuf *o, uint32_t v)
+{
+    put(o, &v, sizeof(v));
+}
+
+int hca_defs_serialize(const hca_defs *d, unsigned char **buf, size_t *len)
+{
+    outbuf o = { 0 };
+    put_u32(&o, d->strings.n);
+    for (uint32_t i = 0; i < d->strings.n; i++) {
+        uint32_t n = (uint32_t)strlen(d->strings.items[i]);
+        put_u32(&o, n);
+        put(&o, d->strings.items[i], n);
+    }
+    put_u32(&o, d->nregions);
+    put(&o, d->regions, d->nregions * sizeof(*d->regions));
+    put_u32(&o, d->nscls);
+    put(&o, d->scls, d->nscls * sizeof(*d->scls));
+    put_u32(&o, d->nccs);
+    put(&o, d->ccs, d->nccs * sizeof(*d->ccs));
+    put_u32(&o, d->ncomms);
+    for (uint32_t i = 0; i < d->ncomms; i++) {
+        const hca_comm_def *c = &d->comms[i];
+        put(&o, &c->name, sizeof(c->name));
+        put(&o, &c->parent, sizeof(c->parent));
+        put(&o, &c->key, sizeof(c->key));
+        put_u32(&o, c->nmembers);
+        put(&o, c->members, c->nmembers * sizeof(*c->members));
+    }
+    put_u32(&o, d->nmembers);
+    put(&o, d->members, d->nmembers * sizeof(*d->members));
+    put_u32(&o, d->nclasses);
+    put(&o, d->classes, d->nclasses * sizeof(*d->classes));
+    put_u32(&o, d->nigens);
+    put(&o, d->igens, d->nigens * sizeof(*d->igens));
+    if (o.failed) {
+        free(o.p);
+        return -1;
+    }
+    *buf = o.p;
+    *len = o.len;
+    return 0;
+}
+
+typedef struct {
+    const unsigned char *p;
+    size_t len, pos;
+    int failed;
+} inbuf;
+
+static void get(inbuf *in, void *dst, size_t n)
+{
+    if (in->failed || in->len - in->pos < n) {
+        in->failed = 1;
+        return;
+    }
+    memcpy(dst, in->p + in->pos, n);
+    in->pos += n;
+}
+
+static uint32_t get_count(inbuf *in, size_t elem_size)
+{
+    uint32_t n = 0;
+    get(in, &n, sizeof(n));
+    if (elem_size && (size_t)n > (in->len - in->pos) / elem_size)
+        in->failed = 1;
+    return in->failed ? 0 : n;
+}
+
+/* Reads n fixed-size records into a freshly grown array. */
+static int get_array(inbuf *in, void **arr, uint32_t *count, uint32_t *cap, size_t size)
+{
+    uint32_t n = get_count(in, size);
+    if (in->failed || grow(arr, cap, n, size))
+        return -1;
+    get(in, *arr, (size_t)n * size);
+    *count = n;
+    return in->failed ? -1 : 0;
+}
+
+int hca_defs_deserialize(hca_defs *d, const unsigned char *buf, size_t len)
+{
+    inbuf in = { buf, len, 0, 0 };
+    hca_defs_init(d);
+    uint32_t nstr = get_count(&in, sizeof(uint32_t));
+    for (uint32_t i = 0; i < nstr && !in.failed; i++) {
+        uint32_t n = get_count(&in, 1);
+        char *s = malloc((size_t)n + 1);
+        if (!s)
+            goto fail;
+        get(&in, s, n);
+        s[n] = 0;
+        /* keep local IDs: a serialized set has no duplicate strings */
+        if (!in.failed && strtab_add(&d->strings, s) != i)
+            in.failed = 1;
+        free(s);
+    }
+    if (in.failed)
+        goto fail;
+    if (get_array(&in, (void **)&d->regions, &d->nregions, &d->cap_regions, sizeof(*d->regions)) ||
+        get_array(&in, (void **)&d->scls, &d->nscls, &d->cap_scls, sizeof(*d->scls)) ||
+        get_array(&in, (void **)&d->ccs, &d->nccs, &d->cap_ccs, sizeof(*d->ccs)))
+        goto fail;
+    uint32_t ncomms = get_count(&in, 20);
+    for (uint32_t i = 0; i < ncomms && !in.failed; i++) {
+        hca_comm_def c = { 0 };
+        get(&in, &c.name, sizeof(c.name));
+        get(&in, &c.parent, sizeof(c.parent));
+        get(&in, &c.key, sizeof(c.key));
+        c.nmembers = get_count(&in, sizeof(uint32_t));
+        if (in.failed)
+            goto fail;
+        if (c.nmembers) {
+            c.members = malloc(c.nmembers * sizeof(*c.members));
+            if (!c.members)
+                goto fail;
+            get(&in, c.members, c.nmembers * sizeof(*c.members));
+        }
+        if (APPEND(d, comms, ncomms, cap_comms, c) == HCA_UNDEF) {
+            free(c.members);
+            goto fail;
+        }
+    }
+    if (in.failed ||
+        get_array(&in, (void **)&d->members, &d->nmembers, &d->cap_members, sizeof(*d->members)) ||
+        get_array(&in, (void **)&d->classes, &d->nclasses, &d->cap_classes, sizeof(*d->classes)) ||
+        get_array(&in, (void **)&d->igens, &d->nigens, &d->cap_igens, sizeof(*d->igens)) ||
+        in.pos != in.len)
+        goto fail;
+    return 0;
+fail:
+    hca_defs_free(d);
+    return -1;
+}
+
+/* ---- merging ------------------------------------------------------------ */
+
+static hca_ref map_ref(const uint64_t *map, uint32_t n, hca_ref r)
+{
+    return (r == HCA_UNDEF || r >= n) ? HCA_UNDEF : (hca_ref)map[r];
+}
+
+/* Linear search over the global set is fine for definition counts of a trace
+ * (thousands), and keeps merging obviously correct. */
+#define FIND_OR_ADD(global, arr, n, cap, value, eq)                                          \
+    do {                                                                                     \
+        uint32_t found_ = HCA_UNDEF;                                                         \
+        for (uint32_t j_ = 0; j_ < (global)->n; j_++) {                                      \
+            if (eq(&(global)->arr[j_], &(value))) {                                          \
+                found_ = j_;                                                                 \
+                break;                                                                       \
+            }                                                                                \
+        }                                                                                    \
+        if (found_ == HCA_UNDEF)                                                             \
+            found_ = APPEND(global, arr, n, cap, value);                                     \
+        out_ = found_;                                                                       \
+    } while (0)
+
+static int region_eq(const hca_region_def *a, const hca_region_def *b)
+{
+    return a->name == b->name && a->description == b->description && a->file == b->file &&
+           a->begin_line == b->begin_line && a->end_line == b->end_line && a->role == b->role &&
+           a->paradigm == b->paradigm;
+}
+static int scl_eq(const hca_scl_def *a, const hca_scl_def *b)
+{
+    return a->file == b->file && a->line == b->line;
+}
+static int cc_eq(const hca_cc_def *a, const hca_cc_def *b)
+{
+    return a->region == b->region && a->scl == b->scl && a->parent == b->parent;
+}
+static int member_eq(const hca_metric_member_def *a, const hca_metric_member_def *b)
+{
+    return a->name == b->name && a->description == b->description && a->unit == b->unit &&
+           a->metric_type == b->metric_type && a->mode == b->mode && a->value_type == b->value_type;
+}
+static int class_eq(const hca_metric_class_def *a, const hca_metric_class_def *b)
+{
+    return a->nmembers == b->nmembers &&
+           memcmp(a->members, b->members, a->nmembers * sizeof(a->members[0])) == 0;
+}
+static int igen_eq(const hca_igen_def *a, const hca_igen_def *b)
+{
+    return a->name == b->name && a->mode == b->mode && a->period_ns == b->period_ns;
+}
+
+int hca_defs_merge(hca_defs *g, const hca_defs *l, hca_defs_map *m)
+{
+    memset(m, 0, sizeof(*m));
+    m->nstrings = l->strings.n;
+    m->nregions = l->nregions;
+    m->nscls = l->nscls;
+    m->nccs = l->nccs;
+    m->ncomms = l->ncomms;
+    m->nmetrics = l->nclasses;
+    m->nigens = l->nigens;
+    m->strings = calloc(m->nstrings + 1, sizeof(uint64_t));
+    m->regions = calloc(m->nregions + 1, sizeof(uint64_t));
+    m->scls = calloc(m->nscls + 1, sizeof(uint64_t));
+    m->ccs = calloc(m->nccs + 1, sizeof(uint64_t));
+    m->comms = calloc(m->ncomms + 1, sizeof(uint64_t));
+    m->metrics = calloc(m->nmetrics + 1, sizeof(uint64_t));
+    m->igens = calloc(m->nigens + 1, sizeof(uint64_t));
+    uint64_t *member_map = calloc(l->nmembers + 1, sizeof(uint64_t));
+    if (!m->strings || !m->regions || !m->scls || !m->ccs || !m->comms || !m->metrics ||
+        !m->igens || !member_map)
+        goto fail;
+    hca_ref out_;
+    for (uint32_t i = 0; i < l->strings.n; i++)
+        if ((m->strings[i] = strtab_add(&g->strings, l->strings.items[i])) == HCA_UNDEF)
+            goto fail;
+#define S(r) map_ref(m->strings, m->nstrings, (r))
+    for (uint32_t i = 0; i < l->nregions; i++) {
+        hca_region_def r = l->regions[i];
+        r.name = S(r.name);
+        r.description = S(r.description);
+        r.file = S(r.file);
+        FIND_OR_ADD(g, regions, nregions, cap_regions, r, region_eq);
+        if ((m->regions[i] = out_) == HCA_UNDEF)
+            goto fail;
+    }
+    for (uint32_t i = 0; i < l->nscls; i++) {
+        hca_scl_def s = l->scls[i];
+        s.file = S(s.file);
+        FIND_OR_ADD(g, scls, nscls, cap_scls, s, scl_eq);
+        if ((m->scls[i] = out_) == HCA_UNDEF)
+            goto fail;
+    }
+    for (uint32_t i = 0; i < l->nccs; i++) {
+        hca_cc_def c = l->ccs[i];
+        c.region = map_ref(m->regions, m->nregions, c.region);
+        c.scl = map_ref(m->scls, m->nscls, c.scl);
+        /* parents precede children, so the parent is mapped already */
+        c.parent = c.parent < i ? (hca_ref)m->ccs[c.parent] : HCA_UNDEF;
+        FIND_OR_ADD(g, ccs, nccs, cap_ccs, c, cc_eq);
+        if ((m->ccs[i] = out_) == HCA_UNDEF)
+            goto fail;
+    }
+    for (uint32_t i = 0; i < l->ncomms; i++) {
+        const hca_comm_def *c = &l->comms[i];
+        uint32_t found = HCA_UNDEF;
+        for (uint32_t j = 0; j < g->ncomms; j++)
+            if (g->comms[j].key == c->key) {
+                found = j;
+                break;
+            }
+        if (found == HCA_UNDEF) {
+            hca_ref parent = c->parent < i ? (hca_ref)m->comms[c->parent] : HCA_UNDEF;
+            found = hca_defs_comm(g, l->strings.items[c->name], parent, c->key, c->nmembers, c->members);
+        }
+        if ((m->comms[i] = found) == HCA_UNDEF)
+            goto fail;
+    }
+    for (uint32_t i = 0; i < l->nmembers; i++) {
+        hca_metric_member_def mm = l->members[i];
+        mm.name = S(mm.name);
+        mm.description = S(mm.description);
+        mm.unit = S(mm.unit);
+        FIND_OR_ADD(g, members, nmembers, cap_members, mm, member_eq);
+        if ((member_map[i] = out_) == HCA_UNDEF)
+            goto fail;
+    }
+    for (uint32_t i = 0; i < l->nclasses; i++) {
+        hca_metric_class_def c = l->classes[i];
+        for (uint8_t k = 0; k < c.nmembers; k++)
+            c.members[k] = map_ref(member_map, l->nmembers, c.members[k]);
+        FIND_OR_ADD(g, classes, nclasses, cap_classes, c, class_eq);
+        if ((m->metrics[i] = out_) == HCA_UNDEF)
+            goto fail;
+    }
+    for (uint32_t i = 0; i < l->nigens; i++) {
+        hca_igen_def ig = l->igens[i];
+        ig.name = S(ig.name);
+        FIND_OR_ADD(g, igens, nigens, cap_igens, ig, igen_eq);
+        if ((m->igens[i] = out_) == HCA_UNDEF)
+            goto fail;
+    }
+#undef S
+    free(member_map);
+    return 0;
+fail:
+    free(member_map);
+    hca_defs_map_free(m);
+    return -1;
+}
+
+void hca_defs_map_free(hca_defs_map *m)
+{
+    free(m->strings);
+    free(m->regions);
+    free(m->scls);
+    free(m->ccs);
+    free(m->comms);
+    free(m->metrics);
+    free(m->igens);
+    memset(m, 0, sizeof(*m));
+}
+
+static int write_map(OTF2_DefWriter *w, OTF2_MappingType type, const uint64_t *map, uint32_t n)
+{
+    if (n == 0)
+        return 0;
+    OTF2_IdMap *idmap = OTF2_IdMap_CreateFromUint64Array(n, map, true);
+    if (!idmap)
+        return 0; /* identity: no table needed */
+    OTF2_ErrorCode rc = OTF2_DefWriter_WriteMappingTable(w, type, idmap);
+    OTF2_IdMap_Free(idmap);
+    return rc == OTF2_SUCCESS ? 0 : -1;
+}
+
+int hca_defs_write_mappings(const hca_defs_map *m, OTF2_DefWriter *w)
+{
+    return write_map(w, OTF2_MAPPING_STRING, m->strings, m->nstrings) |
+           write_map(w, OTF2_MAPPING_REGION, m->regions, m->nregions) |
+           write_map(w, OTF2_MAPPING_CALLING_CONTEXT, m->ccs, m->nccs) |
+           write_map(w, OTF2_MAPPING_COMM, m->comms, m->ncomms) |
+           write_map(w, OTF2_MAPPING_METRIC, m->metrics, m->nmetrics) |
+           write_map(w, OTF2_MAPPING_INTERRUPT_GENERATOR, m->igens, m->nigens);
+}
+
+/* ---- global definitions ------------------------------------------------- */
+
+static OTF2_StringRef sref(hca_ref r)
+{
+    return r == HCA_UNDEF ? OTF2_UNDEFINED_STRING : r;
+}
+
+int hca_defs_write_global(hca_defs *g, const hca_system_info *sys, OTF2_GlobalDefWriter *w)
+{
+    int bad = 0;
+    /* strings needed by the system tree and groups: added first, written with all */
+    hca_ref s_machine = hca_defs_string(g, "machine");
+    hca_ref s_node = hca_defs_string(g, "node");
+    hca_ref s_machine_name = hca_defs_string(g, "cluster");
+    hca_ref s_world = hca_defs_string(g, "MPI_COMM_WORLD ranks");
+    hca_ref s_self = hca_defs_string(g, "MPI_COMM_SELF");
+    hca_ref *s_host = calloc(sys->nranks + 1, sizeof(hca_ref));
+    hca_ref *s_proc = calloc(sys->nranks + 1, sizeof(hca_ref));
+    hca_ref *s_loc = calloc(sys->nlocs + 1, sizeof(hca_ref));
+    uint32_t *node_of_rank = calloc(sys->nranks + 1, sizeof(uint32_t));
+    uint32_t *node_host = calloc(sys->nranks + 1, sizeof(uint32_t));
+    uint64_t *master_loc = calloc(sys->nranks + 1, sizeof(uint64_t));
+    if (!s_host || !s_proc || !s_loc || !node_of_rank || !node_host || !master_loc) {
+        bad = -1;
+        goto out;
+    }
+    for (uint32_t r = 0; r < sys->nranks; r++) {
+        s_host[r] = hca_defs_string(g, sys->hostnames[r]);
+        s_proc[r] = hca_defs_string(g, sys->proc_names[r]);
+    }
+    for (uint32_t i = 0; i < sys->nlocs; i++) {
+        char name[64];
+        if (sys->locs[i].thread == 0)
+            snprintf(name, sizeof(name), "master thread");
+        else
+            snprintf(name, sizeof(name), "thread %u", sys->locs[i].thread);
+        s_loc[i] = hca_defs_string(g, name);
+    }
+
+    bad |= OTF2_GlobalDefWriter_WriteClockProperties(w, sys->clock_resolution, sys->global_offset,
+                                                     sys->trace_length, sys->realtime_ns) != OTF2_SUCCESS;
+    for (uint32_t i = 0; i < g->strings.n; i++)
+        bad |= OTF2_GlobalDefWriter_WriteString(w, i, g->strings.items[i]) != OTF2_SUCCESS;
+
+    /* system tree: machine -> one node per distinct host -> processes */
+    bad |= OTF2_GlobalDefWriter_WriteSystemTreeNode(w, 0, s_machine_name, s_machine,
+                                                    OTF2_UNDEFINED_SYSTEM_TREE_NODE) != OTF2_SUCCESS;
+    uint32_t nnodes = 0;
+    for (uint32_t r = 0; r < sys->nranks; r++) {
+        uint32_t n = 0;
+        while (n < nnodes && s_host[node_host[n]] != s_host[r])
+            n++;
+        if (n == nnodes) {
+            node_host[nnodes++] = r;
+            bad |= OTF2_GlobalDefWriter_WriteSystemTreeNode(w, n + 1, s_host[r], s_node, 0) != OTF2_SUCCESS;
+        }
+        node_of_rank[r] = n + 1;
+    }
+    for (uint32_t r = 0; r < sys->nranks; r++)
+        bad |= OTF2_GlobalDefWriter_WriteLocationGroup(w, r, s_proc[r], OTF2_LOCATION_GROUP_TYPE_PROCESS,
+                                                       node_of_rank[r],
+                                                       OTF2_UNDEFINED_LOCATION_GROUP) != OTF2_SUCCESS;
+    for (uint32_t i = 0; i < sys->nlocs; i++) {
+        const hca_location_info *l = &sys->locs[i];
+        bad |= OTF2_GlobalDefWriter_WriteLocation(w, l->id, s_loc[i], OTF2_LOCATION_TYPE_CPU_THREAD,
+                                                  l->nevents, l->rank) != OTF2_SUCCESS;
+        if (l->thread == 0 && l->rank < sys->nranks)
+            master_loc[l->rank] = l->id;
+    }
+
+    for (uint32_t i = 0; i < g->nregions; i++) {
+        const hca_region_def *r = &g->regions[i];
+        bad |= OTF2_GlobalDefWriter_WriteRegion(w, i, sref(r->name), sref(r->name), sref(r->description),
+                                                (OTF2_RegionRole)r->role, (OTF2_Paradigm)r->paradigm,
+                                                OTF2_REGION_FLAG_NONE, sref(r->file), r->begin_line,
+                                                r->end_line) != OTF2_SUCCESS;
+    }
+    for (uint32_t i = 0; i < g->nscls; i++)
+        bad |= OTF2_GlobalDefWriter_WriteSourceCodeLocation(w, i, sref(g->scls[i].file), g->scls[i].line) !=
+               OTF2_SUCCESS;
+    for (uint32_t i = 0; i < g->nccs; i++) {
+        const hca_cc_def *c = &g->ccs[i];
+        bad |= OTF2_GlobalDefWriter_WriteCallingContext(
+                   w, i, c->region,
+                   c->scl == HCA_UNDEF ? OTF2_UNDEFINED_SOURCE_CODE_LOCATION : c->scl,
+                   c->parent == HCA_UNDEF ? OTF2_UNDEFINED_CALLING_CONTEXT : c->parent) != OTF2_SUCCESS;
+    }
+
+    /* MPI: group 0 = rank -> master location, then self, then one group per comm */
+    if (sys->is_mpi && g->ncomms) {
+        bad |= OTF2_GlobalDefWriter_WriteGroup(w, 0, s_world, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
+                                               OTF2_GROUP_FLAG_NONE, sys->nranks, master_loc) != OTF2_SUCCESS;
+        bad |= OTF2_GlobalDefWriter_WriteGroup(w, 1, s_self, OTF2_GROUP_TYPE_COMM_SELF, OTF2_PARADIGM_MPI,
+                                               OTF2_GROUP_FLAG_NONE, 0, NULL) != OTF2_SUCCESS;
+        uint32_t next_group = 2;
+        for (uint32_t i = 0; i < g->ncomms; i++) {
+            const hca_comm_def *c = &g->comms[i];
+            uint32_t group = 1;
+            if (c->key != HCA_COMM_KEY_SELF) {
+                uint64_t *members = calloc(c->nmembers + 1, sizeof(uint64_t));
+                if (!members) {
+                    bad = -1;
+                    goto out;
+                }
+                for (uint32_t k = 0; k < c->nmembers; k++)
+                    members[k] = c->members[k];
+                group = next_group++;
+                bad |= OTF2_GlobalDefWriter_WriteGroup(w, group, c->name, OTF2_GROUP_TYPE_COMM_GROUP,
+                                                       OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, c->nmembers,
+                                                       members) != OTF2_SUCCESS;
+                free(members);
+            }
+            bad |= OTF2_GlobalDefWriter_WriteComm(w, i, c->name, group,
+                                                  c->parent == HCA_UNDEF ? OTF2_UNDEFINED_COMM : c->parent,
+                                                  OTF2_COMM_FLAG_NONE) != OTF2_SUCCESS;
+        }
+    }
+
+    for (uint32_t i = 0; i < g->nmembers; i++) {
+        const hca_metric_member_def *mm = &g->members[i];
+        bad |= OTF2_GlobalDefWriter_WriteMetricMember(w, i, mm->name, mm->description,
+                                                      (OTF2_MetricType)mm->metric_type,
+                                                      (OTF2_MetricMode)mm->mode, (OTF2_Type)mm->value_type,
+                                                      OTF2_BASE_DECIMAL, 0, mm->unit) != OTF2_SUCCESS;
+    }
+    for (uint32_t i = 0; i < g->nclasses; i++) {
+        OTF2_MetricMemberRef refs[HCA_MAX_CLASS_MEMBERS];
+        for (uint8_t k = 0; k < g->classes[i].nmembers; k++)
+            refs[k] = g->classes[i].members[k];
+        bad |= OTF2_GlobalDefWriter_WriteMetricClass(w, i, g->classes[i].nmembers, refs,
+                                                     OTF2_METRIC_SYNCHRONOUS_STRICT,
+                                                     OTF2_RECORDER_KIND_CPU) != OTF2_SUCCESS;
+    }
+    for (uint32_t i = 0; i < g->nigens; i++) {
+        const hca_igen_def *ig = &g->igens[i];
+        bad |= OTF2_GlobalDefWriter_WriteInterruptGenerator(w, i, ig->name,
+                                                            (OTF2_InterruptGeneratorMode)ig->mode,
+                                                            OTF2_BASE_DECIMAL, -9, ig->period_ns) != OTF2_SUCCESS;
+    }
+out:
+    free(s_host);
+    free(s_proc);
+    free(s_loc);
+    free(node_of_rank);
+    free(node_host);
+    free(master_loc);
+    return bad ? -1 : 0;
+}
