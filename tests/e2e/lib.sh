@@ -1,0 +1,62 @@
+# lib.sh: shared helpers of the end-to-end tests (sourced, POSIX sh). Each test
+# case prints one TAP line: "ok N - what" or "not ok N - what".
+# BUILD is the build directory; SANITIZED=1 preloads the ASan runtime too.
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${BUILD:-build}
+case "$BUILD" in /*) ;; *) BUILD="$TOP/$BUILD" ;; esac
+LIB="$BUILD/lib/libhcatrace.so"
+EX="$TOP/build/examples"           # the user's programs: never sanitized
+[ -d "$BUILD/examples" ] && EX="$BUILD/examples"
+TRACESTAT="$BUILD/tests/tracestat"
+MPIRUN=${MPIRUN:-mpirun}
+MPIRUN_FLAGS="--allow-run-as-root --oversubscribe"
+export OMPI_MCA_btl_vader_single_copy_mechanism=none # containers lack CMA
+n=0
+PRELOAD="$LIB"
+if [ "${SANITIZED:-0}" = 1 ]; then
+    PRELOAD="$(gcc -print-file-name=libasan.so) $LIB"
+    # Open MPI's own allocations are not ours to judge; errors in our code abort
+    export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1"
+    export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+fi
+
+ok() { # condition-status description
+    n=$((n + 1))
+    if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi
+}
+
+check() { # description command... : ok when the command succeeds
+    d=$1
+    shift
+    if "$@" >/dev/null 2>&1; then ok 0 "$d"; else ok 1 "$d"; fi
+}
+
+fresh_dir() { # a new empty working directory
+    d=$(mktemp -d "${TMPDIR:-/tmp}/hcae2e.XXXXXX")
+    echo "$d"
+}
+
+# traced_mpirun NP PROGRAM ARGS...: LD_PRELOAD set before mpirun, as users do
+traced_mpirun() {
+    np=$1
+    shift
+    LD_PRELOAD="$PRELOAD" "$MPIRUN" $MPIRUN_FLAGS -np "$np" "$@"
+}
+
+plain_mpirun() {
+    np=$1
+    shift
+    "$MPIRUN" $MPIRUN_FLAGS -np "$np" "$@"
+}
+
+# The single experiment directory created in the current directory.
+the_trace() {
+    set -- hcatrace-*/traces.otf2
+    [ $# -eq 1 ] && [ -f "$1" ] && echo "$1"
+}
+
+valid_otf2() { otf2-print --silent -Werror "$1" >/dev/null 2>&1; }
+
+# line number of the marker /* CALLSITE:name */ (or ! CALLSITE:name) in a source
+marker_line() { grep -n "CALLSITE:$2\b" "$1" | head -1 | cut -d: -f1; }
