@@ -64,12 +64,17 @@ TEST_CFLAGS := $(BASE_CFLAGS) $(INCLUDES) $(OTF2_CFLAGS) $(CMOCKA_CFLAGS)
 
 $(BUILD)/tests/tracestat: tests/tracestat.c $(SRC_COMMON) $(wildcard src/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -o $@ tests/tracestat.c $(SRC_COMMON) $(SAN_LDFLAGS) $(OTF2_LIBS)
+	@echo "  CC      $@"
+	@$(CC) $(TEST_CFLAGS) -o $@ tests/tracestat.c $(SRC_COMMON) $(SAN_LDFLAGS) $(OTF2_LIBS)
 
-$(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB_OBJ)
+# Unit tests link the pure modules only (not the preload machinery, whose
+# constructor would trace the test itself).
+UNIT_OBJ := $(addprefix $(BUILD)/obj/lib/,src/hca_defs.o instrument/hct_config.o instrument/hct_expdir.o \
+    instrument/hct_launcher.o)
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(UNIT_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) $(MPI_CFLAGS) $(DW_CFLAGS) -o $@ $< $(filter-out $(BUILD)/obj/lib/instrument/mpi_c_wrappers.o,$(LIB_OBJ)) \
-	    $(SAN_LDFLAGS) $(CMOCKA_LIBS) $(LIB_LIBS)
+	@echo "  CC      $@"
+	@$(CC) $(TEST_CFLAGS) -o $@ $< $(UNIT_OBJ) $(SAN_LDFLAGS) $(CMOCKA_LIBS) $(OTF2_LIBS)
 
 $(BUILD)/bench/mpi_call_cost: bench/mpi_call_cost.c
 	@mkdir -p $(dir $@)

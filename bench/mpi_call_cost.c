@@ -13,7 +13,9 @@
  * rank 0 prints). With the tracer, every call makes 2-4 events on disk: the
  * defaults make about 5 million events (~80 MB), so run it in a scratch directory.
  *
- * Usage: mpi_call_cost [calls_per_batch [batches]]     (defaults 20000 11)
+ * Usage: mpi_call_cost [calls_per_batch [batches [kinds]]]   (defaults 20000 11 all)
+ * kinds: comma-separated names of the kinds to run (e.g. barrier_self), to
+ * profile one wrapper path alone.
  * Output, one line per kind (lines starting with '#' are comments):
  *     call=send_proc_null calls_per_rep=1 ns_per_call=12.3 ns_min=11.9 ns_max=14.0
  */
@@ -115,17 +117,18 @@ typedef struct {
     const char *name;
     int calls_per_rep; /* intercepted MPI calls per repetition */
     void (*run)(long reps);
+    int selected;
     double ns[MAX_BATCHES]; /* ns per intercepted call, per batch */
 } kind;
 
 static kind kinds[] = {
-    { "send_proc_null", 1, send_proc_null, { 0 } },
-    { "iprobe_proc_null", 1, iprobe_proc_null, { 0 } },
-    { "test_request_null", 1, test_request_null, { 0 } },
-    { "irecv_wait_proc_null", 2, irecv_wait_proc_null, { 0 } },
-    { "barrier_self", 1, barrier_self, { 0 } },
-    { "allreduce_self_1int", 1, allreduce_self, { 0 } },
-    { "isend_recv_wait_self", 3, isend_recv_wait_self, { 0 } },
+    { "send_proc_null", 1, send_proc_null, 1, { 0 } },
+    { "iprobe_proc_null", 1, iprobe_proc_null, 1, { 0 } },
+    { "test_request_null", 1, test_request_null, 1, { 0 } },
+    { "irecv_wait_proc_null", 2, irecv_wait_proc_null, 1, { 0 } },
+    { "barrier_self", 1, barrier_self, 1, { 0 } },
+    { "allreduce_self_1int", 1, allreduce_self, 1, { 0 } },
+    { "isend_recv_wait_self", 3, isend_recv_wait_self, 1, { 0 } },
 };
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
 
@@ -146,18 +149,40 @@ static long parse_arg(const char *s, long lo, long hi, const char *what)
     return v;
 }
 
+/* Keeps only the kinds named in the comma-separated list. */
+static void select_kinds(const char *list)
+{
+    for (size_t k = 0; k < NKINDS; k++) {
+        size_t len = strlen(kinds[k].name);
+        kinds[k].selected = 0;
+        for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+            if (strncmp(p, kinds[k].name, len) == 0 && (p[len] == ',' || p[len] == 0))
+                kinds[k].selected = 1;
+    }
+    for (size_t k = 0; k < NKINDS; k++)
+        if (kinds[k].selected)
+            return;
+    fprintf(stderr, "mpi_call_cost: no known kind in '%s' (see --help)\n", list);
+    exit(2);
+}
+
 int main(int argc, char **argv)
 {
     long calls = 20000;
     int batches = 11;
     if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
-        printf("usage: %s [calls_per_batch [batches]]   (defaults 20000 11)\n", argv[0]);
+        printf("usage: %s [calls_per_batch [batches [kind,...]]]   (defaults 20000 11 all)\nkinds:", argv[0]);
+        for (size_t k = 0; k < NKINDS; k++)
+            printf(" %s", kinds[k].name);
+        printf("\n");
         return 0;
     }
     if (argc > 1)
         calls = parse_arg(argv[1], 1, 100000000, "calls_per_batch");
     if (argc > 2)
         batches = (int)parse_arg(argv[2], 1, MAX_BATCHES, "batches");
+    if (argc > 3)
+        select_kinds(argv[3]);
 
     MPI_Init(&argc, &argv);
     int rank, size;
@@ -166,11 +191,14 @@ int main(int argc, char **argv)
 
     /* warm-up: first-call paths, call-site table, page faults of the buffers */
     for (size_t k = 0; k < NKINDS; k++)
-        kinds[k].run(calls);
+        if (kinds[k].selected)
+            kinds[k].run(calls);
     MPI_Barrier(MPI_COMM_WORLD);
 
     for (int b = 0; b < batches; b++) {
         for (size_t k = 0; k < NKINDS; k++) {
+            if (!kinds[k].selected)
+                continue;
             double t0 = now_ns();
             kinds[k].run(calls);
             double t1 = now_ns();
@@ -185,6 +213,8 @@ int main(int argc, char **argv)
                pre && *pre ? pre : "none");
         for (size_t k = 0; k < NKINDS; k++) {
             kind *kd = &kinds[k];
+            if (!kd->selected)
+                continue;
             qsort(kd->ns, (size_t)batches, sizeof(double), cmp_double);
             double med = batches % 2 ? kd->ns[batches / 2] : (kd->ns[batches / 2 - 1] + kd->ns[batches / 2]) / 2;
             printf("call=%s calls_per_rep=%d ns_per_call=%.1f ns_min=%.1f ns_max=%.1f\n", kd->name,

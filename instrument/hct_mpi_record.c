@@ -96,11 +96,12 @@ void hct_rec_icoll(hct_call *c, OTF2_CollectiveOp op, MPI_Comm comm, int root, u
     hct_request_add(&r);
 }
 
-/* Per-thread work space for n saved requests and statuses, grown only when a
- * call has more requests than any before it on this thread. */
-static int reserve(hct_thread *t, int n)
+/* Per-thread work space for n saved requests and statuses (plus `extra` bytes
+ * per request after them, see hct_reqs_extra), grown only when a call has more
+ * requests than any before it on this thread. */
+static int reserve(hct_thread *t, int n, size_t extra)
 {
-    size_t need = (size_t)n * (sizeof(hct_request) + sizeof(MPI_Status));
+    size_t need = (size_t)n * (sizeof(hct_request) + sizeof(MPI_Status) + extra);
     if (need <= t->scratch_size)
         return 0;
     size_t size = t->scratch_size ? t->scratch_size : 64 * (sizeof(hct_request) + sizeof(MPI_Status));
@@ -117,7 +118,7 @@ static int reserve(hct_thread *t, int n)
 MPI_Status *hct_reqs_save(hct_call *c, hct_reqs *rs, int n, const MPI_Request *reqs, MPI_Status *statuses)
 {
     rs->n = 0;
-    if (n <= 0 || reserve(c->t, n) != 0)
+    if (n <= 0 || reserve(c->t, n, 0) != 0)
         return statuses;
     rs->n = n;
     rs->saved = c->t->scratch;
@@ -134,6 +135,13 @@ MPI_Status *hct_reqs_save(hct_call *c, hct_reqs *rs, int n, const MPI_Request *r
     if (statuses != MPI_STATUSES_IGNORE)
         rs->statuses = statuses;
     return statuses;
+}
+
+void *hct_reqs_extra(hct_call *c, int n, size_t per_request)
+{
+    if (n <= 0 || reserve(c->t, n, per_request) != 0)
+        return NULL;
+    return (char *)c->t->scratch + (size_t)n * (sizeof(hct_request) + sizeof(MPI_Status));
 }
 
 static int is_persistent(const hct_request *r)
@@ -162,6 +170,22 @@ void hct_reqs_finish(hct_reqs *rs)
         if (rs->saved[i].handle != NULL)
             hct_request_add(&rs->saved[i]);
     rs->n = 0;
+}
+
+void hct_rec_init(int rc, uint64_t t_begin, enum hct_mpi_key key, const void *ra)
+{
+    if (rc != MPI_SUCCESS || !hct_mpi_start())
+        return;
+    hct_thread *t = hct_thread_get();
+    if (!t)
+        return;
+    uint32_t cc = hct_callsite_cc((uint32_t)key, ra);
+    if (cc == HCA_UNDEF)
+        return;
+    if (t_begin > t->last_ts)
+        t->last_ts = t_begin;
+    hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, t->last_ts, cc, 2));
+    hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, hct_timestamp(t), cc));
 }
 
 uint64_t hct_sum_bytes(MPI_Datatype type, const int *counts, int n)

@@ -57,6 +57,16 @@ typedef struct {
 MPI_Status *hct_reqs_save(hct_call *c, hct_reqs *rs, int n, const MPI_Request *reqs, MPI_Status *statuses) HCT_HIDDEN;
 void hct_reqs_done_one(hct_call *c, hct_reqs *rs, int i, const MPI_Status *status) HCT_HIDDEN;
 void hct_reqs_finish(hct_reqs *rs) HCT_HIDDEN;
+/* Per-thread space of per_request bytes for each of n requests (8-byte
+ * aligned), apart from what hct_reqs_save(c, rs, n, ...) uses with the same n:
+ * valid from before that save until the next call that reserves space. The
+ * Fortran wrappers keep their converted handles and statuses there. NULL if
+ * n <= 0 or on allocation failure. */
+void *hct_reqs_extra(hct_call *c, int n, size_t per_request) HCT_HIDDEN;
+
+/* After PMPI_Init[_thread] returned rc: starts MPI tracing and records the
+ * Init region (key) of call site ra, begun at t_begin (before tracing began). */
+void hct_rec_init(int rc, uint64_t t_begin, enum hct_mpi_key key, const void *ra) HCT_HIDDEN;
 
 /* Bytes helpers of collectives with count arrays. */
 uint64_t hct_sum_bytes(MPI_Datatype type, const int *counts, int n) HCT_HIDDEN;

@@ -170,7 +170,8 @@ hca_ref hca_defs_metric_class(hca_defs *d, uint8_t nmembers, const hca_ref *memb
     if (nmembers > HCA_MAX_CLASS_MEMBERS)
         return HCA_UNDEF;
     c.nmembers = nmembers;
-    memcpy(c.members, members, nmembers * sizeof(*members));
+    if (nmembers)
+        memcpy(c.members, members, nmembers * sizeof(*members));
     return APPEND(d, classes, nclasses, cap_classes, c);
 }
 
@@ -193,7 +194,7 @@ typedef struct {
 
 static void put(outbuf *o, const void *src, size_t n)
 {
-    if (o->failed)
+    if (o->failed || n == 0)
         return;
     if (o->len + n > o->cap) {
         size_t ncap = o->cap ? o->cap * 2 : 4096;
@@ -263,6 +264,8 @@ typedef struct {
 
 static void get(inbuf *in, void *dst, size_t n)
 {
+    if (n == 0)
+        return;
     if (in->failed || in->len - in->pos < n) {
         in->failed = 1;
         return;

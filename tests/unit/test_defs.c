@@ -1,0 +1,149 @@
+/* test_defs.c: unit tests of the trace schema's definition sets (src/hca_defs.c):
+ * string deduplication, serialization round trip and rejection of corrupt
+ * input, merging of several processes' sets with content deduplication and
+ * correct ID maps, parents before children in the merged calling contexts. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "hca_defs.h"
+
+/* A process's definitions: main calls MPI_Allreduce at line `line`. */
+static void fill(hca_defs *d, uint32_t line, const char *extra_region)
+{
+    hca_defs_init(d);
+    hca_ref fn = hca_defs_region(d, "main", HCA_KIND_FUNCTION, "cg.c", 10, 0, OTF2_REGION_ROLE_FUNCTION,
+                                 OTF2_PARADIGM_SAMPLING);
+    hca_ref mpi = hca_defs_region(d, "MPI_Allreduce", HCA_KIND_MPI, "", 0, 0, OTF2_REGION_ROLE_COLL_ALL2ALL,
+                                  OTF2_PARADIGM_MPI);
+    hca_ref scl = hca_defs_scl(d, "cg.c", line);
+    hca_ref caller = hca_defs_cc(d, fn, scl, HCA_UNDEF);
+    hca_defs_cc(d, mpi, HCA_UNDEF, caller);
+    uint32_t world[2] = { 0, 1 };
+    hca_defs_comm(d, "MPI_COMM_WORLD", HCA_UNDEF, HCA_COMM_KEY_WORLD, 2, world);
+    if (extra_region)
+        hca_defs_region(d, extra_region, HCA_KIND_USER, "x.c", 1, 2, OTF2_REGION_ROLE_CODE, OTF2_PARADIGM_USER);
+}
+
+static void strings_are_deduplicated(void **state)
+{
+    (void)state;
+    hca_defs d;
+    hca_defs_init(&d);
+    hca_ref a = hca_defs_string(&d, "alpha");
+    hca_ref b = hca_defs_string(&d, "beta");
+    assert_int_not_equal(a, b);
+    assert_int_equal(hca_defs_string(&d, "alpha"), a);
+    for (int i = 0; i < 1000; i++) { /* forces rehashing */
+        char s[16];
+        snprintf(s, sizeof(s), "s%d", i);
+        hca_defs_string(&d, s);
+    }
+    assert_int_equal(hca_defs_string(&d, "beta"), b);
+    assert_int_equal(d.strings.n, 1002);
+    hca_defs_free(&d);
+}
+
+static void serialization_round_trip(void **state)
+{
+    (void)state;
+    hca_defs d, back;
+    fill(&d, 88, "phase");
+    hca_defs_metric_member(&d, "instructions", "retired instructions", "#", OTF2_METRIC_TYPE_PAPI,
+                           OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64);
+    hca_ref m = 0;
+    hca_defs_metric_class(&d, 1, &m);
+    hca_defs_interrupt_generator(&d, "timer", OTF2_INTERRUPT_GENERATOR_MODE_TIME, 20000000);
+    unsigned char *buf;
+    size_t len;
+    assert_int_equal(hca_defs_serialize(&d, &buf, &len), 0);
+    assert_int_equal(hca_defs_deserialize(&back, buf, len), 0);
+    assert_int_equal(back.strings.n, d.strings.n);
+    for (uint32_t i = 0; i < d.strings.n; i++)
+        assert_string_equal(back.strings.items[i], d.strings.items[i]);
+    assert_int_equal(back.nregions, 3);
+    assert_memory_equal(back.regions, d.regions, 3 * sizeof(hca_region_def));
+    assert_int_equal(back.nccs, 2);
+    assert_int_equal(back.ccs[1].parent, 0);
+    assert_int_equal(back.ncomms, 1);
+    assert_int_equal(back.comms[0].nmembers, 2);
+    assert_int_equal(back.comms[0].members[1], 1);
+    assert_int_equal(back.nmembers, 1);
+    assert_int_equal(back.nclasses, 1);
+    assert_int_equal(back.igens[0].period_ns, 20000000);
+    /* every truncation is rejected, never read past the end */
+    for (size_t cut = 0; cut < len; cut++) {
+        hca_defs bad;
+        assert_int_not_equal(hca_defs_deserialize(&bad, buf, cut), 0);
+    }
+    free(buf);
+    hca_defs_free(&d);
+    hca_defs_free(&back);
+}
+
+static void merge_deduplicates_and_maps(void **state)
+{
+    (void)state;
+    hca_defs g, p0, p1;
+    hca_defs_map m0, m1;
+    hca_defs_init(&g);
+    fill(&p0, 88, NULL);
+    fill(&p1, 120, "only-in-1");
+    assert_int_equal(hca_defs_merge(&g, &p0, &m0), 0);
+    assert_int_equal(hca_defs_merge(&g, &p1, &m1), 0);
+    /* main and MPI_Allreduce once, plus the region only process 1 has */
+    assert_int_equal(g.nregions, 3);
+    assert_int_equal(m0.regions[0], m1.regions[0]);
+    assert_int_equal(m0.regions[1], m1.regions[1]);
+    /* two call sites (cg.c:88, cg.c:120): four contexts, not two */
+    assert_int_equal(g.nscls, 2);
+    assert_int_equal(g.nccs, 4);
+    assert_int_not_equal(m0.ccs[1], m1.ccs[1]);
+    for (uint32_t i = 0; i < g.nccs; i++)
+        assert_true(g.ccs[i].parent == HCA_UNDEF || g.ccs[i].parent < i);
+    assert_int_equal(g.ccs[m1.ccs[1]].parent, m1.ccs[0]);
+    assert_int_equal(g.scls[g.ccs[m1.ccs[0]].scl].line, 120);
+    /* the world communicator is one */
+    assert_int_equal(g.ncomms, 1);
+    assert_int_equal(m0.comms[0], m1.comms[0]);
+    /* mapped strings name the same text */
+    for (uint32_t i = 0; i < p1.strings.n; i++)
+        assert_string_equal(g.strings.items[m1.strings[i]], p1.strings.items[i]);
+    /* merging the same set again adds nothing */
+    hca_defs_map again;
+    uint32_t before = g.nccs;
+    assert_int_equal(hca_defs_merge(&g, &p0, &again), 0);
+    assert_int_equal(g.nccs, before);
+    assert_memory_equal(again.ccs, m0.ccs, p0.nccs * sizeof(uint64_t));
+    hca_defs_map_free(&again);
+    hca_defs_map_free(&m0);
+    hca_defs_map_free(&m1);
+    hca_defs_free(&p0);
+    hca_defs_free(&p1);
+    hca_defs_free(&g);
+}
+
+static void comm_keys_tell_communicators_apart(void **state)
+{
+    (void)state;
+    assert_int_not_equal(HCA_COMM_KEY(0, 1), HCA_COMM_KEY(1, 1));
+    assert_int_not_equal(HCA_COMM_KEY(0, 1), HCA_COMM_KEY(0, 2));
+    assert_true(HCA_COMM_KEY(0, 1) > HCA_COMM_KEY_SELF);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(strings_are_deduplicated),
+        cmocka_unit_test(serialization_round_trip),
+        cmocka_unit_test(merge_deduplicates_and_maps),
+        cmocka_unit_test(comm_keys_tell_communicators_apart),
+    };
+    return cmocka_run_group_tests_name("hca_defs", tests, NULL, NULL);
+}
