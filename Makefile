@@ -35,7 +35,7 @@ endif
 
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
-TOOLS := $(BUILD)/tests/tracestat $(BUILD)/bench/mpi_call_cost
+TOOLS := $(BUILD)/tests/tracestat $(BUILD)/tests/markers_app $(BUILD)/bench/mpi_call_cost
 
 all: $(LIB) $(EXAMPLES) $(TOOLS)
 
@@ -66,6 +66,10 @@ $(BUILD)/tests/tracestat: tests/tracestat.c $(SRC_COMMON) $(wildcard src/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
 	@$(CC) $(TEST_CFLAGS) -o $@ tests/tracestat.c $(SRC_COMMON) $(SAN_LDFLAGS) $(OTF2_LIBS)
+
+$(BUILD)/tests/markers_app: tests/markers_app.c include/hcatrace.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $<
 
 # Unit tests link the pure modules only (not the preload machinery, whose
 # constructor would trace the test itself).

@@ -17,6 +17,7 @@
 
 #include "hct_expdir.h"
 #include "hct_launcher.h"
+#include "hct_markers.h"
 #include "hct_mpi.h"
 #include "hct_writer.h"
 
@@ -148,6 +149,8 @@ void hct_stop_recording(void)
     hct_thread *master = hct.threads[0];
     if (master && master->writer) {
         uint64_t ts = hct_timestamp(master);
+        if (master == tls_thread)
+            hct_markers_close_open(master, ts);
         hct_otf2_check(master, OTF2_EvtWriter_ProgramEnd(master->writer, NULL, ts, OTF2_UNDEFINED_INT64));
     }
     atomic_store(&hct.active, 0);

@@ -1,5 +1,6 @@
 /* hct_regions.c: the region definition of each instrumented region key (the
  * intercepted MPI functions; later OpenMP constructs and user markers). */
+#include "hct_markers.h"
 #include "hct_mpi.h"
 #include "hct_writer.h"
 
@@ -15,6 +16,9 @@ hca_ref hct_region_def(hca_defs *d, uint32_t key)
     };
     if (key < HCT_MPI_NFUNCTIONS)
         return hca_defs_region(d, mpi[key].name, HCA_KIND_MPI, "", 0, 0, mpi[key].role, OTF2_PARADIGM_MPI);
+    const char *user = hct_marker_name(key);
+    if (user)
+        return hca_defs_region(d, user, HCA_KIND_USER, "", 0, 0, OTF2_REGION_ROLE_CODE, OTF2_PARADIGM_USER);
     return hca_defs_region(d, "unknown region", HCA_KIND_USER, "", 0, 0, OTF2_REGION_ROLE_UNKNOWN,
                            OTF2_PARADIGM_UNKNOWN);
 }

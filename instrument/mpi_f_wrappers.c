@@ -123,21 +123,21 @@ static void f_rec_recv(hct_call *c, const MPI_Fint *source, MPI_Comm comm, const
 
 /* ---- environment ---------------------------------------------------------- */
 
-F_WRAPPER(mpi_init, (MPI_Fint * ierr))
+F_WRAPPER(mpi_init, (MPI_Fint *ierr))
 {
     uint64_t t = hca_clock_now();
     REAL(mpi_init)(ierr);
     hct_rec_init(ierr ? (int)*ierr : MPI_SUCCESS, t, HCT_MPI_Init, HCT_RA);
 }
 
-F_WRAPPER(mpi_init_thread, (MPI_Fint * required, MPI_Fint *provided, MPI_Fint *ierr))
+F_WRAPPER(mpi_init_thread, (MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr))
 {
     uint64_t t = hca_clock_now();
     REAL(mpi_init_thread)(required, provided, ierr);
     hct_rec_init(ierr ? (int)*ierr : MPI_SUCCESS, t, HCT_MPI_Init_thread, HCT_RA);
 }
 
-F_WRAPPER(mpi_finalize, (MPI_Fint * ierr))
+F_WRAPPER(mpi_finalize, (MPI_Fint *ierr))
 {
     ENTER(Finalize);
     LEAVE();
@@ -207,7 +207,7 @@ F_WRAPPER(mpi_sendrecv_replace, (void *buf, MPI_Fint *count, MPI_Fint *type, MPI
     LEAVE();
 }
 
-F_WRAPPER(mpi_probe, (MPI_Fint * source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr))
+F_WRAPPER(mpi_probe, (MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr))
 {
     ENTER(Probe);
     REAL(mpi_probe)(source, tag, comm, status, ierr);
@@ -215,7 +215,7 @@ F_WRAPPER(mpi_probe, (MPI_Fint * source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint
 }
 
 F_WRAPPER(mpi_iprobe,
-          (MPI_Fint * source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr))
+          (MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr))
 {
     ENTER(Iprobe);
     REAL(mpi_iprobe)(source, tag, comm, flag, status, ierr);
@@ -245,7 +245,7 @@ F_REQ_WRAPPER(Send_init, mpi_send_init, hct_rec_persistent(HCT_REQ_PSEND, F_ARGS
 F_REQ_WRAPPER(Recv_init, mpi_recv_init, hct_rec_persistent(HCT_REQ_PRECV, F_ARGS, PMPI_Request_f2c(*req)))
 #undef F_ARGS
 
-F_WRAPPER(mpi_start, (MPI_Fint * req, MPI_Fint *ierr))
+F_WRAPPER(mpi_start, (MPI_Fint *req, MPI_Fint *ierr))
 {
     ENTER(Start);
     if (traced_)
@@ -254,7 +254,7 @@ F_WRAPPER(mpi_start, (MPI_Fint * req, MPI_Fint *ierr))
     LEAVE();
 }
 
-F_WRAPPER(mpi_startall, (MPI_Fint * count, MPI_Fint *reqs, MPI_Fint *ierr))
+F_WRAPPER(mpi_startall, (MPI_Fint *count, MPI_Fint *reqs, MPI_Fint *ierr))
 {
     ENTER(Startall);
     for (int i = 0; traced_ && i < (int)*count; i++)
@@ -263,7 +263,7 @@ F_WRAPPER(mpi_startall, (MPI_Fint * count, MPI_Fint *reqs, MPI_Fint *ierr))
     LEAVE();
 }
 
-F_WRAPPER(mpi_request_free, (MPI_Fint * req, MPI_Fint *ierr))
+F_WRAPPER(mpi_request_free, (MPI_Fint *req, MPI_Fint *ierr))
 {
     ENTER(Request_free);
     FORWARD(mpi_request_free, (req, ierr));
@@ -279,31 +279,25 @@ F_WRAPPER(mpi_request_free, (MPI_Fint * req, MPI_Fint *ierr))
  * statuses after it (hct_reqs_done_one), the rest go back (hct_reqs_finish).
  * Fortran indices are 1-based. */
 
-/* Saves the n Fortran requests; *own gets n private Fortran statuses (NULL if
- * out of memory). Returns whether a tracked receive among them needs its
- * status, i.e. whether ignored statuses must be replaced by *own. */
-static int f_reqs_save(hct_call *c, hct_reqs *rs, int n, const MPI_Fint *freqs, MPI_Fint **own)
+/* Saves the n Fortran requests (hct_reqs_save on their C handles) and returns
+ * the statuses to pass to the real call: the user's, or private ones (per-thread
+ * space) when the user's are ignored but a tracked receive needs its status. */
+static MPI_Fint *f_reqs_save(hct_call *c, hct_reqs *rs, int n, const MPI_Fint *freqs, MPI_Fint *user)
 {
     rs->n = 0;
-    *own = NULL;
     MPI_Request *creqs = hct_reqs_extra(c, n, sizeof(MPI_Request) + F_STATUS_SIZE * sizeof(MPI_Fint));
     if (!creqs)
-        return 0;
+        return user;
     for (int i = 0; i < n; i++)
         creqs[i] = PMPI_Request_f2c(freqs[i]);
     hct_reqs_save(c, rs, n, creqs, MPI_STATUSES_IGNORE);
-    *own = (MPI_Fint *)(creqs + n);
+    if (!f_status_ignored(user))
+        return user;
     for (int i = 0; i < rs->n; i++)
         if (rs->saved[i].handle != NULL &&
             (rs->saved[i].kind == HCT_REQ_RECV || rs->saved[i].kind == HCT_REQ_PRECV))
-            return 1;
-    return 0;
-}
-
-/* The statuses to pass to the real call: the user's, or private ones. */
-static inline MPI_Fint *f_statuses(int need, MPI_Fint *user, MPI_Fint *own)
-{
-    return need && own && f_status_ignored(user) ? own : user;
+            return (MPI_Fint *)(creqs + n);
+    return user;
 }
 
 static void f_done_one(hct_call *c, hct_reqs *rs, int i, const MPI_Fint *status)
@@ -312,13 +306,12 @@ static void f_done_one(hct_call *c, hct_reqs *rs, int i, const MPI_Fint *status)
     hct_reqs_done_one(c, rs, i, f_status_c(status, &st));
 }
 
-F_WRAPPER(mpi_wait, (MPI_Fint * req, MPI_Fint *status, MPI_Fint *ierr))
+F_WRAPPER(mpi_wait, (MPI_Fint *req, MPI_Fint *status, MPI_Fint *ierr))
 {
     ENTER(Wait);
     FORWARD(mpi_wait, (req, status, ierr));
     hct_reqs rs;
-    MPI_Fint *own;
-    MPI_Fint *st = f_statuses(f_reqs_save(&c_, &rs, 1, req, &own), status, own);
+    MPI_Fint *st = f_reqs_save(&c_, &rs, 1, req, status);
     REAL(mpi_wait)(req, st, ierr);
     if (OK(ierr))
         f_done_one(&c_, &rs, 0, st);
@@ -326,14 +319,13 @@ F_WRAPPER(mpi_wait, (MPI_Fint * req, MPI_Fint *status, MPI_Fint *ierr))
     LEAVE();
 }
 
-F_WRAPPER(mpi_waitall, (MPI_Fint * count, MPI_Fint *reqs, MPI_Fint *statuses, MPI_Fint *ierr))
+F_WRAPPER(mpi_waitall, (MPI_Fint *count, MPI_Fint *reqs, MPI_Fint *statuses, MPI_Fint *ierr))
 {
     ENTER(Waitall);
     FORWARD(mpi_waitall, (count, reqs, statuses, ierr));
     int n = (int)*count;
     hct_reqs rs;
-    MPI_Fint *own;
-    MPI_Fint *st = f_statuses(f_reqs_save(&c_, &rs, n, reqs, &own), statuses, own);
+    MPI_Fint *st = f_reqs_save(&c_, &rs, n, reqs, statuses);
     REAL(mpi_waitall)(count, reqs, st, ierr);
     if (OK(ierr))
         for (int i = 0; i < n; i++)
@@ -342,13 +334,12 @@ F_WRAPPER(mpi_waitall, (MPI_Fint * count, MPI_Fint *reqs, MPI_Fint *statuses, MP
     LEAVE();
 }
 
-F_WRAPPER(mpi_waitany, (MPI_Fint * count, MPI_Fint *reqs, MPI_Fint *index, MPI_Fint *status, MPI_Fint *ierr))
+F_WRAPPER(mpi_waitany, (MPI_Fint *count, MPI_Fint *reqs, MPI_Fint *index, MPI_Fint *status, MPI_Fint *ierr))
 {
     ENTER(Waitany);
     FORWARD(mpi_waitany, (count, reqs, index, status, ierr));
     hct_reqs rs;
-    MPI_Fint *own;
-    MPI_Fint *st = f_statuses(f_reqs_save(&c_, &rs, (int)*count, reqs, &own), status, own);
+    MPI_Fint *st = f_reqs_save(&c_, &rs, (int)*count, reqs, status);
     REAL(mpi_waitany)(count, reqs, index, st, ierr);
     if (OK(ierr) && *index != MPI_UNDEFINED)
         f_done_one(&c_, &rs, (int)*index - 1, st);
@@ -356,14 +347,13 @@ F_WRAPPER(mpi_waitany, (MPI_Fint * count, MPI_Fint *reqs, MPI_Fint *index, MPI_F
     LEAVE();
 }
 
-F_WRAPPER(mpi_waitsome, (MPI_Fint * incount, MPI_Fint *reqs, MPI_Fint *outcount, MPI_Fint *indices,
+F_WRAPPER(mpi_waitsome, (MPI_Fint *incount, MPI_Fint *reqs, MPI_Fint *outcount, MPI_Fint *indices,
                          MPI_Fint *statuses, MPI_Fint *ierr))
 {
     ENTER(Waitsome);
     FORWARD(mpi_waitsome, (incount, reqs, outcount, indices, statuses, ierr));
     hct_reqs rs;
-    MPI_Fint *own;
-    MPI_Fint *st = f_statuses(f_reqs_save(&c_, &rs, (int)*incount, reqs, &own), statuses, own);
+    MPI_Fint *st = f_reqs_save(&c_, &rs, (int)*incount, reqs, statuses);
     REAL(mpi_waitsome)(incount, reqs, outcount, indices, st, ierr);
     if (OK(ierr) && *outcount != MPI_UNDEFINED)
         for (int k = 0; k < (int)*outcount; k++)
@@ -373,13 +363,12 @@ F_WRAPPER(mpi_waitsome, (MPI_Fint * incount, MPI_Fint *reqs, MPI_Fint *outcount,
 }
 
 /* flag: a default Fortran LOGICAL, non-zero when true. */
-F_WRAPPER(mpi_test, (MPI_Fint * req, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr))
+F_WRAPPER(mpi_test, (MPI_Fint *req, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr))
 {
     ENTER(Test);
     FORWARD(mpi_test, (req, flag, status, ierr));
     hct_reqs rs;
-    MPI_Fint *own;
-    MPI_Fint *st = f_statuses(f_reqs_save(&c_, &rs, 1, req, &own), status, own);
+    MPI_Fint *st = f_reqs_save(&c_, &rs, 1, req, status);
     REAL(mpi_test)(req, flag, st, ierr);
     if (OK(ierr) && *flag)
         f_done_one(&c_, &rs, 0, st);
@@ -387,14 +376,13 @@ F_WRAPPER(mpi_test, (MPI_Fint * req, MPI_Fint *flag, MPI_Fint *status, MPI_Fint 
     LEAVE();
 }
 
-F_WRAPPER(mpi_testall, (MPI_Fint * count, MPI_Fint *reqs, MPI_Fint *flag, MPI_Fint *statuses, MPI_Fint *ierr))
+F_WRAPPER(mpi_testall, (MPI_Fint *count, MPI_Fint *reqs, MPI_Fint *flag, MPI_Fint *statuses, MPI_Fint *ierr))
 {
     ENTER(Testall);
     FORWARD(mpi_testall, (count, reqs, flag, statuses, ierr));
     int n = (int)*count;
     hct_reqs rs;
-    MPI_Fint *own;
-    MPI_Fint *st = f_statuses(f_reqs_save(&c_, &rs, n, reqs, &own), statuses, own);
+    MPI_Fint *st = f_reqs_save(&c_, &rs, n, reqs, statuses);
     REAL(mpi_testall)(count, reqs, flag, st, ierr);
     if (OK(ierr) && *flag)
         for (int i = 0; i < n; i++)
@@ -403,14 +391,13 @@ F_WRAPPER(mpi_testall, (MPI_Fint * count, MPI_Fint *reqs, MPI_Fint *flag, MPI_Fi
     LEAVE();
 }
 
-F_WRAPPER(mpi_testany, (MPI_Fint * count, MPI_Fint *reqs, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status,
+F_WRAPPER(mpi_testany, (MPI_Fint *count, MPI_Fint *reqs, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status,
                         MPI_Fint *ierr))
 {
     ENTER(Testany);
     FORWARD(mpi_testany, (count, reqs, index, flag, status, ierr));
     hct_reqs rs;
-    MPI_Fint *own;
-    MPI_Fint *st = f_statuses(f_reqs_save(&c_, &rs, (int)*count, reqs, &own), status, own);
+    MPI_Fint *st = f_reqs_save(&c_, &rs, (int)*count, reqs, status);
     REAL(mpi_testany)(count, reqs, index, flag, st, ierr);
     if (OK(ierr) && *flag && *index != MPI_UNDEFINED)
         f_done_one(&c_, &rs, (int)*index - 1, st);
@@ -418,14 +405,13 @@ F_WRAPPER(mpi_testany, (MPI_Fint * count, MPI_Fint *reqs, MPI_Fint *index, MPI_F
     LEAVE();
 }
 
-F_WRAPPER(mpi_testsome, (MPI_Fint * incount, MPI_Fint *reqs, MPI_Fint *outcount, MPI_Fint *indices,
+F_WRAPPER(mpi_testsome, (MPI_Fint *incount, MPI_Fint *reqs, MPI_Fint *outcount, MPI_Fint *indices,
                          MPI_Fint *statuses, MPI_Fint *ierr))
 {
     ENTER(Testsome);
     FORWARD(mpi_testsome, (incount, reqs, outcount, indices, statuses, ierr));
     hct_reqs rs;
-    MPI_Fint *own;
-    MPI_Fint *st = f_statuses(f_reqs_save(&c_, &rs, (int)*incount, reqs, &own), statuses, own);
+    MPI_Fint *st = f_reqs_save(&c_, &rs, (int)*incount, reqs, statuses);
     REAL(mpi_testsome)(incount, reqs, outcount, indices, st, ierr);
     if (OK(ierr) && *outcount != MPI_UNDEFINED)
         for (int k = 0; k < (int)*outcount; k++)
@@ -446,7 +432,7 @@ F_WRAPPER(mpi_testsome, (MPI_Fint * incount, MPI_Fint *reqs, MPI_Fint *outcount,
         LEAVE();                                                       \
     } while (0)
 
-F_WRAPPER(mpi_barrier, (MPI_Fint * comm, MPI_Fint *ierr))
+F_WRAPPER(mpi_barrier, (MPI_Fint *comm, MPI_Fint *ierr))
 {
     ENTER(Barrier);
     FORWARD(mpi_barrier, (comm, ierr));
@@ -624,7 +610,7 @@ F_SCAN_WRAPPER(Exscan, mpi_exscan, OTF2_COLLECTIVE_OP_EXSCAN)
         LEAVE();                                                                       \
     } while (0)
 
-F_WRAPPER(mpi_ibarrier, (MPI_Fint * comm, MPI_Fint *req, MPI_Fint *ierr))
+F_WRAPPER(mpi_ibarrier, (MPI_Fint *comm, MPI_Fint *req, MPI_Fint *ierr))
 {
     ENTER(Ibarrier);
     REAL(mpi_ibarrier)(comm, req, ierr);
@@ -710,21 +696,21 @@ F_WRAPPER(mpi_ialltoall, (void *sbuf, MPI_Fint *scount, MPI_Fint *stype, void *r
         LEAVE();                                                                                \
     } while (0)
 
-F_WRAPPER(mpi_comm_dup, (MPI_Fint * comm, MPI_Fint *newcomm, MPI_Fint *ierr))
+F_WRAPPER(mpi_comm_dup, (MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr))
 {
     ENTER(Comm_dup);
     FORWARD(mpi_comm_dup, (comm, newcomm, ierr));
     COMM_CREATE(Comm_dup, mpi_comm_dup, (comm, newcomm, ierr));
 }
 
-F_WRAPPER(mpi_comm_split, (MPI_Fint * comm, MPI_Fint *color, MPI_Fint *key, MPI_Fint *newcomm, MPI_Fint *ierr))
+F_WRAPPER(mpi_comm_split, (MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key, MPI_Fint *newcomm, MPI_Fint *ierr))
 {
     ENTER(Comm_split);
     FORWARD(mpi_comm_split, (comm, color, key, newcomm, ierr));
     COMM_CREATE(Comm_split, mpi_comm_split, (comm, color, key, newcomm, ierr));
 }
 
-F_WRAPPER(mpi_comm_split_type, (MPI_Fint * comm, MPI_Fint *type, MPI_Fint *key, MPI_Fint *info, MPI_Fint *newcomm,
+F_WRAPPER(mpi_comm_split_type, (MPI_Fint *comm, MPI_Fint *type, MPI_Fint *key, MPI_Fint *info, MPI_Fint *newcomm,
                                 MPI_Fint *ierr))
 {
     ENTER(Comm_split_type);
@@ -732,7 +718,7 @@ F_WRAPPER(mpi_comm_split_type, (MPI_Fint * comm, MPI_Fint *type, MPI_Fint *key, 
     COMM_CREATE(Comm_split_type, mpi_comm_split_type, (comm, type, key, info, newcomm, ierr));
 }
 
-F_WRAPPER(mpi_comm_create, (MPI_Fint * comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_Fint *ierr))
+F_WRAPPER(mpi_comm_create, (MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_Fint *ierr))
 {
     ENTER(Comm_create);
     FORWARD(mpi_comm_create, (comm, group, newcomm, ierr));
@@ -740,7 +726,7 @@ F_WRAPPER(mpi_comm_create, (MPI_Fint * comm, MPI_Fint *group, MPI_Fint *newcomm,
 }
 
 /* periods and reorder: Fortran LOGICALs, passed through. */
-F_WRAPPER(mpi_cart_create, (MPI_Fint * comm, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *reorder,
+F_WRAPPER(mpi_cart_create, (MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *reorder,
                             MPI_Fint *newcomm, MPI_Fint *ierr))
 {
     ENTER(Cart_create);
@@ -748,14 +734,14 @@ F_WRAPPER(mpi_cart_create, (MPI_Fint * comm, MPI_Fint *ndims, MPI_Fint *dims, MP
     COMM_CREATE(Cart_create, mpi_cart_create, (comm, ndims, dims, periods, reorder, newcomm, ierr));
 }
 
-F_WRAPPER(mpi_cart_sub, (MPI_Fint * comm, MPI_Fint *remain_dims, MPI_Fint *newcomm, MPI_Fint *ierr))
+F_WRAPPER(mpi_cart_sub, (MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *newcomm, MPI_Fint *ierr))
 {
     ENTER(Cart_sub);
     FORWARD(mpi_cart_sub, (comm, remain_dims, newcomm, ierr));
     COMM_CREATE(Cart_sub, mpi_cart_sub, (comm, remain_dims, newcomm, ierr));
 }
 
-F_WRAPPER(mpi_comm_free, (MPI_Fint * comm, MPI_Fint *ierr))
+F_WRAPPER(mpi_comm_free, (MPI_Fint *comm, MPI_Fint *ierr))
 {
     ENTER(Comm_free);
     FORWARD(mpi_comm_free, (comm, ierr));

@@ -32,3 +32,20 @@ bad=0
 for t in hcatrace-omp_free_serial-*/traces.otf2; do valid_otf2 "$t" || bad=1; done
 ok $bad "mpirun of a non-MPI program: both traces valid"
 cd / && rm -rf "$dir"
+
+# user markers: regions of their own, nested, keyed by where they begin
+dir=$(fresh_dir)
+cd "$dir" || exit 1
+"$BUILD/tests/markers_app" 17 > plain.out
+LD_PRELOAD="$PRELOAD" "$BUILD/tests/markers_app" 17 > traced.out
+ok $? "markers: exit code 0"
+check "markers: stdout identical" cmp plain.out traced.out
+trace=$(the_trace)
+check "markers: valid trace" valid_otf2 "$trace"
+"$TRACESTAT" "$trace" > stat.txt
+grep -q '^location 0 .* balanced yes ' stat.txt
+ok $? "markers: nested regions balanced (the stray END ignored)"
+grep -q "^callsite iteration main [^ ]*markers_app.c:$(grep -n 'HCATRACE_BEGIN("iteration")' "$TOP/tests/markers_app.c" | cut -d: -f1) 17$" stat.txt
+ok $? "markers: 17 instances of 'iteration', keyed by the line of its begin marker"
+ok $(($(awk '$1 == "callsite" && $2 == "solve" { print $5 }' stat.txt) != 17)) "markers: 17 instances of 'solve'"
+cd / && rm -rf "$dir"

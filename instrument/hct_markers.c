@@ -1,0 +1,88 @@
+/* hct_markers.c: the user marker API of include/hcatrace.h. Each distinct name
+ * becomes a user region (its key is HCT_USER_KEY_BASE + index); instances are
+ * calling-context regions keyed by the call site of the begin marker, exactly
+ * like MPI calls. A per-thread stack pairs ends with begins. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../include/hcatrace.h"
+#include "hct.h"
+#include "hct_markers.h"
+
+#define MAX_NAMES 1024
+#define MAX_DEPTH 64
+
+static char *names[MAX_NAMES];
+static _Atomic uint32_t nnames;
+static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
+
+typedef struct {
+    uint32_t key, cc;
+} open_region;
+static HCT_TLS open_region stack[MAX_DEPTH];
+static HCT_TLS int depth;
+
+static uint32_t key_of(const char *name)
+{
+    uint32_t n = atomic_load(&nnames);
+    for (uint32_t i = 0; i < n; i++)
+        if (strcmp(names[i], name) == 0)
+            return HCT_USER_KEY_BASE + i;
+    pthread_mutex_lock(&names_lock);
+    uint32_t key = HCA_UNDEF;
+    n = atomic_load(&nnames);
+    for (uint32_t i = 0; i < n && key == HCA_UNDEF; i++)
+        if (strcmp(names[i], name) == 0)
+            key = HCT_USER_KEY_BASE + i;
+    if (key == HCA_UNDEF && n < MAX_NAMES && (names[n] = strdup(name)) != NULL) {
+        key = HCT_USER_KEY_BASE + n;
+        atomic_store(&nnames, n + 1);
+    }
+    pthread_mutex_unlock(&names_lock);
+    return key;
+}
+
+const char *hct_marker_name(uint32_t key)
+{
+    uint32_t i = key - HCT_USER_KEY_BASE;
+    return key >= HCT_USER_KEY_BASE && i < atomic_load(&nnames) ? names[i] : NULL;
+}
+
+__attribute__((visibility("default"))) void hcatrace_region_begin(const char *name)
+{
+    hct_thread *t = hct_thread_get();
+    if (!t || !name || depth >= MAX_DEPTH)
+        return;
+    t->in_tool++;
+    uint32_t key = key_of(name);
+    uint32_t cc = key == HCA_UNDEF ? HCA_UNDEF : hct_callsite_cc(key, __builtin_return_address(0));
+    if (cc != HCA_UNDEF) {
+        stack[depth++] = (open_region){ key, cc };
+        hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, hct_timestamp(t), cc, 2));
+    }
+    t->in_tool--;
+}
+
+__attribute__((visibility("default"))) void hcatrace_region_end(const char *name)
+{
+    hct_thread *t = hct_thread_get();
+    if (!t || !name || depth == 0)
+        return;
+    const char *open = hct_marker_name(stack[depth - 1].key);
+    if (!open || strcmp(open, name) != 0)
+        return; /* not the innermost open region: ignored */
+    t->in_tool++;
+    depth--;
+    hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, hct_timestamp(t), stack[depth].cc));
+    t->in_tool--;
+}
+
+/* Closes the regions this thread left open, when tracing stops. */
+void hct_markers_close_open(hct_thread *t, uint64_t ts)
+{
+    while (depth > 0) {
+        depth--;
+        hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, ts, stack[depth].cc));
+    }
+}
