@@ -10,8 +10,9 @@
  * all kinds alike; after a warm-up batch, `batches` batches of `calls` repetitions
  * are timed with CLOCK_MONOTONIC and the median batch gives ns per intercepted
  * call. Works with any number of ranks (each rank runs the same loops on its own;
- * rank 0 prints). With the tracer, every call makes 2-4 events on disk: the
- * defaults make about 5 million events (~80 MB), so run it in a scratch directory.
+ * rank 0 prints). With the tracer, every call makes 2-4 events: the defaults
+ * make about 6.5 million events per rank (a 90 MB trace, held in memory until
+ * MPI_Finalize), so run it in a scratch directory.
  *
  * Usage: mpi_call_cost [calls_per_batch [batches [kinds]]]   (defaults 20000 11 all)
  * kinds: comma-separated names of the kinds to run (e.g. barrier_self), to

@@ -15,33 +15,20 @@
 
 /* ---- environment ---------------------------------------------------------- */
 
-static int init_common(int rc, uint64_t t_begin, enum hct_mpi_key key, const void *ra)
-{
-    if (rc != MPI_SUCCESS || !hct_mpi_start())
-        return rc;
-    hct_thread *t = hct_thread_get();
-    if (t) {
-        uint32_t cc = hct_callsite_cc((uint32_t)key, ra);
-        if (cc != HCA_UNDEF) {
-            if (t_begin > t->last_ts)
-                t->last_ts = t_begin;
-            hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, t->last_ts, cc, 2));
-            hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, hct_timestamp(t), cc));
-        }
-    }
-    return rc;
-}
-
 int MPI_Init(int *argc, char ***argv)
 {
     uint64_t t = hca_clock_now();
-    return init_common(PMPI_Init(argc, argv), t, HCT_MPI_Init, HCT_RA);
+    int rc = PMPI_Init(argc, argv);
+    hct_rec_init(rc, t, HCT_MPI_Init, HCT_RA);
+    return rc;
 }
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     uint64_t t = hca_clock_now();
-    return init_common(PMPI_Init_thread(argc, argv, required, provided), t, HCT_MPI_Init_thread, HCT_RA);
+    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    hct_rec_init(rc, t, HCT_MPI_Init_thread, HCT_RA);
+    return rc;
 }
 
 int MPI_Finalize(void)
