@@ -20,6 +20,8 @@ enum hct_mpi_key {
 typedef struct {
     hct_thread *t;
     uint32_t cc;
+    uint64_t ts;  /* time of the last record; records share it where they are simultaneous */
+    int after;    /* a record was written after the PMPI call */
 } hct_call;
 
 /* Starts recording an MPI call: returns 0 (and records nothing) when this
@@ -38,7 +40,9 @@ static inline int hct_call_enter(hct_call *c, enum hct_mpi_key key, const void *
     t->mpi_depth = 1;
     c->t = t;
     c->cc = cc;
-    hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, hct_timestamp(t), cc, 2));
+    c->ts = hct_timestamp(t);
+    c->after = 0;
+    hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, c->ts, cc, 2));
     t->in_tool--;
     return 1;
 }
@@ -47,7 +51,9 @@ static inline void hct_call_leave(hct_call *c)
 {
     hct_thread *t = c->t;
     t->in_tool++;
-    hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, hct_timestamp(t), c->cc));
+    /* the leave follows the last record after the call at once: same time */
+    uint64_t ts = c->after ? c->ts : hct_timestamp(t);
+    hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, ts, c->cc));
     t->mpi_depth = 0;
     t->in_tool--;
 }

@@ -23,10 +23,13 @@ void hct_rec_recv(hct_call *c, int source, MPI_Comm comm, int tag, uint64_t byte
 
 void hct_rec_isend(hct_call *c, int dest, MPI_Comm comm, int tag, uint64_t bytes, MPI_Request req)
 {
-    hct_request r = { .handle = req, .id = hct_request_new_id(), .comm = hct_comm_id(comm), .kind = HCT_REQ_SEND,
-                      .peer = dest, .tag = tag, .bytes_sent = bytes };
-    if (dest < 0 || r.comm == HCA_UNDEF)
+    if (dest < 0)
+        return; /* MPI_PROC_NULL */
+    hct_request r = { .handle = req, .comm = hct_comm_id(comm), .kind = HCT_REQ_SEND, .peer = dest, .tag = tag,
+                      .bytes_sent = bytes };
+    if (r.comm == HCA_UNDEF)
         return;
+    r.id = hct_request_new_id();
     hct_otf2_check(c->t, OTF2_EvtWriter_MpiIsend(c->t->writer, NULL, hct_rec_ts(c), (uint32_t)dest, r.comm,
                                                  (uint32_t)tag, bytes, r.id));
     hct_request_add(&r);
@@ -34,10 +37,13 @@ void hct_rec_isend(hct_call *c, int dest, MPI_Comm comm, int tag, uint64_t bytes
 
 void hct_rec_irecv(hct_call *c, int source, MPI_Comm comm, int tag, uint64_t bytes, MPI_Request req)
 {
-    hct_request r = { .handle = req, .id = hct_request_new_id(), .comm = hct_comm_id(comm), .kind = HCT_REQ_RECV,
-                      .peer = source, .tag = tag, .bytes_recv = bytes };
-    if (source == MPI_PROC_NULL || r.comm == HCA_UNDEF)
+    if (source == MPI_PROC_NULL)
         return;
+    hct_request r = { .handle = req, .comm = hct_comm_id(comm), .kind = HCT_REQ_RECV, .peer = source, .tag = tag,
+                      .bytes_recv = bytes };
+    if (r.comm == HCA_UNDEF)
+        return;
+    r.id = hct_request_new_id();
     hct_otf2_check(c->t, OTF2_EvtWriter_MpiIrecvRequest(c->t->writer, NULL, hct_rec_ts(c), r.id));
     hct_request_add(&r);
 }
@@ -61,10 +67,10 @@ void hct_rec_start(hct_call *c, MPI_Request req)
     uint64_t id = hct_request_new_id();
     hct_request_set_active(req, 1, id);
     if (r.kind == HCT_REQ_PSEND)
-        hct_otf2_check(c->t, OTF2_EvtWriter_MpiIsend(c->t->writer, NULL, hct_rec_ts(c), (uint32_t)r.peer, r.comm,
+        hct_otf2_check(c->t, OTF2_EvtWriter_MpiIsend(c->t->writer, NULL, hct_rec_ts_before(c), (uint32_t)r.peer, r.comm,
                                                      (uint32_t)r.tag, r.bytes_sent, id));
     else if (r.kind == HCT_REQ_PRECV)
-        hct_otf2_check(c->t, OTF2_EvtWriter_MpiIrecvRequest(c->t->writer, NULL, hct_rec_ts(c), id));
+        hct_otf2_check(c->t, OTF2_EvtWriter_MpiIrecvRequest(c->t->writer, NULL, hct_rec_ts_before(c), id));
 }
 
 static uint32_t otf2_root(int root)

@@ -8,9 +8,21 @@
 
 #define HCT_RA __builtin_return_address(0)
 
+/* Time of a record written after the PMPI call: read once, then shared by
+ * the following records and the leave (saves a clock read per record). */
 static inline uint64_t hct_rec_ts(hct_call *c)
 {
-    return hct_timestamp(c->t);
+    if (!c->after) {
+        c->ts = hct_timestamp(c->t);
+        c->after = 1;
+    }
+    return c->ts;
+}
+
+/* Time of a record written before the PMPI call: the enter's. */
+static inline uint64_t hct_rec_ts_before(const hct_call *c)
+{
+    return c->ts;
 }
 
 static inline void hct_rec_send(hct_call *c, int dest, MPI_Comm comm, int tag, uint64_t bytes)
@@ -18,7 +30,7 @@ static inline void hct_rec_send(hct_call *c, int dest, MPI_Comm comm, int tag, u
     uint32_t id = hct_comm_id(comm);
     if (dest < 0 || id == HCA_UNDEF)
         return;
-    hct_otf2_check(c->t, OTF2_EvtWriter_MpiSend(c->t->writer, NULL, hct_rec_ts(c), (uint32_t)dest, id,
+    hct_otf2_check(c->t, OTF2_EvtWriter_MpiSend(c->t->writer, NULL, hct_rec_ts_before(c), (uint32_t)dest, id,
                                                 (uint32_t)tag, bytes));
 }
 
@@ -33,7 +45,7 @@ void hct_rec_start(hct_call *c, MPI_Request req) HCT_HIDDEN;
 
 static inline void hct_rec_coll_begin(hct_call *c)
 {
-    hct_otf2_check(c->t, OTF2_EvtWriter_MpiCollectiveBegin(c->t->writer, NULL, hct_rec_ts(c)));
+    hct_otf2_check(c->t, OTF2_EvtWriter_MpiCollectiveBegin(c->t->writer, NULL, hct_rec_ts_before(c)));
 }
 
 /* root: rank in comm, or -1 for none. */

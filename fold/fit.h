@@ -1,0 +1,65 @@
+/* fit.h: the numerics of folding, on point clouds of one region: a smooth
+ * monotone fit of a cumulative curve (GSL penalized B-splines) and its
+ * derivative, and the optimal segmentation of one or more curves into linear
+ * pieces (the phases), with a penalty chosen by BIC. Pure functions: no trace,
+ * no I/O; deterministic. */
+#ifndef FOLD_FIT_H
+#define FOLD_FIT_H
+
+#include <stddef.h>
+
+/* Folded points of one counter: x = normalized time in [0,1], y = cumulative
+ * fraction of the instance's total in [0,1]. The anchors (0,0) and (1,1) are
+ * implied and need not be in the cloud. */
+typedef struct {
+    const double *x, *y;
+    size_t n;
+} fold_cloud;
+
+typedef struct {
+    size_t grid;        /* points of the output curve, x_i = i / (grid - 1); default 101 */
+    size_t max_points;  /* cap on points fed to the fit, chosen deterministically; default 20000 */
+    double smoothing;   /* penalty weight of the P-spline; <= 0: chosen by GCV */
+} fold_fit_options;
+
+typedef struct {
+    size_t grid;
+    double *x;     /* grid */
+    double *cum;   /* fitted cumulative fraction, non-decreasing, cum[0] = 0, cum[grid-1] = 1 */
+    double *rate;  /* d cum / dx >= 0: fraction per unit of normalized time (mean 1) */
+    double rmse;   /* root mean square residual of the points against the fit */
+    size_t used;   /* points used after the cap */
+} fold_curve;
+
+void fold_fit_defaults(fold_fit_options *o);
+/* Returns 0, or -1 (errno-free: only on bad input or no memory). */
+int fold_fit_cumulative(const fold_cloud *cloud, const fold_fit_options *o, fold_curve *out);
+void fold_curve_free(fold_curve *c);
+
+/* Deterministic cap: indices of at most max of n points (a fixed stride over
+ * the input order, so the same input gives the same choice). */
+size_t fold_cap_points(size_t n, size_t max, size_t *chosen);
+
+typedef struct {
+    size_t max_phases;  /* default 8 */
+    double penalty;     /* <= 0: BIC */
+    size_t bins;        /* points are averaged into this many x-bins before the search; default 200 */
+    double min_width;   /* smallest phase width in normalized time; default 0.02 */
+} fold_segment_options;
+
+typedef struct {
+    size_t nphases;
+    double *bounds;  /* nphases + 1 values from 0 to 1 */
+    double *slopes;  /* nphases x nclouds, row-major: slope of cloud c in phase p is slopes[p * nclouds + c],
+                        in cumulative fraction per unit of normalized time */
+    size_t nclouds;
+} fold_segmentation;
+
+void fold_segment_defaults(fold_segment_options *o);
+/* Optimal (dynamic programming) segmentation shared by all clouds: the
+ * boundaries minimize the summed squared error of per-phase lines over all
+ * clouds plus a penalty per phase. */
+int fold_segment(const fold_cloud *clouds, size_t nclouds, const fold_segment_options *o, fold_segmentation *out);
+void fold_segmentation_free(fold_segmentation *s);
+
+#endif
