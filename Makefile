@@ -115,7 +115,14 @@ lint:
 	    --inline-suppr --suppress=missingIncludeSystem --language=c --std=c11 \
 	    -U__cplusplus -DOMPI_SKIP_MPICXX=1 $(INCLUDES) src instrument tests examples bench
 
+TIDY_SRC := $(wildcard src/*.c instrument/*.c fold/*.c) tests/tracestat.c
+tidy:
+	@for f in $(TIDY_SRC); do \
+	    clang-tidy --quiet $$f -- -std=c11 -D_GNU_SOURCE -DHCATRACE_VERSION='"$(VERSION)"' $(INCLUDES) \
+	        $(OTF2_CFLAGS) $(MPI_CFLAGS) $(DW_CFLAGS) $(UNWIND_CFLAGS) $(PFM_CFLAGS) $(GSL_CFLAGS) || exit 1; \
+	done
+
 clean:
 	rm -rf build
 
-.PHONY: all check check-sanitized bench install uninstall lint clean
+.PHONY: all check check-sanitized bench install uninstall lint tidy clean

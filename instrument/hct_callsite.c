@@ -19,8 +19,8 @@ typedef struct {
 } slot;
 
 typedef struct {
-    uint32_t key;      /* region key, or KEY_CALLER */
     uintptr_t address; /* return address of the call, 0 when unknown */
+    uint32_t key;      /* region key, or KEY_CALLER */
     uint32_t parent;   /* local cc, or HCA_UNDEF */
 } context;
 
@@ -53,7 +53,7 @@ static uint32_t new_context(uint32_t key, uintptr_t stored, uint32_t parent)
     uint32_t id = atomic_load(&ncontexts);
     if (id >= MAX_CONTEXTS)
         return HCA_UNDEF;
-    contexts[id] = (context){ key, stored - 1, parent };
+    contexts[id] = (context){ stored - 1, key, parent };
     atomic_store(&ncontexts, id + 1);
     uint32_t i = slot_of(key, stored);
     while (atomic_load_explicit(&table[i].stored, memory_order_relaxed))
@@ -92,15 +92,22 @@ void hct_callsite_reset(void)
     atomic_store(&ncontexts, 0);
 }
 
+/* Region of each key, defined once: a short list, keys are few. */
+typedef struct {
+    uint32_t key;
+    hca_ref region;
+} key_region;
+
 int hct_callsite_define(hca_ref (*region_def)(hca_defs *d, uint32_t key))
 {
     uint32_t n = atomic_load(&ncontexts);
-    hca_ref *region_of_key = NULL;
-    uint32_t nkeys = 0;
+    key_region *known = NULL;
+    size_t nknown = 0;
+    int rc = 0;
     hct_symbolizer *sym = n ? hct_symbolizer_open() : NULL;
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < n && rc == 0; i++) {
         const context *c = &contexts[i];
-        hca_ref region, scl = HCA_UNDEF;
+        hca_ref region = HCA_UNDEF, scl = HCA_UNDEF;
         if (c->key == KEY_CALLER) {
             hct_symbol s;
             /* the call instruction is just before the return address */
@@ -109,27 +116,24 @@ int hct_callsite_define(hca_ref (*region_def)(hca_defs *d, uint32_t key))
                                      OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_SAMPLING);
             scl = hca_defs_scl(&hct.defs, s.file, s.line);
         } else {
-            if (c->key >= nkeys) {
-                uint32_t nn = c->key + 64;
-                hca_ref *p = realloc(region_of_key, nn * sizeof(*p));
-                if (!p)
+            for (size_t k = 0; k < nknown && region == HCA_UNDEF; k++)
+                if (known[k].key == c->key)
+                    region = known[k].region;
+            if (region == HCA_UNDEF) {
+                key_region *p = realloc(known, (nknown + 1) * sizeof(*p));
+                if (!p) {
+                    rc = -1;
                     break;
-                for (uint32_t k = nkeys; k < nn; k++)
-                    p[k] = HCA_UNDEF;
-                region_of_key = p;
-                nkeys = nn;
+                }
+                known = p;
+                region = region_def(&hct.defs, c->key);
+                known[nknown++] = (key_region){ c->key, region };
             }
-            if (region_of_key[c->key] == HCA_UNDEF)
-                region_of_key[c->key] = region_def(&hct.defs, c->key);
-            region = region_of_key[c->key];
         }
-        if (hca_defs_cc(&hct.defs, region, scl, c->parent) != i) {
-            free(region_of_key);
-            hct_symbolizer_close(sym);
-            return -1;
-        }
+        if (hca_defs_cc(&hct.defs, region, scl, c->parent) != i)
+            rc = -1;
     }
-    free(region_of_key);
+    free(known);
     hct_symbolizer_close(sym);
-    return 0;
+    return rc;
 }

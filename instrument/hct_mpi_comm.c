@@ -71,7 +71,7 @@ static uint32_t *world_ranks_of(MPI_Comm comm, uint32_t *n)
     *n = 0;
     if (PMPI_Comm_size(comm, &size) != MPI_SUCCESS || size <= 0)
         return NULL;
-    int *ranks = malloc(2 * (size_t)size * sizeof(int));
+    int *ranks = calloc(2 * (size_t)size, sizeof(int));
     uint32_t *out = malloc((size_t)size * sizeof(uint32_t));
     if (!ranks || !out) {
         free(ranks);

@@ -41,11 +41,11 @@ static hct_request *find_slot(MPI_Request handle)
 
 void hct_request_add(const hct_request *r)
 {
-    static uint64_t seq;
     if (r->handle == EMPTY || r->handle == MPI_REQUEST_NULL)
         return;
     pthread_mutex_lock(&lock);
     if (used + 1 < SLOTS * 3 / 4) {
+        static uint64_t seq;
         uint32_t i = slot_of(r->handle);
         while (table[i].handle != EMPTY)
             i = (i + 1) & (SLOTS - 1);
@@ -82,7 +82,7 @@ void hct_request_set_active(MPI_Request handle, int active, uint64_t id)
 }
 
 /* Called with lock held. */
-static void remove_slot(hct_request *slot)
+static void remove_slot(const hct_request *slot)
 {
     /* backward-shift deletion keeps probe chains intact without tombstones */
     uint32_t hole = (uint32_t)(slot - table);

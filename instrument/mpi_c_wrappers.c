@@ -59,7 +59,7 @@ SEND_WRAPPER(Rsend)
 int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     ENTER(Recv);
-    MPI_Status own;
+    MPI_Status own = { 0 };
     if (traced_ && status == MPI_STATUS_IGNORE)
         status = &own;
     int rc = PMPI_Recv(buf, count, type, source, tag, comm, status);
@@ -73,7 +73,7 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int
                  MPI_Datatype rtype, int source, int rtag, MPI_Comm comm, MPI_Status *status)
 {
     ENTER(Sendrecv);
-    MPI_Status own;
+    MPI_Status own = { 0 };
     if (traced_) {
         hct_rec_send(&c_, dest, comm, stag, hct_type_bytes(stype, scount));
         if (status == MPI_STATUS_IGNORE)
@@ -90,7 +90,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int 
                          MPI_Comm comm, MPI_Status *status)
 {
     ENTER(Sendrecv_replace);
-    MPI_Status own;
+    MPI_Status own = { 0 };
     if (traced_) {
         hct_rec_send(&c_, dest, comm, stag, hct_type_bytes(type, count));
         if (status == MPI_STATUS_IGNORE)
@@ -237,7 +237,7 @@ int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status)
     if (!traced_)
         return PMPI_Waitany(n, reqs, index, status);
     hct_reqs rs;
-    MPI_Status own;
+    MPI_Status own = { 0 };
     hct_reqs_save(&c_, &rs, n, reqs, MPI_STATUSES_IGNORE);
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
     int rc = PMPI_Waitany(n, reqs, index, st);
@@ -301,7 +301,7 @@ int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *st
     if (!traced_)
         return PMPI_Testany(n, reqs, index, flag, status);
     hct_reqs rs;
-    MPI_Status own;
+    MPI_Status own = { 0 };
     hct_reqs_save(&c_, &rs, n, reqs, MPI_STATUSES_IGNORE);
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
     int rc = PMPI_Testany(n, reqs, index, flag, st);
