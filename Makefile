@@ -71,6 +71,11 @@ $(BUILD)/tests/markers_app: tests/markers_app.c include/hcatrace.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $<
 
+$(BUILD)/tests/test_bands: tests/unit/test_bands.c fold/bands.c fold/bands.h
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	@$(CC) $(TEST_CFLAGS) -Ifold -o $@ tests/unit/test_bands.c fold/bands.c $(SAN_LDFLAGS) $(CMOCKA_LIBS)
+
 # Unit tests link the pure modules only (not the preload machinery, whose
 # constructor would trace the test itself).
 UNIT_OBJ := $(addprefix $(BUILD)/obj/lib/,src/hca_defs.o instrument/hct_config.o instrument/hct_expdir.o \

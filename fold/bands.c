@@ -1,0 +1,223 @@
+/* bands.c: source bands from folded call stacks (see bands.h). Deterministic:
+ * ties between routines go to the lower function ID, then the lower line. */
+#include "bands.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void fold_band_defaults(fold_band_options *o)
+{
+    o->bins = 50;
+    o->min_bins = 2;
+    o->dominance = 0.5;
+}
+
+typedef struct {
+    uint32_t function; /* UINT32_MAX: no dominant routine */
+    size_t count, total;
+} bin_winner;
+
+static size_t bin_of(double x, size_t bins)
+{
+    if (!(x > 0))
+        return 0;
+    size_t b = (size_t)(x * (double)bins);
+    return b >= bins ? bins - 1 : b;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Keys (function << 32 | line) of the frames at `depth` of samples [from, to)
+ * of order, sorted; returns their number. */
+static size_t frame_keys(const fold_stack_sample *s, const size_t *order, size_t from, size_t to, uint32_t depth,
+                         uint64_t *keys)
+{
+    size_t k = 0;
+    for (size_t i = from; i < to; i++) {
+        const fold_stack_sample *si = &s[order[i]];
+        if (si->depth > depth)
+            keys[k++] = ((uint64_t)si->frames[depth].function << 32) | si->frames[depth].line;
+    }
+    qsort(keys, k, sizeof(*keys), cmp_u64);
+    return k;
+}
+
+/* The most frequent function among sorted keys (ties: the lower ID). */
+static uint32_t top_function(const uint64_t *keys, size_t k, size_t *count)
+{
+    uint32_t best = UINT32_MAX;
+    *count = 0;
+    for (size_t i = 0; i < k;) {
+        size_t j = i;
+        while (j < k && keys[j] >> 32 == keys[i] >> 32)
+            j++;
+        if (j - i > *count) {
+            *count = j - i;
+            best = (uint32_t)(keys[i] >> 32);
+        }
+        i = j;
+    }
+    return best;
+}
+
+/* The dominant function at `depth` in each bin. */
+static void winners(const fold_stack_sample *s, uint32_t depth, const fold_band_options *o, const size_t *order,
+                    const size_t *bin_start, uint64_t *keys, bin_winner *w)
+{
+    for (size_t b = 0; b < o->bins; b++) {
+        size_t k = frame_keys(s, order, bin_start[b], bin_start[b + 1], depth, keys);
+        w[b].total = bin_start[b + 1] - bin_start[b];
+        w[b].function = top_function(keys, k, &w[b].count);
+        if (w[b].total == 0 || (double)w[b].count < o->dominance * (double)w[b].total)
+            w[b].function = UINT32_MAX;
+    }
+}
+
+static int push(fold_band **bands, size_t *n, size_t *cap, const fold_band *b)
+{
+    if (*n == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 16;
+        fold_band *p = realloc(*bands, ncap * sizeof(*p));
+        if (!p)
+            return -1;
+        *bands = p;
+        *cap = ncap;
+    }
+    (*bands)[(*n)++] = *b;
+    return 0;
+}
+
+/* The most frequent line of `function` at `depth` among samples [from, to) of
+ * order (ties: the lower line); *matching counts that function's samples. */
+static uint32_t dominant_line(const fold_stack_sample *s, const size_t *order, size_t from, size_t to,
+                              uint32_t depth, uint32_t function, uint64_t *keys, size_t *matching)
+{
+    size_t k = frame_keys(s, order, from, to, depth, keys);
+    uint32_t best = 0;
+    size_t best_count = 0;
+    *matching = 0;
+    for (size_t i = 0; i < k;) {
+        size_t j = i;
+        while (j < k && keys[j] == keys[i])
+            j++;
+        if ((uint32_t)(keys[i] >> 32) == function) {
+            *matching += j - i;
+            if (j - i > best_count) {
+                best_count = j - i;
+                best = (uint32_t)keys[i];
+            }
+        }
+        i = j;
+    }
+    return best;
+}
+
+static const fold_stack_sample *sort_base;
+static int by_x(const void *a, const void *b)
+{
+    double xa = sort_base[*(const size_t *)a].x, xb = sort_base[*(const size_t *)b].x;
+    if (xa < xb)
+        return -1;
+    if (xa > xb)
+        return 1;
+    return *(const size_t *)a < *(const size_t *)b ? -1 : *(const size_t *)a > *(const size_t *)b;
+}
+
+int fold_bands(const fold_stack_sample *s, size_t n, const fold_band_options *opt, fold_band **out, size_t *nout,
+               uint32_t *best_depth)
+{
+    fold_band_options o;
+    if (opt)
+        o = *opt;
+    else
+        fold_band_defaults(&o);
+    *out = NULL;
+    *nout = 0;
+    *best_depth = 0;
+    if (o.bins == 0 || o.min_bins == 0 || (n && !s))
+        return -1;
+    uint32_t max_depth = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!(s[i].x >= 0 && s[i].x <= 1) || (s[i].depth && !s[i].frames))
+            return -1;
+        if (s[i].depth > max_depth)
+            max_depth = s[i].depth;
+    }
+    size_t *order = malloc((n + 1) * sizeof(*order));
+    size_t *bin_start = calloc(o.bins + 1, sizeof(*bin_start));
+    bin_winner *w = malloc(o.bins * sizeof(*w));
+    uint64_t *keys = malloc((n + 1) * sizeof(*keys));
+    if (!order || !bin_start || !w || !keys) {
+        free(order);
+        free(bin_start);
+        free(w);
+        free(keys);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        order[i] = i;
+    sort_base = s;
+    qsort(order, n, sizeof(*order), by_x);
+    for (size_t i = 0, b = 0; b <= o.bins; b++) {
+        while (i < n && bin_of(s[order[i]].x, o.bins) < b)
+            i++;
+        bin_start[b] = i;
+    }
+    bin_start[o.bins] = n;
+
+    fold_band *bands = NULL;
+    size_t nbands = 0, cap = 0, best_distinct = 0;
+    int rc = 0;
+    for (uint32_t depth = 0; depth < max_depth && rc == 0; depth++) {
+        winners(s, depth, &o, order, bin_start, keys, w);
+        size_t first_band = nbands;
+        for (size_t b = 0; b < o.bins;) {
+            size_t e = b + 1;
+            while (e < o.bins && w[e].function == w[b].function)
+                e++;
+            if (w[b].function != UINT32_MAX && e - b >= o.min_bins) {
+                fold_band band;
+                memset(&band, 0, sizeof(band)); /* padding too: results compare bytewise */
+                band.start = (double)b / (double)o.bins;
+                band.end = (double)e / (double)o.bins;
+                band.depth = depth;
+                band.function = w[b].function;
+                band.share = band.end - band.start;
+                size_t from = bin_start[b], to = bin_start[e], matching;
+                band.line = dominant_line(s, order, from, to, depth, band.function, keys, &matching);
+                band.samples = to - from;
+                band.purity = band.samples ? (double)matching / (double)band.samples : 0;
+                if (push(&bands, &nbands, &cap, &band) != 0)
+                    rc = -1;
+            }
+            b = e;
+        }
+        /* distinct routines among this depth's bands */
+        size_t distinct = 0;
+        for (size_t i = first_band; i < nbands; i++) {
+            int seen = 0;
+            for (size_t j = first_band; j < i && !seen; j++)
+                seen = bands[j].function == bands[i].function;
+            distinct += !seen;
+        }
+        if (distinct && distinct >= best_distinct) {
+            best_distinct = distinct;
+            *best_depth = depth;
+        }
+    }
+    free(order);
+    free(bin_start);
+    free(w);
+    free(keys);
+    if (rc != 0) {
+        free(bands);
+        return -1;
+    }
+    *out = bands;
+    *nout = nbands;
+    return 0;
+}

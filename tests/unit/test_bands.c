@@ -1,0 +1,146 @@
+/* test_bands.c: unit tests of the source bands (fold/bands.c) on folded
+ * stacks whose truth is known: main calls phase_a over [0,0.4), phase_b over
+ * [0.4,0.9), phase_c over [0.9,1], with 10 % of the samples misattributed. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bands.h"
+
+enum { MAIN = 7, PHASE_A = 11, PHASE_B = 12, PHASE_C = 13 };
+
+static uint64_t rng = 12345;
+static double uniform(void)
+{
+    rng += 0x9e3779b97f4a7c15ull;
+    uint64_t z = rng;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return (double)((z ^ (z >> 31)) >> 11) / 9007199254740992.0;
+}
+
+#define N 3000
+static fold_frame frames[N][2];
+static fold_stack_sample samples[N];
+
+static void make_samples(void)
+{
+    rng = 12345;
+    for (size_t i = 0; i < N; i++) {
+        double x = uniform();
+        uint32_t f = x < 0.4 ? PHASE_A : x < 0.9 ? PHASE_B : PHASE_C;
+        if (uniform() < 0.1) /* noise: another phase */
+            f = f == PHASE_A ? PHASE_B : PHASE_A;
+        frames[i][0] = (fold_frame){ MAIN, 90 };
+        frames[i][1] = (fold_frame){ f, f == PHASE_A ? 21u : f == PHASE_B ? 32u : 43u };
+        samples[i] = (fold_stack_sample){ x, frames[i], 2 };
+    }
+}
+
+static void three_phases_are_found(void **state)
+{
+    (void)state;
+    make_samples();
+    fold_band *b;
+    size_t n;
+    uint32_t best;
+    assert_int_equal(fold_bands(samples, N, NULL, &b, &n, &best), 0);
+    assert_int_equal(best, 1);
+    /* depth 0: main everywhere */
+    assert_true(n >= 4);
+    assert_int_equal(b[0].depth, 0);
+    assert_int_equal(b[0].function, MAIN);
+    assert_true(b[0].start == 0.0 && b[0].end == 1.0);
+    assert_int_equal(b[0].line, 90);
+    const double truth[3][2] = { { 0, 0.4 }, { 0.4, 0.9 }, { 0.9, 1 } };
+    const uint32_t fn[3] = { PHASE_A, PHASE_B, PHASE_C }, lines[3] = { 21, 32, 43 };
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (b[i].depth != 1)
+            continue;
+        assert_true(k < 3);
+        assert_int_equal(b[i].function, fn[k]);
+        assert_int_equal(b[i].line, lines[k]);
+        assert_true(b[i].start > truth[k][0] - 0.021 && b[i].start < truth[k][0] + 0.021);
+        assert_true(b[i].end > truth[k][1] - 0.021 && b[i].end < truth[k][1] + 0.021);
+        assert_true(b[i].share > (truth[k][1] - truth[k][0]) - 0.041);
+        assert_true(b[i].purity > 0.8);
+        k++;
+    }
+    assert_int_equal(k, 3);
+    free(b);
+}
+
+static void deterministic(void **state)
+{
+    (void)state;
+    make_samples();
+    fold_band *a, *b;
+    size_t na, nb;
+    uint32_t da, db;
+    assert_int_equal(fold_bands(samples, N, NULL, &a, &na, &da), 0);
+    /* the same samples in another order give the same bands */
+    for (size_t i = 0; i < N / 2; i++) {
+        fold_stack_sample t = samples[i];
+        samples[i] = samples[N - 1 - i];
+        samples[N - 1 - i] = t;
+    }
+    assert_int_equal(fold_bands(samples, N, NULL, &b, &nb, &db), 0);
+    assert_int_equal(na, nb);
+    assert_int_equal(da, db);
+    assert_memory_equal(a, b, na * sizeof(*a));
+    free(a);
+    free(b);
+}
+
+static void short_dominance_opens_no_band(void **state)
+{
+    (void)state;
+    /* phase_c dominates a single bin only: with min_bins 2 it gets no band */
+    static fold_frame fr[100][2];
+    static fold_stack_sample s[100];
+    for (size_t i = 0; i < 100; i++) {
+        double x = (double)i / 100.0;
+        fr[i][0] = (fold_frame){ MAIN, 1 };
+        fr[i][1] = (fold_frame){ x >= 0.5 && x < 0.52 ? (uint32_t)PHASE_C : (uint32_t)PHASE_A, 5 };
+        s[i] = (fold_stack_sample){ x, fr[i], 2 };
+    }
+    fold_band_options o;
+    fold_band_defaults(&o);
+    fold_band *b;
+    size_t n;
+    uint32_t best;
+    assert_int_equal(fold_bands(s, 100, &o, &b, &n, &best), 0);
+    for (size_t i = 0; i < n; i++)
+        assert_int_not_equal(b[i].function, PHASE_C);
+    free(b);
+}
+
+static void bad_input_is_refused(void **state)
+{
+    (void)state;
+    fold_band *b;
+    size_t n;
+    uint32_t best;
+    fold_stack_sample bad = { 1.5, frames[0], 2 };
+    assert_int_equal(fold_bands(&bad, 1, NULL, &b, &n, &best), -1);
+    assert_int_equal(fold_bands(NULL, 0, NULL, &b, &n, &best), 0);
+    assert_int_equal(n, 0);
+    free(b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(three_phases_are_found),
+        cmocka_unit_test(deterministic),
+        cmocka_unit_test(short_dominance_opens_no_band),
+        cmocka_unit_test(bad_input_is_refused),
+    };
+    return cmocka_run_group_tests_name("source bands", tests, NULL, NULL);
+}
