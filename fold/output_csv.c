@@ -1,0 +1,105 @@
+/* output_csv.c: CSV files of a fold, per region: <slug>.curves.csv (the fitted
+ * cumulative fraction and rate of every counter on the grid), <slug>.points.csv
+ * (the folded points, used and excluded) and <slug>.bands.csv (source bands). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "result.h"
+
+static FILE *open_file(const char *dir, const char *slug, const char *suffix, char *err, size_t errlen)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/%s.%s.csv", dir, slug, suffix);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    return f;
+}
+
+static int close_file(FILE *f, const char *what, char *err, size_t errlen)
+{
+    if (ferror(f) | (fclose(f) != 0)) {
+        snprintf(err, errlen, "writing %s failed: %s", what, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* A CSV field: quoted when it holds a separator or a quote. */
+static void field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static int region_csv(const fold_region_result *r, const char *dir, char *err, size_t errlen)
+{
+    FILE *f = open_file(dir, r->slug, "curves", err, errlen);
+    if (!f)
+        return -1;
+    fputs("x", f);
+    for (size_t c = 0; c < r->ncounters; c++) {
+        fputs(",cumulative_", f);
+        field(f, r->counters[c].name);
+        fputs(",rate_", f);
+        field(f, r->counters[c].name);
+    }
+    fputc('\n', f);
+    size_t grid = r->ncounters ? r->counters[0].curve.grid : 0;
+    for (size_t i = 0; i < grid; i++) {
+        fprintf(f, "%.6f", r->counters[0].curve.x[i]);
+        for (size_t c = 0; c < r->ncounters; c++)
+            fprintf(f, ",%.9g,%.9g", r->counters[c].curve.cum[i], r->counters[c].rate[i]);
+        fputc('\n', f);
+    }
+    if (close_file(f, "curves.csv", err, errlen))
+        return -1;
+
+    if (!(f = open_file(dir, r->slug, "points", err, errlen)))
+        return -1;
+    fputs("counter,x,y,used\n", f);
+    for (size_t c = 0; c < r->ncounters; c++) {
+        const fold_counter_result *k = &r->counters[c];
+        for (size_t i = 0; i < k->npoints; i++) {
+            field(f, k->name);
+            fprintf(f, ",%.6f,%.6f,1\n", k->px[i], k->py[i]);
+        }
+        for (size_t i = 0; i < k->nexcluded; i++) {
+            field(f, k->name);
+            fprintf(f, ",%.6f,%.6f,0\n", k->ex[i], k->ey[i]);
+        }
+    }
+    if (close_file(f, "points.csv", err, errlen))
+        return -1;
+
+    if (!(f = open_file(dir, r->slug, "bands", err, errlen)))
+        return -1;
+    fputs("start,end,share,function,file,line,depth,purity\n", f);
+    for (size_t i = 0; i < r->nbands; i++) {
+        const fold_band_result *b = &r->bands[i];
+        fprintf(f, "%.4f,%.4f,%.4f,", b->start, b->end, b->share);
+        field(f, b->function);
+        fputc(',', f);
+        field(f, b->file ? b->file : "");
+        fprintf(f, ",%u,%u,%.3f\n", b->line, b->depth, b->purity);
+    }
+    return close_file(f, "bands.csv", err, errlen);
+}
+
+int fold_write_csv(const fold_report *r, const char *dir, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < r->nregions; i++)
+        if (region_csv(&r->regions[i], dir, err, errlen) != 0)
+            return -1;
+    return 0;
+}

@@ -1,0 +1,181 @@
+/* output_plot.c: one gnuplot script per region (<slug>.gp, reading the CSV
+ * files beside it) and its rendering to <slug>.png and <slug>.svg: the source
+ * bands on top; below, per counter, the folded samples (used and excluded),
+ * the fitted cumulative curve, the rate on the second axis and the phase
+ * boundaries. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "result.h"
+
+#define MAX_PANELS 4
+
+/* A gnuplot single-quoted string: quotes doubled. */
+static void quoted(FILE *f, const char *s)
+{
+    fputc('\'', f);
+    for (; s && *s; s++) {
+        if (*s == '\'')
+            fputc('\'', f);
+        fputc(*s, f);
+    }
+    fputc('\'', f);
+}
+
+static const char *const band_colors[] = { "#8dd3c7", "#ffffb3", "#bebada", "#fb8072", "#80b1d3",
+                                           "#fdb462", "#b3de69", "#fccde5", "#d9d9d9", "#bc80bd" };
+
+/* Colour of a function: the same function gets the same colour in a plot. */
+static const char *color_of(const fold_region_result *r, size_t band)
+{
+    size_t distinct = 0;
+    for (size_t i = 0; i < band; i++) {
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = strcmp(r->bands[j].function, r->bands[i].function) == 0;
+        distinct += !seen;
+    }
+    for (size_t j = 0; j < band; j++)
+        if (strcmp(r->bands[j].function, r->bands[band].function) == 0)
+            return color_of(r, j);
+    return band_colors[distinct % (sizeof(band_colors) / sizeof(band_colors[0]))];
+}
+
+static void body(FILE *f, const fold_region_result *r)
+{
+    size_t panels = r->ncounters < MAX_PANELS ? r->ncounters : MAX_PANELS;
+    double band_h = 0.14, top = 0.06, free_h = 1.0 - band_h - top;
+    double panel_h = panels ? free_h / (double)panels : free_h;
+    fputs("set multiplot\nset lmargin 12\nset rmargin 12\nset xrange [0:1]\n", f);
+    /* source bands */
+    fprintf(f, "set origin 0,%.4f\nset size 1,%.4f\n", 1.0 - top - band_h, band_h + top);
+    fputs("set title ", f);
+    char title[1024];
+    snprintf(title, sizeof(title), "%s  (%zu of %zu instances, %zu samples, mean %.3g ms)", r->name,
+             r->instances_used, r->instances_found, r->samples_used, r->mean_duration_s * 1e3);
+    quoted(f, title);
+    fputs("\nset yrange [0:1]\nunset ytics\nunset y2tics\nset format x ''\nunset xlabel\nunset ylabel\n"
+          "unset y2label\nunset key\n",
+          f);
+    for (size_t i = 0; i < r->nbands; i++) {
+        const fold_band_result *b = &r->bands[i];
+        fprintf(f, "set object %zu rect from %.4f,0.05 to %.4f,0.95 fc rgb '%s' fs solid 0.8 border lc rgb '#666666'\n",
+                i + 1, b->start, b->end, color_of(r, i));
+        char text[512];
+        snprintf(text, sizeof(text), "%s\n%s:%u", b->function, b->file ? strrchr(b->file, '/') ? strrchr(b->file, '/') + 1 : b->file : "",
+                 b->line);
+        fprintf(f, "set label %zu ", i + 1);
+        quoted(f, text);
+        fprintf(f, " at %.4f,0.5 center font ',8'\n", (b->start + b->end) / 2);
+    }
+    fputs("plot NaN notitle\nunset object\nunset label\nunset title\n", f);
+    /* counters */
+    for (size_t p = 0; p < panels; p++) {
+        const fold_counter_result *c = &r->counters[p];
+        fprintf(f, "set origin 0,%.4f\nset size 1,%.4f\n", 1.0 - top - band_h - (double)(p + 1) * panel_h, panel_h);
+        fputs("set yrange [0:1]\nset ytics 0.25 nomirror\nset y2range [0:*]\nset y2tics\nset key top left font ',8'\n", f);
+        fputs(p + 1 == panels ? "set format x '%g'\nset xlabel 'normalized region time'\n" : "set format x ''\nunset xlabel\n", f);
+        char label[300];
+        snprintf(label, sizeof(label), "cumulative %s", c->name);
+        fputs("set ylabel ", f);
+        quoted(f, label);
+        snprintf(label, sizeof(label), "%s rate (M%s/s)", c->name, c->unit && strcmp(c->unit, "#") ? c->unit : "");
+        fputs("\nset y2label ", f);
+        quoted(f, label);
+        fputc('\n', f);
+        for (size_t b = 1; b < r->phases.nphases; b++)
+            fprintf(f, "set arrow %zu from %.4f,graph 0 to %.4f,graph 1 nohead dt 2 lc rgb '#444444'\n", b,
+                    r->phases.bounds[b], r->phases.bounds[b]);
+        char points[600], curves[600];
+        snprintf(points, sizeof(points), "%s.points.csv", r->slug);
+        snprintf(curves, sizeof(curves), "%s.curves.csv", r->slug);
+        fputs("plot ", f);
+        quoted(f, points);
+        fputs(" skip 1 using (strcol(1) eq ", f);
+        quoted(f, c->name);
+        fputs(" && $4 == 1 ? $2 : NaN):3 with points pt 7 ps 0.25 lc rgb '#7777bb' title 'folded samples', \\\n  ", f);
+        quoted(f, points);
+        fputs(" skip 1 using (strcol(1) eq ", f);
+        quoted(f, c->name);
+        fputs(" && $4 == 0 ? $2 : NaN):3 with points pt 2 ps 0.4 lc rgb '#cc3333' title 'excluded instances', \\\n  ", f);
+        quoted(f, curves);
+        fprintf(f, " skip 1 using 1:%zu with lines lw 2 lc rgb '#000080' title 'fit', \\\n  ", 2 * p + 2);
+        quoted(f, curves);
+        fprintf(f, " skip 1 using 1:($%zu/1e6) axes x1y2 with lines lw 2 lc rgb '#d04000' title 'rate'\n", 2 * p + 3);
+        fputs("unset arrow\n", f);
+    }
+    if (!panels)
+        fputs("set origin 0,0\nset size 1,0.8\nset label 1 'no counters in this trace' at 0.5,0.5 center\nplot NaN notitle\n", f);
+    fputs("unset multiplot\n", f);
+}
+
+static int run_gnuplot(const char *dir, const char *script, char *err, size_t errlen)
+{
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(err, errlen, "cannot run gnuplot: %s", strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        if (chdir(dir) != 0)
+            _exit(126);
+        int log = open("gnuplot.log", O_WRONLY | O_CREAT | O_APPEND, 0644);
+        if (log >= 0) {
+            dup2(log, STDERR_FILENO);
+            dup2(log, STDOUT_FILENO);
+            close(log);
+        }
+        execlp("gnuplot", "gnuplot", script, (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return 0;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+        snprintf(err, errlen, "gnuplot not found (Debian package gnuplot-nox); plots not rendered, scripts kept");
+    else
+        snprintf(err, errlen, "gnuplot failed on %s/%s (see %s/gnuplot.log)", dir, script, dir);
+    return -1;
+}
+
+int fold_write_plots(const fold_report *r, const char *dir, unsigned formats, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < r->nregions; i++) {
+        const fold_region_result *reg = &r->regions[i];
+        char path[4096], script[600];
+        snprintf(script, sizeof(script), "%s.gp", reg->slug);
+        snprintf(path, sizeof(path), "%s/%s", dir, script);
+        FILE *f = fopen(path, "w");
+        if (!f) {
+            snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+            return -1;
+        }
+        fprintf(f, "# %s: hcafold plot of one region; run `gnuplot %s` in this directory\n", script, script);
+        fputs("set datafile separator ','\nset termoption noenhanced\n", f);
+        if (formats & 1u) {
+            fprintf(f, "set terminal pngcairo size 1100,%d font 'sans,10' noenhanced\nset output '%s.png'\n",
+                    reg->ncounters > 1 ? 900 : 650, reg->slug);
+            body(f, reg);
+        }
+        if (formats & 2u) {
+            fprintf(f, "set terminal svg size 1100,%d font 'sans,10' noenhanced\nset output '%s.svg'\n",
+                    reg->ncounters > 1 ? 900 : 650, reg->slug);
+            body(f, reg);
+        }
+        fputs("set output\n", f);
+        int bad = ferror(f);
+        if (fclose(f) != 0 || bad) {
+            snprintf(err, errlen, "writing %s failed", path);
+            return -1;
+        }
+        if (formats && run_gnuplot(dir, script, err, errlen) != 0)
+            return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,76 @@
+/* result.h: the result of folding a trace, as every output (fold.json, CSV,
+ * gnuplot plots, the text summary) consumes it. Filled by analysis.c. */
+#ifndef FOLD_RESULT_H
+#define FOLD_RESULT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "bands.h"
+#include "fit.h"
+
+#define FOLD_JSON_VERSION 1
+
+typedef struct {
+    const char *name, *unit;
+    size_t instances;          /* instances that measured it from enter to exit */
+    double mean_total;         /* events per instance */
+    double rate_scale;         /* sum of totals / sum of durations: events per second */
+    fold_curve curve;          /* cumulative fraction and its derivative on the grid */
+    double *rate;              /* curve.rate * rate_scale: events per second, on the grid */
+    double *phase_rate;        /* per phase, events per second */
+    size_t points_used;
+    double *px, *py;           /* folded points of used instances (after the cap), for plots */
+    size_t npoints;
+    double *ex, *ey;           /* folded points of excluded instances, for plots */
+    size_t nexcluded;
+} fold_counter_result;
+
+typedef struct {
+    const char *function, *file;
+    uint32_t line;
+    double start, end, share, purity;
+    uint32_t depth;
+} fold_band_result;
+
+typedef struct {
+    char *name;                /* display name */
+    char *slug;                /* file-name-safe name, unique in the report */
+    const char *kind;          /* "user", "openmp", "burst" */
+    char *open_site, *close_site; /* "function@file:line" of the contexts opening/closing it */
+    size_t instances_found, instances_used, instances_excluded, groups;
+    size_t samples_used;
+    double mean_duration_s, total_time_s;
+    fold_counter_result *counters;
+    size_t ncounters;
+    fold_segmentation phases;  /* shared boundaries; slopes unused here (see phase_rate) */
+    fold_band_result *bands;   /* of the depth that tells routines apart best */
+    size_t nbands;
+    double *line_x;            /* line-number scatter: normalized time and line of the */
+    uint32_t *line_no;         /* leaf frame of each used sample */
+    const char **line_fn;
+    size_t nlines;
+    char *warning;             /* e.g. too few samples; NULL if none */
+} fold_region_result;
+
+typedef struct {
+    const char *trace;         /* path of traces.otf2 */
+    uint64_t samples_lost;
+    size_t nlocations;
+    fold_region_result *regions; /* sorted by total time, largest first */
+    size_t nregions;
+    size_t regions_skipped;    /* keys with too few instances or samples */
+} fold_report;
+
+void fold_report_free(fold_report *r);
+
+/* Outputs; each returns 0 or -1 with a one-line reason in err. */
+int fold_write_json(const fold_report *r, const char *dir, char *err, size_t errlen);
+int fold_write_csv(const fold_report *r, const char *dir, char *err, size_t errlen);
+/* Writes <slug>.gp per region and runs gnuplot for <slug>.png and <slug>.svg
+ * (formats: bit 1 PNG, bit 2 SVG; 0 only writes the scripts). */
+int fold_write_plots(const fold_report *r, const char *dir, unsigned formats, char *err, size_t errlen);
+void fold_write_summary(const fold_report *r, FILE *out);
+
+#endif
