@@ -20,8 +20,9 @@ SAN_LDFLAGS := -fsanitize=address,undefined
 endif
 
 INCLUDES := -Isrc -Iinstrument -Iinclude
-LIB_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden $(INCLUDES) $(OTF2_CFLAGS) $(MPI_CFLAGS) $(DW_CFLAGS)
-LIB_LIBS := $(OTF2_LIBS) $(MPI_LIBS) $(DW_LIBS) -lpthread -ldl
+LIB_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden $(INCLUDES) $(OTF2_CFLAGS) $(MPI_CFLAGS) $(DW_CFLAGS) \
+    $(UNWIND_CFLAGS) $(PFM_CFLAGS)
+LIB_LIBS := $(OTF2_LIBS) $(MPI_LIBS) $(DW_LIBS) $(UNWIND_LIBS) $(PFM_LIBS) -lpthread -ldl
 
 SRC_COMMON := src/hca_defs.c
 LIB_SRC := $(SRC_COMMON) $(wildcard instrument/*.c)
@@ -35,9 +36,17 @@ endif
 
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+HCAFOLD := $(BUILD)/bin/hcafold
 TOOLS := $(BUILD)/tests/tracestat $(BUILD)/tests/markers_app $(BUILD)/bench/mpi_call_cost
+# sampling and counters: a test program with known phases, and a benchmark
+TOOLS += $(BUILD)/tests/sampling_app $(BUILD)/bench/sample_cost
+# hcafold's reading side (fold/read, regions, points) and its test tools
+FOLD_READ_SRC := fold/read.c fold/regions.c fold/points.c
+FOLD_READ_OBJ := $(patsubst fold/%.c,$(BUILD)/obj/fold/%.o,$(FOLD_READ_SRC))
+FOLD_TESTS := $(BUILD)/tests/test_read $(BUILD)/tests/test_regions $(BUILD)/tests/test_points
+TOOLS += $(BUILD)/tests/hcasynth $(BUILD)/tests/foldstat $(BUILD)/tests/foldcheck
 
-all: $(LIB) $(EXAMPLES) $(TOOLS)
+all: $(LIB) $(EXAMPLES) $(TOOLS) $(HCAFOLD)
 
 $(BUILD)/obj/lib/%.o: %.c $(wildcard src/*.h instrument/*.h) config.mk
 	@mkdir -p $(dir $@)
@@ -71,6 +80,14 @@ $(BUILD)/tests/markers_app: tests/markers_app.c include/hcatrace.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $<
 
+# the user's programs: without sanitizers, with -g
+$(BUILD)/tests/sampling_app: tests/sampling_app.c include/hcatrace.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $< -lpthread
+$(BUILD)/bench/sample_cost: bench/sample_cost.c include/hcatrace.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $<
+
 $(BUILD)/tests/test_bands: tests/unit/test_bands.c fold/bands.c fold/bands.h
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
@@ -79,15 +96,61 @@ $(BUILD)/tests/test_bands: tests/unit/test_bands.c fold/bands.c fold/bands.h
 # Unit tests link the pure modules only (not the preload machinery, whose
 # constructor would trace the test itself).
 UNIT_OBJ := $(addprefix $(BUILD)/obj/lib/,src/hca_defs.o instrument/hct_config.o instrument/hct_expdir.o \
-    instrument/hct_launcher.o)
+    instrument/hct_launcher.o instrument/hct_events.o)
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(UNIT_OBJ)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
-	@$(CC) $(TEST_CFLAGS) -o $@ $< $(UNIT_OBJ) $(SAN_LDFLAGS) $(CMOCKA_LIBS) $(OTF2_LIBS)
+	@$(CC) $(TEST_CFLAGS) -o $@ $< $(UNIT_OBJ) $(SAN_LDFLAGS) $(CMOCKA_LIBS) $(OTF2_LIBS) $(PFM_LIBS)
+
+# The folding numerics (fit, segmentation) are pure functions on GSL: their
+# unit tests link the sources directly (explicit targets, so this rule wins
+# over the pattern rule above).
+FOLD_NUM_SRC := fold/fit.c fold/segment.c
+$(BUILD)/tests/test_fit $(BUILD)/tests/test_segment: $(BUILD)/tests/%: tests/unit/%.c $(FOLD_NUM_SRC) fold/fit.h
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	@$(CC) $(TEST_CFLAGS) -Ifold $(GSL_CFLAGS) -o $@ $< $(FOLD_NUM_SRC) $(SAN_LDFLAGS) $(CMOCKA_LIBS) $(GSL_LIBS)
+
+# ---- hcafold reading side: objects, the trace synthesizer, test tools ----
+FOLD_CFLAGS := $(BASE_CFLAGS) -Isrc -Ifold $(OTF2_CFLAGS)
+FOLD_LIBS := $(OTF2_LIBS) -lpthread -lm
+
+$(BUILD)/obj/fold/%.o: fold/%.c $(wildcard fold/*.h src/*.h) config.mk
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(FOLD_CFLAGS) -c $< -o $@
+
+SYNTH_SRC := tests/synth/hcasynth.c tests/synth/synth_spec.c
+$(BUILD)/tests/hcasynth: $(SYNTH_SRC) $(wildcard tests/synth/*.h) $(SRC_COMMON) $(wildcard src/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	@$(CC) $(TEST_CFLAGS) -Itests/synth -o $@ $(SYNTH_SRC) $(SRC_COMMON) $(SAN_LDFLAGS) $(OTF2_LIBS) -lm
+
+$(BUILD)/tests/foldstat: tests/foldstat.c $(FOLD_READ_OBJ)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	@$(CC) $(TEST_CFLAGS) -Ifold -o $@ $< $(FOLD_READ_OBJ) $(SAN_LDFLAGS) $(FOLD_LIBS)
+
+# Unit tests of the reading side link its objects (and run hcasynth).
+$(FOLD_TESTS): $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/fold_testutil.h $(FOLD_READ_OBJ)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	@$(CC) $(TEST_CFLAGS) -Ifold -Itests/synth -o $@ $< $(FOLD_READ_OBJ) $(SAN_LDFLAGS) $(CMOCKA_LIBS) $(FOLD_LIBS)
 
 $(BUILD)/bench/mpi_call_cost: bench/mpi_call_cost.c
 	@mkdir -p $(dir $@)
 	$(MPICC) -std=c11 -O2 -g -Wall -Wextra -Werror -o $@ $<
+
+$(BUILD)/tests/foldcheck: tests/foldcheck.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	@$(CC) $(TEST_CFLAGS) -o $@ $< $(SAN_LDFLAGS) $(CJSON_LIBS) -lm
+
+# ---- hcafold: every fold/ module, GSL for the numerics, cJSON for fold.json ----
+$(HCAFOLD): $(patsubst fold/%.c,$(BUILD)/obj/fold/%.o,$(wildcard fold/*.c)) $(BUILD)/obj/lib/src/hca_defs.o
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	@$(CC) -o $@ $^ $(SAN_LDFLAGS) $(OTF2_LIBS) $(GSL_LIBS) $(CJSON_LIBS) -lpthread -lm
 
 check: all $(UNIT_BIN)
 	BUILD=$(BUILD) MPIRUN=$(MPIRUN) tests/run-tests.sh
@@ -99,20 +162,22 @@ check-sanitized: all $(UNIT_BIN)
 bench: all
 	bench/run.sh
 
-install: $(LIB)
+install: $(LIB) $(HCAFOLD)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include \
 	    $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/doc/hcatrace \
 	    $(DESTDIR)$(PREFIX)/share/hcatrace/examples
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/libhcatrace.so
 	install -m 755 scripts/hcatrace $(DESTDIR)$(PREFIX)/bin/hcatrace
-	install -m 644 man/hcatrace.1 $(DESTDIR)$(PREFIX)/share/man/man1/hcatrace.1
+	install -m 755 $(HCAFOLD) $(DESTDIR)$(PREFIX)/bin/hcafold
+	install -m 644 man/hcatrace.1 man/hcafold.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 include/hcatrace.h $(DESTDIR)$(PREFIX)/include/hcatrace.h
 	install -m 644 docs/*.md README.md $(DESTDIR)$(PREFIX)/share/doc/hcatrace/
 	install -m 644 examples/*.c examples/*.f90 examples/*.sh $(DESTDIR)$(PREFIX)/share/hcatrace/examples/
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/lib/libhcatrace.so $(DESTDIR)$(PREFIX)/bin/hcatrace \
-	    $(DESTDIR)$(PREFIX)/share/man/man1/hcatrace.1 $(DESTDIR)$(PREFIX)/include/hcatrace.h
+	rm -f $(DESTDIR)$(PREFIX)/lib/libhcatrace.so $(DESTDIR)$(PREFIX)/bin/hcatrace $(DESTDIR)$(PREFIX)/bin/hcafold \
+	    $(DESTDIR)$(PREFIX)/share/man/man1/hcatrace.1 $(DESTDIR)$(PREFIX)/share/man/man1/hcafold.1 \
+	    $(DESTDIR)$(PREFIX)/include/hcatrace.h
 	rm -rf $(DESTDIR)$(PREFIX)/share/doc/hcatrace $(DESTDIR)$(PREFIX)/share/hcatrace
 
 lint:

@@ -56,9 +56,11 @@ run() {
         cs=on
         [ "$1" = nocallsites ] && cs=off
         trace=$TMP/trace.$1.$2
+        # the wrapper alone: counters and sampling (on by default) are measured
+        # by bench/counters.sh and bench/sampling.sh
         # shellcheck disable=SC2086
         "$MPIRUN" $MPIFLAGS -np "$NP" -x LD_PRELOAD="$LIB" -x HCATRACE_DIR="$trace" -x HCATRACE_CALLSITES=$cs \
-            "$BIN" "$CALLS" "$BATCHES" >"$out"
+            -x HCATRACE_COUNTERS=off -x HCATRACE_SAMPLING=off "$BIN" "$CALLS" "$BATCHES" >"$out"
         if [ ! -e "$trace/traces.otf2" ]; then
             echo "bench/run.sh: the traced run wrote no trace in $trace: the tracer did not run" >&2
             exit 1

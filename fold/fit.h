@@ -29,6 +29,8 @@ typedef struct {
     double *rate;  /* d cum / dx >= 0: fraction per unit of normalized time (mean 1) */
     double rmse;   /* root mean square residual of the points against the fit */
     size_t used;   /* points used after the cap */
+    double smoothing; /* the penalty weight used (chosen by GCV or given), in the units of
+                         fold_fit_options.smoothing */
 } fold_curve;
 
 void fold_fit_defaults(fold_fit_options *o);

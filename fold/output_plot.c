@@ -26,6 +26,22 @@ static void quoted(FILE *f, const char *s)
     fputc('\'', f);
 }
 
+/* A gnuplot double-quoted string (escapes interpreted: newlines allowed). */
+static void dquoted(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; s && *s; s++) {
+        if (*s == '\n')
+            fputs("\\n", f);
+        else {
+            if (*s == '"' || *s == '\\')
+                fputc('\\', f);
+            fputc(*s, f);
+        }
+    }
+    fputc('"', f);
+}
+
 static const char *const band_colors[] = { "#8dd3c7", "#ffffb3", "#bebada", "#fb8072", "#80b1d3",
                                            "#fdb462", "#b3de69", "#fccde5", "#d9d9d9", "#bc80bd" };
 
@@ -69,7 +85,7 @@ static void body(FILE *f, const fold_region_result *r)
         snprintf(text, sizeof(text), "%s\n%s:%u", b->function, b->file ? strrchr(b->file, '/') ? strrchr(b->file, '/') + 1 : b->file : "",
                  b->line);
         fprintf(f, "set label %zu ", i + 1);
-        quoted(f, text);
+        dquoted(f, text);
         fprintf(f, " at %.4f,0.5 center font ',8'\n", (b->start + b->end) / 2);
     }
     fputs("plot NaN notitle\nunset object\nunset label\nunset title\n", f);
@@ -83,7 +99,24 @@ static void body(FILE *f, const fold_region_result *r)
         snprintf(label, sizeof(label), "cumulative %s", c->name);
         fputs("set ylabel ", f);
         quoted(f, label);
-        snprintf(label, sizeof(label), "%s rate (M%s/s)", c->name, c->unit && strcmp(c->unit, "#") ? c->unit : "");
+        /* the rate axis in a unit that fits its values */
+        double max = 0, scale = 1;
+        for (size_t i = 0; c->rate && i < c->curve.grid; i++)
+            if (c->rate[i] > max)
+                max = c->rate[i];
+        const char *prefix = "";
+        if (max >= 1e9) {
+            scale = 1e9;
+            prefix = "G";
+        } else if (max >= 1e6) {
+            scale = 1e6;
+            prefix = "M";
+        } else if (max >= 1e3) {
+            scale = 1e3;
+            prefix = "k";
+        }
+        const char *unit = c->unit && strcmp(c->unit, "#") ? c->unit : "";
+        snprintf(label, sizeof(label), "%s rate (%s%s/s)", c->name, prefix, unit);
         fputs("\nset y2label ", f);
         quoted(f, label);
         fputc('\n', f);
@@ -97,15 +130,16 @@ static void body(FILE *f, const fold_region_result *r)
         quoted(f, points);
         fputs(" skip 1 using (strcol(1) eq ", f);
         quoted(f, c->name);
-        fputs(" && $4 == 1 ? $2 : NaN):3 with points pt 7 ps 0.25 lc rgb '#7777bb' title 'folded samples', \\\n  ", f);
+        fputs(" && $4 == 1 ? $2 : NaN):3 with points pt 7 ps 0.5 lc rgb '#8f8fd0' title 'folded samples', \\\n  ", f);
         quoted(f, points);
         fputs(" skip 1 using (strcol(1) eq ", f);
         quoted(f, c->name);
-        fputs(" && $4 == 0 ? $2 : NaN):3 with points pt 2 ps 0.4 lc rgb '#cc3333' title 'excluded instances', \\\n  ", f);
+        fputs(" && $4 == 0 ? $2 : NaN):3 with points pt 2 ps 0.6 lc rgb '#cc3333' title 'excluded instances', \\\n  ", f);
         quoted(f, curves);
         fprintf(f, " skip 1 using 1:%zu with lines lw 2 lc rgb '#000080' title 'fit', \\\n  ", 2 * p + 2);
         quoted(f, curves);
-        fprintf(f, " skip 1 using 1:($%zu/1e6) axes x1y2 with lines lw 2 lc rgb '#d04000' title 'rate'\n", 2 * p + 3);
+        fprintf(f, " skip 1 using 1:($%zu/%g) axes x1y2 with lines lw 2 lc rgb '#d04000' title 'rate'\n", 2 * p + 3,
+                scale);
         fputs("unset arrow\n", f);
     }
     if (!panels)

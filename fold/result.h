@@ -61,6 +61,7 @@ typedef struct {
     fold_region_result *regions; /* sorted by total time, largest first */
     size_t nregions;
     size_t regions_skipped;    /* keys with too few instances or samples */
+    void *owner;               /* the read trace the names point into (freed with the report) */
 } fold_report;
 
 void fold_report_free(fold_report *r);

@@ -1,8 +1,7 @@
 /* summary.c: the text summary hcafold prints on stdout: the regions by total
  * time, their phases with the rate of each counter, and the dominant source
- * lines. Also frees a report. */
+ * lines. */
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "result.h"
 
@@ -51,35 +50,4 @@ void fold_write_summary(const fold_report *r, FILE *out)
                     band->function, band->file ? band->file : "?", band->line, 100.0 * band->share);
         }
     }
-}
-
-void fold_report_free(fold_report *r)
-{
-    for (size_t i = 0; i < r->nregions; i++) {
-        fold_region_result *g = &r->regions[i];
-        for (size_t c = 0; c < g->ncounters; c++) {
-            fold_counter_result *k = &g->counters[c];
-            fold_curve_free(&k->curve);
-            free(k->rate);
-            free(k->phase_rate);
-            free(k->px);
-            free(k->py);
-            free(k->ex);
-            free(k->ey);
-        }
-        free(g->counters);
-        fold_segmentation_free(&g->phases);
-        free(g->bands);
-        free(g->line_x);
-        free(g->line_no);
-        free(g->line_fn);
-        free(g->name);
-        free(g->slug);
-        free(g->open_site);
-        free(g->close_site);
-        free(g->warning);
-    }
-    free(r->regions);
-    r->regions = NULL;
-    r->nregions = 0;
 }

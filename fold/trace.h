@@ -1,7 +1,8 @@
-/* trace.h: what hcafold takes from a trace: the definitions it needs, and per
- * region key its instances (enter/leave times and counter values) and the
- * samples that fall inside them. Filled by reading an hcatrace OTF2 archive
- * (read.c, in parallel over locations) and grouped into regions (regions.c). */
+/* trace.h: what hcafold takes from a trace: the definitions it needs, per
+ * location the samples that fall inside instances, and per region key its
+ * instances (enter/leave times and counter values). Filled by reading an
+ * hcatrace OTF2 archive (read.c, in parallel over locations) and grouped into
+ * regions (regions.c); folded into point clouds by points.c. */
 #ifndef FOLD_TRACE_H
 #define FOLD_TRACE_H
 
@@ -12,69 +13,118 @@
 
 /* Region kinds hcafold folds. */
 enum fold_kind {
-    FOLD_KIND_USER,   /* user marker regions */
-    FOLD_KIND_OPENMP, /* OpenMP parallel regions */
+    FOLD_KIND_USER,   /* user marker regions (paradigm USER) */
+    FOLD_KIND_OPENMP, /* OpenMP constructs (paradigm OPENMP) */
     FOLD_KIND_BURST,  /* compute between two MPI calls, keyed by both call sites */
-    FOLD_KIND_MPI,    /* MPI calls themselves (not folded by default) */
-    FOLD_KIND_FUNCTION
+    FOLD_KIND_MPI,    /* MPI calls themselves (kept only with fold_read_options.mpi_regions) */
+    FOLD_KIND_FUNCTION /* any other instrumented region; also the kind of sampled code */
+};
+
+/* Why an instance is not folded. */
+enum fold_exclusion {
+    FOLD_USED = 0,
+    FOLD_EXCLUDED_OUTLIER = 1 /* duration outside median +- k * MAD of its group */
 };
 
 typedef struct {
-    char *name, *file;
+    const char *name, *file; /* file: "" when unknown */
     uint32_t line;
-    int paradigm; /* OTF2_Paradigm */
-    int kind;     /* enum fold_kind for instrumented regions, FOLD_KIND_FUNCTION for code */
+    int paradigm;            /* OTF2_Paradigm */
+    int role;                /* OTF2_RegionRole */
+    int kind;                /* enum fold_kind */
 } fold_region_def;
 
 typedef struct {
-    uint32_t region, parent; /* global IDs; FOLD_NONE at the root */
-    char *file;              /* source location of this context, or NULL */
+    uint32_t region, parent; /* global IDs; parent FOLD_NONE at the root */
+    const char *file;        /* source location of this context (the line running in this frame), or NULL */
     uint32_t line;
+    uint32_t depth;          /* 0 at the root */
 } fold_context_def;
 
 typedef struct {
-    char *name, *unit;
+    const char *name, *unit;
 } fold_counter_def;
 
-/* One instance of a region on one location. */
+/* A counter set (OTF2 MetricClass): what one Metric event carries. A class
+ * whose members are named "sampling:*" holds the tracer's sampling statistics
+ * (running counts per location), not counters. */
 typedef struct {
-    uint64_t t0, t1;       /* enter and leave, ns */
-    uint32_t location;     /* index into fold_trace.locations */
-    double *c0, *c1;       /* counter values at enter/leave, per trace counter; NAN where not measured */
-    size_t first_sample, nsamples; /* its samples in fold_region.samples */
-    int excluded;          /* 0 used; 1 duration outlier; 2 another duration cluster */
-} fold_instance;
+    size_t n;
+    uint32_t *counters; /* per member: index into fold_trace.counters (FOLD_NONE in statistics) */
+    uint8_t *lost;      /* per member: 1 if it counts lost samples ("sampling:lost*") */
+    int statistics;     /* 1: the tracer's sampling statistics */
+} fold_counter_set;
 
 typedef struct {
     uint64_t t;            /* ns */
     uint32_t context;      /* leaf calling context of the sampled stack, or FOLD_NONE */
-    double *values;        /* per trace counter; NAN where not measured */
+    const double *values;  /* per trace counter; NAN where not measured (never NULL when ncounters > 0) */
 } fold_sample;
 
-/* All instances of one key. */
+/* One instance of a region on one location. */
 typedef struct {
-    char *name;            /* e.g. "iteration", or "cg.c:88 -> cg.c:120" for a burst */
-    int kind;              /* enum fold_kind */
-    uint32_t open_context, close_context; /* call sites that open/close it (bursts), or the region's context */
-    fold_instance *instances;
-    size_t ninstances;
-    fold_sample *samples;
+    uint64_t t0, t1;       /* enter and leave (bursts: leave of the opening MPI call, enter of the closing one), ns */
+    const double *c0, *c1; /* counter values at t0/t1, per trace counter; NAN where not measured */
+    size_t first_sample, nsamples; /* its samples: locations[location].samples[first_sample ...] */
+    uint32_t location;     /* index into fold_trace.locations */
+    uint32_t open_context, close_context; /* the key: bursts: the MPI calls' contexts; otherwise both the region's */
+    int16_t kind;          /* enum fold_kind */
+    int16_t excluded;      /* enum fold_exclusion */
+} fold_instance;
+
+typedef struct {
+    uint64_t id;           /* OTF2 location ID: (thread << 32) | rank for hcatrace */
+    uint32_t rank;         /* location group */
+    uint32_t thread;       /* id >> 32 */
+    uint64_t nevents;      /* events read */
+    uint64_t samples_read; /* samples seen, kept or not */
+    fold_sample *samples;  /* samples inside at least one instance, in time order */
     size_t nsamples;
-    uint32_t group;        /* duration cluster index when a key splits into groups */
+    fold_instance *instances; /* as read, in leave order; moved into the regions by fold_regions_build */
+    size_t ninstances;
+    uint64_t samples_lost; /* the tracer's last "sampling:lost*" statistics, summed */
+    uint64_t unbalanced;   /* leave events that matched no open region */
+    uint64_t unclosed;     /* region instances still open when the location ended */
+    void *arena;           /* counter values (internal) */
+} fold_location;
+
+/* All instances of one key, or of one duration group of a key. */
+typedef struct {
+    char *name;            /* "iteration", or "MPI_Allreduce@cg.c:88 -> MPI_Allreduce@cg.c:120" for a burst */
+    int kind;              /* enum fold_kind */
+    uint32_t open_context, close_context; /* the key */
+    uint32_t group, ngroups; /* duration group of the key, by ascending duration; ngroups 1 if not split */
+    fold_instance *instances; /* by location, then time */
+    size_t ninstances;
+    size_t nused, nexcluded;  /* instances */
+    size_t nsamples, nsamples_used; /* samples inside the instances, inside the used ones */
+    double median_ns, mad_ns;       /* duration statistics of the group (MAD unscaled) */
+    double keep_lo_ns, keep_hi_ns;  /* durations kept: median -+ k * scale * MAD */
+    double total_ns;       /* summed duration of all instances of the group */
 } fold_region;
 
 typedef struct {
+    char *path;                  /* anchor file read */
+    char **strings;              /* definition strings (names point here) */
+    size_t nstrings;
     fold_region_def *regions;
     size_t nregions;
     fold_context_def *contexts;
     size_t ncontexts;
-    fold_counter_def *counters; /* every metric member of the trace */
+    fold_counter_def *counters;  /* every metric member of the trace but the sampling statistics */
     size_t ncounters;
-    uint64_t *locations;        /* OTF2 location IDs, in reading order */
+    fold_counter_set *sets;      /* every metric class, by OTF2 ID */
+    size_t nsets;
+    uint64_t sample_period_ns;   /* of the first interrupt generator, 0 if none */
+    uint64_t clock_resolution, global_offset, trace_length;
+    fold_location *locations;    /* sorted by ID */
     size_t nlocations;
-    uint64_t samples_lost;      /* reported by the tracer */
-    fold_region *folds;         /* the region keys found */
+    uint64_t nevents;            /* events read, all locations */
+    uint64_t samples_read, samples_kept;
+    uint64_t samples_lost;       /* reported by the tracer, all locations */
+    fold_region *folds;          /* the region keys found (after fold_regions_build) */
     size_t nfolds;
+    double *nan_row;             /* ncounters NANs: values of events without counters */
 } fold_trace;
 
 #endif

@@ -3,6 +3,8 @@
  * their defaults, so a typo never stops the application. */
 #include "hct_config.h"
 
+#include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,10 +12,11 @@
 /* Every variable the tracer knows, also those read by other parts. */
 static const char *const known_names[] = {
     "HCATRACE_ENABLE", "HCATRACE_DIR", "HCATRACE_VERBOSE", "HCATRACE_CALLSITES",
-    "HCATRACE_CLOCK_SYNC_ROUNDS",
+    "HCATRACE_CLOCK_SYNC_ROUNDS", "HCATRACE_COUNTERS", "HCATRACE_COUNTERS_ROTATE",
+    "HCATRACE_SAMPLING", "HCATRACE_SAMPLING_BUFFER",
 };
 
-static size_t edit_distance(const char *a, const char *b)
+size_t hct_edit_distance(const char *a, const char *b)
 {
     size_t la = strlen(a), lb = strlen(b);
     if (la > 63 || lb > 63)
@@ -26,7 +29,7 @@ static size_t edit_distance(const char *a, const char *b)
         row[0] = i;
         for (size_t j = 1; j <= lb; j++) {
             size_t up = row[j];
-            size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+            size_t cost = tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]) ? 0 : 1;
             size_t best = diag + cost;
             if (up + 1 < best)
                 best = up + 1;
@@ -44,7 +47,7 @@ static const char *closest_name(const char *name)
     const char *best = known_names[0];
     size_t best_d = (size_t)-1;
     for (size_t i = 0; i < sizeof(known_names) / sizeof(known_names[0]); i++) {
-        size_t d = edit_distance(name, known_names[i]);
+        size_t d = hct_edit_distance(name, known_names[i]);
         if (d < best_d) {
             best_d = d;
             best = known_names[i];
@@ -80,6 +83,114 @@ static int parse_uint(const char *v, unsigned lo, unsigned hi, unsigned *out)
     return 0;
 }
 
+int hct_config_parse_duration(const char *v, uint64_t default_unit_ns, uint64_t *ns)
+{
+    static const struct {
+        const char *suffix;
+        double ns;
+    } units[] = { { "ns", 1.0 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
+    char *end;
+    double x = strtod(v, &end);
+    if (end == v || !isfinite(x) || x < 0 || !isdigit((unsigned char)*v))
+        return -1;
+    double unit = (double)default_unit_ns;
+    if (*end) {
+        unit = 0;
+        for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+            if (strcmp(end, units[i].suffix) == 0)
+                unit = units[i].ns;
+        if (unit == 0)
+            return -1;
+    }
+    double r = x * unit;
+    if (r > 1e18)
+        return -1;
+    *ns = (uint64_t)(r + 0.5);
+    return 0;
+}
+
+static int is_off(const char *v)
+{
+    return strcmp(v, "off") == 0 || strcmp(v, "0") == 0 || strcmp(v, "no") == 0 || strcmp(v, "false") == 0;
+}
+
+/* "off" | "on" | PERIOD[,JITTER]; PERIOD in ms by default (1 ms .. 10 s),
+ * JITTER as a percentage ("10", "10%") or a duration ("2ms"), at most 50 %. */
+int hct_config_parse_sampling(const char *v, int *on, uint64_t *period_ns, unsigned *jitter_pct)
+{
+    if (is_off(v)) {
+        *on = 0;
+        return 0;
+    }
+    uint64_t period = HCT_DEFAULT_SAMPLING_PERIOD_NS;
+    unsigned jitter = HCT_DEFAULT_SAMPLING_JITTER_PCT;
+    if (strcmp(v, "on") != 0 && strcmp(v, "1") != 0 && strcmp(v, "yes") != 0 && strcmp(v, "true") != 0) {
+        char buf[64];
+        if (strlen(v) >= sizeof(buf))
+            return -1;
+        strcpy(buf, v);
+        char *comma = strchr(buf, ',');
+        if (comma)
+            *comma++ = 0;
+        if (hct_config_parse_duration(buf, 1000000ull, &period) != 0 || period < 1000000ull ||
+            period > 10000000000ull)
+            return -1;
+        if (comma) {
+            size_t n = strlen(comma);
+            char *end;
+            if (n > 0 && comma[n - 1] == '%') {
+                comma[n - 1] = 0;
+                unsigned long p = strtoul(comma, &end, 10);
+                if (!*comma || *end || p > 50)
+                    return -1;
+                jitter = (unsigned)p;
+            } else if (n > 0 && strspn(comma, "0123456789") == n) {
+                unsigned long p = strtoul(comma, &end, 10);
+                if (p > 50)
+                    return -1;
+                jitter = (unsigned)p;
+            } else {
+                uint64_t j;
+                if (hct_config_parse_duration(comma, 1000000ull, &j) != 0 || j * 2 > period)
+                    return -1;
+                jitter = (unsigned)((j * 100 + period / 2) / period);
+            }
+        }
+    }
+    *on = 1;
+    *period_ns = period;
+    *jitter_pct = jitter;
+    return 0;
+}
+
+/* "off" | N (region instances) | DURATION (with a unit) | "N,DURATION" */
+int hct_config_parse_rotate(const char *v, unsigned *instances, uint64_t *ns)
+{
+    unsigned n = 0;
+    uint64_t t = 0;
+    if (!is_off(v)) {
+        char buf[64];
+        if (!*v || strlen(v) >= sizeof(buf))
+            return -1;
+        strcpy(buf, v);
+        for (char *item = strtok(buf, ","); item; item = strtok(NULL, ",")) {
+            if (strspn(item, "0123456789") == strlen(item)) {
+                unsigned long x = strtoul(item, NULL, 10);
+                if (x < 1 || x > 1000000000ul || n)
+                    return -1;
+                n = (unsigned)x;
+            } else if (hct_config_parse_duration(item, 0, &t) != 0 || t < 1000000ull) {
+                return -1;
+            }
+        }
+        if (!n && !t)
+            return -1;
+    }
+    *instances = n;
+    *ns = t;
+    return 0;
+}
+
 int hct_config_read(hct_config *cfg, char *const *envp, void (*report)(const char *line))
 {
     char line[512];
@@ -89,6 +200,14 @@ int hct_config_read(hct_config *cfg, char *const *envp, void (*report)(const cha
     cfg->callsites = 1;
     cfg->dir = NULL;
     cfg->clock_sync_rounds = 10;
+    cfg->counters = NULL;
+    cfg->counters_off = 0;
+    cfg->rotate_instances = 0;
+    cfg->rotate_ns = HCT_DEFAULT_ROTATE_NS;
+    cfg->sampling = 1;
+    cfg->sampling_period_ns = HCT_DEFAULT_SAMPLING_PERIOD_NS;
+    cfg->sampling_jitter_pct = HCT_DEFAULT_SAMPLING_JITTER_PCT;
+    cfg->sampling_buffer_kib = HCT_DEFAULT_SAMPLING_BUFFER_KIB;
     for (char *const *e = envp; e && *e; e++) {
         if (strncmp(*e, "HCATRACE_", 9) != 0)
             continue;
@@ -116,6 +235,33 @@ int hct_config_read(hct_config *cfg, char *const *envp, void (*report)(const cha
             bad = parse_uint(v, 1, 1000, &u);
             if (!bad)
                 cfg->clock_sync_rounds = u;
+        } else if (strcmp(name, "HCATRACE_COUNTERS") == 0) {
+            cfg->counters_off = !*v || strcmp(v, "off") == 0 || strcmp(v, "none") == 0;
+            cfg->counters = cfg->counters_off ? NULL : v;
+        } else if (strcmp(name, "HCATRACE_COUNTERS_ROTATE") == 0) {
+            unsigned n;
+            uint64_t t;
+            bad = hct_config_parse_rotate(v, &n, &t);
+            if (!bad) {
+                cfg->rotate_instances = n;
+                cfg->rotate_ns = t;
+            }
+        } else if (strcmp(name, "HCATRACE_SAMPLING") == 0) {
+            int on;
+            uint64_t p;
+            unsigned j;
+            bad = hct_config_parse_sampling(v, &on, &p, &j);
+            if (!bad) {
+                cfg->sampling = on;
+                if (on) {
+                    cfg->sampling_period_ns = p;
+                    cfg->sampling_jitter_pct = j;
+                }
+            }
+        } else if (strcmp(name, "HCATRACE_SAMPLING_BUFFER") == 0) {
+            bad = parse_uint(v, 64, 1048576, &u);
+            if (!bad)
+                cfg->sampling_buffer_kib = u;
         } else if (strcmp(name, "HCATRACE_DIR") == 0) {
             if (!*v)
                 bad = 1;

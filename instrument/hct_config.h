@@ -3,17 +3,49 @@
 #ifndef HCT_CONFIG_H
 #define HCT_CONFIG_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 typedef struct {
     int enable;        /* HCATRACE_ENABLE: 0 leaves the program untraced */
     int verbose;       /* HCATRACE_VERBOSE: 0 quiet, 1 summary, 2 details */
     int callsites;     /* HCATRACE_CALLSITES: record the caller of each MPI call */
     const char *dir;   /* HCATRACE_DIR: experiment directory, or NULL */
     unsigned clock_sync_rounds; /* HCATRACE_CLOCK_SYNC_ROUNDS: ping-pongs per peer */
+    /* HCATRACE_COUNTERS: "ev,ev;ev,..." (sets separated by ';'), NULL = the
+     * defaults; counters_off when "off" (or empty). Checked against the
+     * machine's PMU by hct_counters.c, not here. */
+    const char *counters;
+    int counters_off;
+    /* HCATRACE_COUNTERS_ROTATE: switch sets after N region instances and/or
+     * after T ns; 0 = not by that criterion. */
+    unsigned rotate_instances;
+    uint64_t rotate_ns;
+    /* HCATRACE_SAMPLING: off, or PERIOD[,JITTER] */
+    int sampling;
+    uint64_t sampling_period_ns;
+    unsigned sampling_jitter_pct; /* +- percent of the period */
+    unsigned sampling_buffer_kib; /* HCATRACE_SAMPLING_BUFFER: per-thread sample buffer */
 } hct_config;
+
+#define HCT_DEFAULT_SAMPLING_PERIOD_NS 20000000ull /* 20 ms, see docs/benchmarks.md */
+#define HCT_DEFAULT_SAMPLING_JITTER_PCT 10u
+#define HCT_DEFAULT_ROTATE_NS 100000000ull /* 100 ms */
+#define HCT_DEFAULT_SAMPLING_BUFFER_KIB 1024u
 
 /* Reads the environment into cfg (defaults first). Each problem is reported
  * through report(line) as one line; the returned value is the number of
  * problems. Unknown values fall back to the default. */
 int hct_config_read(hct_config *cfg, char *const *envp, void (*report)(const char *line));
+
+/* Parsers of the values above, exposed for tests: 0 on success, -1 if invalid. */
+int hct_config_parse_sampling(const char *v, int *on, uint64_t *period_ns, unsigned *jitter_pct);
+int hct_config_parse_rotate(const char *v, unsigned *instances, uint64_t *ns);
+/* A duration "20ms", "0.5s", "500us", "20000ns"; a bare number is in
+ * default_unit_ns. */
+int hct_config_parse_duration(const char *v, uint64_t default_unit_ns, uint64_t *ns);
+
+/* Levenshtein distance, ASCII case-insensitive (names, event names). */
+size_t hct_edit_distance(const char *a, const char *b);
 
 #endif

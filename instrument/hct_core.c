@@ -55,6 +55,16 @@ static void report_config_problem(const char *line)
         hct_message("%s", line);
 }
 
+void hct_config_problem(const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    report_config_problem(line);
+}
+
 void hct_otf2_check(hct_thread *t, OTF2_ErrorCode rc)
 {
     if (rc == OTF2_SUCCESS)
@@ -118,6 +128,7 @@ hct_thread *hct_thread_get(void)
         if (!t->writer)
             return NULL;
         t->has_location = 1;
+        hct_extras_start(t); /* counters and sampling of this thread */
     }
     return t;
 }
@@ -143,18 +154,38 @@ static void wait_quiescent(void)
     }
 }
 
-/* Stops recording and writes the end of the program on the master location. */
+/* Stops recording: sampling stops everywhere; the master location gets its
+ * pending samples, last counter values and the end of the program; then, once
+ * no thread is inside the tracer, every other location its samples and last
+ * counter values. */
 void hct_stop_recording(void)
 {
     hct_thread *master = hct.threads[0];
+    hct_extras_disarm_all();
     if (master && master->writer) {
+        int self = master == tls_thread;
+        if (self) {
+            master->in_tool++;
+            hct_sampling_drain(master); /* older than anything written now */
+            hct_markers_close_open(master, hct_timestamp(master));
+        }
+        hct_extras_finish(master, self);
         uint64_t ts = hct_timestamp(master);
-        if (master == tls_thread)
-            hct_markers_close_open(master, ts);
+        hct_counters_final(master, ts, self); /* the totals, with the end of the program */
         hct_otf2_check(master, OTF2_EvtWriter_ProgramEnd(master->writer, NULL, ts, OTF2_UNDEFINED_INT64));
+        if (self)
+            master->in_tool--;
     }
     atomic_store(&hct.active, 0);
     wait_quiescent();
+    uint32_t n = atomic_load(&hct.nthreads);
+    for (uint32_t i = 1; i < n; i++)
+        if (hct.threads[i])
+            hct_extras_finish(hct.threads[i], hct.threads[i] == tls_thread);
+    for (uint32_t i = 0; i < n; i++)
+        if (hct.threads[i])
+            hct_extras_close(hct.threads[i]);
+    hct_sampling_report();
 }
 
 /* ---- program identity ----------------------------------------------------- */
@@ -273,6 +304,7 @@ __attribute__((constructor)) static void hct_load(void)
     OTF2_Error_RegisterCallback(otf2_error, NULL);
     hca_defs_init(&hct.defs);
     read_program_identity();
+    hct_extras_setup(); /* counters and sampling: what this machine records */
     if (!thread_register())
         return;
     if (launched_by_mpi())

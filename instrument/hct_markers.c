@@ -59,7 +59,7 @@ __attribute__((visibility("default"))) void hcatrace_region_begin(const char *na
     uint32_t cc = key == HCA_UNDEF ? HCA_UNDEF : hct_callsite_cc(key, __builtin_return_address(0));
     if (cc != HCA_UNDEF) {
         stack[depth++] = (open_region){ key, cc };
-        hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, hct_timestamp(t), cc, 2));
+        hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, hct_boundary_ts(t, 1), cc, 2));
     }
     t->in_tool--;
 }
@@ -74,15 +74,17 @@ __attribute__((visibility("default"))) void hcatrace_region_end(const char *name
         return; /* not the innermost open region: ignored */
     t->in_tool++;
     depth--;
-    hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, hct_timestamp(t), stack[depth].cc));
+    hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, hct_boundary_ts(t, 0), stack[depth].cc));
     t->in_tool--;
 }
 
-/* Closes the regions this thread left open, when tracing stops. */
+/* Closes the regions this thread left open, when tracing stops (not before
+ * ts; each leave with its counter values). */
 void hct_markers_close_open(hct_thread *t, uint64_t ts)
 {
     while (depth > 0) {
         depth--;
-        hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, ts, stack[depth].cc));
+        uint64_t at = t->extras ? hct_boundary(t, 0, ts) : ts;
+        hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, at, stack[depth].cc));
     }
 }

@@ -40,7 +40,7 @@ static inline int hct_call_enter(hct_call *c, enum hct_mpi_key key, const void *
     t->mpi_depth = 1;
     c->t = t;
     c->cc = cc;
-    c->ts = hct_timestamp(t);
+    c->ts = hct_boundary_ts(t, 1); /* pending samples, then counter values */
     c->after = 0;
     hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, c->ts, cc, 2));
     t->in_tool--;
@@ -51,8 +51,9 @@ static inline void hct_call_leave(hct_call *c)
 {
     hct_thread *t = c->t;
     t->in_tool++;
-    /* the leave follows the last record after the call at once: same time */
-    uint64_t ts = c->after ? c->ts : hct_timestamp(t);
+    /* the leave follows the last record after the call at once: same time
+     * (later if samples taken since then are written first) */
+    uint64_t ts = t->extras ? hct_boundary(t, 0, c->after ? c->ts : 0) : c->after ? c->ts : hct_timestamp(t);
     hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, ts, c->cc));
     t->mpi_depth = 0;
     t->in_tool--;

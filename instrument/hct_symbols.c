@@ -1,10 +1,13 @@
 /* hct_symbols.c: resolves code addresses of the traced process to function,
  * source file and line with elfutils libdw, once, at the end of the run (never in
- * a signal handler or a wrapper). */
+ * a signal handler or a wrapper). C++ names are demangled with libstdc++'s
+ * __cxa_demangle when the program has libstdc++ loaded (every C++ program);
+ * otherwise they stay mangled. */
 #include "hct.h"
 
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <dlfcn.h>
 #include <dwarf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,10 +53,35 @@ static void copy_str(char *dst, size_t n, const char *src)
     snprintf(dst, n, "%s", src ? src : "");
 }
 
+typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+
+/* "ns::Class::method(int)" for a mangled C++ name, when libstdc++ is loaded;
+ * copied into out. Returns 0 if it was not demangled. */
+static int demangle(const char *mangled, char *out, size_t n)
+{
+    static demangle_fn fn;
+    static int looked;
+    if (!mangled || mangled[0] != '_' || mangled[1] != 'Z')
+        return 0;
+    if (!looked) {
+        looked = 1;
+        fn = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    }
+    int status = -1;
+    char *d = fn ? fn(mangled, NULL, NULL, &status) : NULL;
+    if (!d || status != 0) {
+        free(d);
+        return 0;
+    }
+    copy_str(out, n, d);
+    free(d);
+    return 1;
+}
+
 /* The innermost function (or inlined function) containing addr, with its
- * declaration line. Returns its name or NULL. */
+ * declaration line and its linkage name (C++). Returns its name or NULL. */
 static const char *scope_function(Dwfl_Module *mod, Dwarf_Addr addr, uint32_t *decl_line,
-                                  const char **decl_file)
+                                  const char **decl_file, const char **linkage)
 {
     Dwarf_Addr bias = 0;
     Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, &bias);
@@ -77,6 +105,10 @@ static const char *scope_function(Dwfl_Module *mod, Dwarf_Addr addr, uint32_t *d
             if (dwarf_attr_integrate(&origin, DW_AT_name, &a2))
                 name = dwarf_formstring(&a2);
         }
+        Dwarf_Attribute a3;
+        if (dwarf_attr_integrate(&origin, DW_AT_linkage_name, &a3) ||
+            dwarf_attr_integrate(&origin, DW_AT_MIPS_linkage_name, &a3))
+            *linkage = dwarf_formstring(&a3);
         int line = 0;
         if (dwarf_decl_line(&origin, &line) == 0)
             *decl_line = (uint32_t)line;
@@ -98,15 +130,18 @@ void hct_symbolize(hct_symbolizer *s, uintptr_t address, hct_symbol *out)
     Dwarf_Addr base = 0;
     const char *modname = dwfl_module_info(mod, NULL, &base, NULL, NULL, NULL, NULL, NULL);
     const char *symname = dwfl_module_addrname(mod, (GElf_Addr)address);
-    const char *decl_file = NULL;
-    const char *fn = scope_function(mod, (Dwarf_Addr)address, &out->function_line, &decl_file);
-    if (fn)
-        copy_str(out->function, sizeof(out->function), fn);
-    else if (symname)
-        copy_str(out->function, sizeof(out->function), symname);
-    else
+    const char *decl_file = NULL, *linkage = NULL;
+    const char *fn = scope_function(mod, (Dwarf_Addr)address, &out->function_line, &decl_file, &linkage);
+    if (fn) {
+        if (!demangle(linkage, out->function, sizeof(out->function)))
+            copy_str(out->function, sizeof(out->function), fn);
+    } else if (symname) {
+        if (!demangle(symname, out->function, sizeof(out->function)))
+            copy_str(out->function, sizeof(out->function), symname);
+    } else {
         snprintf(out->function, sizeof(out->function), "%s+0x%lx", modname ? modname : "??",
                  (unsigned long)(address - base));
+    }
     Dwfl_Line *line = dwfl_module_getsrc(mod, (Dwarf_Addr)address);
     int lineno = 0;
     const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;

@@ -5,6 +5,20 @@
  *   callsite <region> <caller> <file>:<line> <count>      (summed over locations)
  *   comm <name> size <n>
  *   records <kind> <count>                              (message and collective records)
+ * Counters and samples (docs/trace-format.md, "Counters and samples"):
+ *   metricclass <id> <kind: counters|sampling> <member>,<member>,...
+ *   counters <loc> metrics <n> classes <k> monotonic <yes|no> boundaries <n> with_counters <n>
+ *            placement <ok|bad> first_class <id>
+ *       classes: counter-set classes used on the location; monotonic: no member
+ *       ever decreases; with_counters: region events preceded by a counter
+ *       Metric at their time; placement: every counter Metric is followed by a
+ *       region or sample event, another Metric or the ProgramEnd, at its time
+ *   counter <loc> <member> first <v> last <v> n <count>
+ *   sampling <loc> <member>=<value> ...                  (last statistics of the location)
+ *   region <name> instances <n> samples <n> [<member>=<sum of deltas> ...]
+ *       summed over locations; samples taken inside the innermost open instance;
+ *       deltas of members read at both ends of an instance
+ *   stack <count> <fn>@<file>:<line> < <fn>@<file>:<line> ...   (leaf first, up to 8 frames)
  * Exit status 0 when the archive could be read, 1 otherwise. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,6 +28,12 @@
 #include <otf2/otf2.h>
 
 #define MAXDEPTH 256
+#define MAXVALUES 256 /* metric members */
+#define UNSET UINT64_MAX
+
+typedef struct {
+    uint64_t v[MAXVALUES]; /* by member; UNSET when not read */
+} values_t;
 
 typedef struct {
     uint64_t id;
@@ -22,6 +42,17 @@ typedef struct {
     uint32_t stack[MAXDEPTH];
     int depth, balanced, monotonic;
     uint64_t last_ts;
+    /* counters */
+    uint64_t metrics, boundaries, with_counters;
+    int counters_monotonic, placement_bad, pending; /* pending: a counter Metric awaits its event */
+    uint64_t pending_ts, last_counter_ts;
+    uint32_t classes_used; /* bit mask */
+    int first_class;       /* of the first counter Metric */
+    uint64_t first[MAXVALUES], last[MAXVALUES], nvalues[MAXVALUES];
+    values_t at_boundary;   /* member values of the counter Metric at last_counter_ts */
+    values_t *open_values;  /* per open region instance */
+    uint64_t stats[MAXVALUES];
+    int have_stats;
 } loc_t;
 
 typedef struct {
@@ -53,6 +84,25 @@ typedef struct {
 } trace_t;
 
 static trace_t T;
+
+/* metrics and samples */
+typedef struct {
+    uint32_t *member_name;
+    struct {
+        uint8_t n;
+        uint32_t members[64];
+        int sampling; /* the sampling statistics class */
+    } *classes;
+    uint64_t *cc_samples; /* samples per calling context, all locations */
+    struct {
+        uint64_t instances, samples;
+        uint64_t delta[MAXVALUES];
+        uint8_t has[MAXVALUES];
+    } *region_stats; /* by region */
+    uint32_t nmembers, nclasses, ncc_samples, nregion_stats;
+} metrics_t;
+
+static metrics_t M;
 
 #define GROW(arr, n, idx)                                                                        \
     do {                                                                                         \
@@ -146,6 +196,39 @@ static OTF2_CallbackCode def_comm(void *u, OTF2_CommRef self, OTF2_StringRef nam
     return OTF2_CALLBACK_SUCCESS;
 }
 
+static OTF2_CallbackCode def_member(void *u, OTF2_MetricMemberRef self, OTF2_StringRef name, OTF2_StringRef descr,
+                                    OTF2_MetricType type, OTF2_MetricMode mode, OTF2_Type vtype, OTF2_Base base,
+                                    int64_t exponent, OTF2_StringRef unit)
+{
+    (void)u;
+    (void)descr;
+    (void)type;
+    (void)mode;
+    (void)vtype;
+    (void)base;
+    (void)exponent;
+    (void)unit;
+    GROW(M.member_name, M.nmembers, self);
+    M.member_name[self] = name;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_class(void *u, OTF2_MetricRef self, uint8_t n, const OTF2_MetricMemberRef *members,
+                                   OTF2_MetricOccurrence occ, OTF2_RecorderKind kind)
+{
+    (void)u;
+    (void)occ;
+    (void)kind;
+    GROW(M.classes, M.nclasses, self);
+    M.classes[self].n = n < 64 ? n : 64;
+    for (uint8_t k = 0; k < M.classes[self].n; k++) {
+        M.classes[self].members[k] = members[k];
+        if (members[k] < M.nmembers && strncmp(str(M.member_name[members[k]]), "sampling:", 9) == 0)
+            M.classes[self].sampling = 1;
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 static OTF2_CallbackCode def_location(void *u, OTF2_LocationRef self, OTF2_StringRef name, OTF2_LocationType type,
                                       uint64_t nevents, OTF2_LocationGroupRef group)
 {
@@ -159,6 +242,7 @@ static OTF2_CallbackCode def_location(void *u, OTF2_LocationRef self, OTF2_Strin
     T.locs[i].group = group;
     T.locs[i].balanced = 1;
     T.locs[i].monotonic = 1;
+    T.locs[i].counters_monotonic = 1;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -170,6 +254,68 @@ static void event(loc_t *l, OTF2_TimeStamp ts)
     l->last_ts = ts;
 }
 
+/* A region or sample event at ts: the counter Metric before it, if any. */
+static int counted_event(loc_t *l, OTF2_TimeStamp ts)
+{
+    if (l->pending && l->pending_ts != ts)
+        l->placement_bad = 1;
+    l->pending = 0;
+    return l->last_counter_ts == ts && l->metrics > 0;
+}
+
+static void region_stat_grow(uint32_t region)
+{
+    GROW(M.region_stats, M.nregion_stats, region);
+}
+
+static OTF2_CallbackCode ev_metric(OTF2_LocationRef loc, OTF2_TimeStamp ts, uint64_t pos, void *u,
+                                   OTF2_AttributeList *a, OTF2_MetricRef metric, uint8_t n, const OTF2_Type *types,
+                                   const OTF2_MetricValue *values)
+{
+    (void)loc;
+    (void)pos;
+    (void)a;
+    (void)types;
+    loc_t *l = u;
+    event(l, ts);
+    if (metric >= M.nclasses || M.classes[metric].n != n)
+        return OTF2_CALLBACK_SUCCESS;
+    if (M.classes[metric].sampling) {
+        for (uint8_t k = 0; k < n; k++)
+            if (M.classes[metric].members[k] < MAXVALUES)
+                l->stats[M.classes[metric].members[k]] = values[k].unsigned_int;
+        l->have_stats = 1;
+        return OTF2_CALLBACK_SUCCESS;
+    }
+    if (l->pending && l->pending_ts != ts)
+        l->placement_bad = 1;
+    l->pending = 1;
+    l->pending_ts = ts;
+    if (l->last_counter_ts != ts || l->metrics == 0)
+        for (int m = 0; m < MAXVALUES; m++)
+            l->at_boundary.v[m] = UNSET;
+    l->last_counter_ts = ts;
+    if (l->metrics == 0)
+        l->first_class = (int)metric;
+    l->metrics++;
+    if (metric < 32)
+        l->classes_used |= 1u << metric;
+    for (uint8_t k = 0; k < n; k++) {
+        uint32_t m = M.classes[metric].members[k];
+        if (m >= MAXVALUES)
+            continue;
+        uint64_t v = values[k].unsigned_int;
+        if (l->nvalues[m] == 0)
+            l->first[m] = v;
+        else if (v < l->last[m])
+            l->counters_monotonic = 0;
+        l->last[m] = v;
+        l->nvalues[m]++;
+        l->at_boundary.v[m] = v;
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 static OTF2_CallbackCode ev_cc_enter(OTF2_LocationRef loc, OTF2_TimeStamp ts, uint64_t pos, void *u,
                                      OTF2_AttributeList *a, OTF2_CallingContextRef cc, uint32_t unwind)
 {
@@ -179,10 +325,17 @@ static OTF2_CallbackCode ev_cc_enter(OTF2_LocationRef loc, OTF2_TimeStamp ts, ui
     (void)unwind;
     loc_t *l = u;
     event(l, ts);
+    l->boundaries++;
+    int counted = counted_event(l, ts);
+    l->with_counters += counted;
     if (l->depth >= MAXDEPTH || cc >= T.nccs) {
         l->balanced = 0;
         return OTF2_CALLBACK_SUCCESS;
     }
+    if (!l->open_values && !(l->open_values = calloc(MAXDEPTH, sizeof(values_t))))
+        abort();
+    for (int m = 0; m < MAXVALUES; m++)
+        l->open_values[l->depth].v[m] = counted ? l->at_boundary.v[m] : UNSET;
     l->stack[l->depth++] = cc;
     T.cc_count[cc]++;
     uint32_t region = T.ccs[cc].region;
@@ -199,10 +352,24 @@ static OTF2_CallbackCode ev_cc_leave(OTF2_LocationRef loc, OTF2_TimeStamp ts, ui
     (void)a;
     loc_t *l = u;
     event(l, ts);
-    if (l->depth == 0 || l->stack[l->depth - 1] != cc)
+    l->boundaries++;
+    int counted = counted_event(l, ts);
+    l->with_counters += counted;
+    if (l->depth == 0 || l->stack[l->depth - 1] != cc) {
         l->balanced = 0;
-    else
-        l->depth--;
+        return OTF2_CALLBACK_SUCCESS;
+    }
+    l->depth--;
+    uint32_t region = T.ccs[cc].region;
+    region_stat_grow(region);
+    M.region_stats[region].instances++;
+    for (int m = 0; counted && m < MAXVALUES; m++) {
+        uint64_t b = l->open_values[l->depth].v[m], e = l->at_boundary.v[m];
+        if (b != UNSET && e != UNSET) {
+            M.region_stats[region].delta[m] += e - b;
+            M.region_stats[region].has[m] = 1;
+        }
+    }
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -213,12 +380,19 @@ static OTF2_CallbackCode ev_sample(OTF2_LocationRef loc, OTF2_TimeStamp ts, uint
     (void)loc;
     (void)pos;
     (void)a;
-    (void)cc;
     (void)unwind;
     (void)gen;
     loc_t *l = u;
     event(l, ts);
+    counted_event(l, ts);
     l->samples++;
+    GROW(M.cc_samples, M.ncc_samples, cc);
+    M.cc_samples[cc]++;
+    if (l->depth > 0) {
+        uint32_t region = T.ccs[l->stack[l->depth - 1]].region;
+        region_stat_grow(region);
+        M.region_stats[region].samples++;
+    }
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -261,6 +435,7 @@ static OTF2_CallbackCode ev_program_end(OTF2_LocationRef loc, OTF2_TimeStamp ts,
     (void)status;
     loc_t *l = u;
     event(l, ts);
+    counted_event(l, ts); /* the master's totals come with the end of the program */
     l->program_end++;
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -302,6 +477,104 @@ static OTF2_CallbackCode ev_coll_begin(OTF2_LocationRef loc, OTF2_TimeStamp ts, 
     return OTF2_CALLBACK_SUCCESS;
 }
 
+static const char *member(uint32_t m)
+{
+    return m < M.nmembers ? str(M.member_name[m]) : "?";
+}
+
+/* fn@file:line of a calling context */
+static void print_frame(uint32_t cc)
+{
+    uint32_t region = T.ccs[cc].region, scl = T.ccs[cc].scl;
+    printf("%s@%s:%u", region < T.nregions ? str(T.regions[region].name) : "?",
+           scl < T.nscls ? str(T.scls[scl].file) : "-", scl < T.nscls ? T.scls[scl].line : 0);
+}
+
+static void print_counters_and_samples(void)
+{
+    for (uint32_t c = 0; c < M.nclasses; c++) {
+        printf("metricclass %u %s ", c, M.classes[c].sampling ? "sampling" : "counters");
+        for (uint8_t k = 0; k < M.classes[c].n; k++)
+            printf("%s%s", k ? "," : "", member(M.classes[c].members[k]));
+        printf("\n");
+    }
+    for (uint32_t i = 0; i < T.nlocs; i++) {
+        const loc_t *l = &T.locs[i];
+        if (l->metrics) {
+            printf("counters %" PRIu64 " metrics %" PRIu64 " classes %d monotonic %s boundaries %" PRIu64
+                   " with_counters %" PRIu64 " placement %s first_class %d\n",
+                   l->id, l->metrics, __builtin_popcount(l->classes_used), l->counters_monotonic ? "yes" : "no",
+                   l->boundaries, l->with_counters, l->placement_bad || l->pending ? "bad" : "ok", l->first_class);
+            for (uint32_t m = 0; m < M.nmembers && m < MAXVALUES; m++)
+                if (l->nvalues[m])
+                    printf("counter %" PRIu64 " %s first %" PRIu64 " last %" PRIu64 " n %" PRIu64 "\n", l->id,
+                           member(m), l->first[m], l->last[m], l->nvalues[m]);
+        }
+        if (l->have_stats) {
+            printf("sampling %" PRIu64, l->id);
+            for (uint32_t m = 0; m < M.nmembers && m < MAXVALUES; m++)
+                if (strncmp(member(m), "sampling:", 9) == 0)
+                    printf(" %s=%" PRIu64, member(m) + 9, l->stats[m]);
+            printf("\n");
+        }
+    }
+    for (uint32_t r = 0; r < M.nregion_stats; r++) {
+        if (!M.region_stats[r].instances)
+            continue;
+        printf("region %s instances %" PRIu64 " samples %" PRIu64, r < T.nregions ? str(T.regions[r].name) : "?",
+               M.region_stats[r].instances, M.region_stats[r].samples);
+        for (uint32_t m = 0; m < M.nmembers && m < MAXVALUES; m++)
+            if (M.region_stats[r].has[m])
+                printf(" %s=%" PRIu64, member(m), M.region_stats[r].delta[m]);
+        printf("\n");
+    }
+    /* stacks: samples of contexts with the same symbolic path are summed */
+    typedef struct {
+        char *text;
+        uint64_t n;
+    } path_t;
+    path_t *paths = NULL;
+    uint32_t npaths = 0;
+    for (uint32_t cc = 0; cc < M.ncc_samples; cc++) {
+        if (!M.cc_samples[cc])
+            continue;
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        if (!f)
+            abort();
+        FILE *saved = stdout;
+        stdout = f;
+        uint32_t c = cc;
+        for (int d = 0; d < 8 && c < T.nccs; d++, c = T.ccs[c].parent) {
+            if (d)
+                printf(" < ");
+            print_frame(c);
+        }
+        stdout = saved;
+        fclose(f);
+        uint32_t p = 0;
+        while (p < npaths && strcmp(paths[p].text, buf) != 0)
+            p++;
+        if (p == npaths) {
+            path_t *np = realloc(paths, (npaths + 1) * sizeof(*np));
+            if (!np)
+                abort();
+            paths = np;
+            paths[npaths].text = buf;
+            paths[npaths++].n = 0;
+        } else {
+            free(buf);
+        }
+        paths[p].n += M.cc_samples[cc];
+    }
+    for (uint32_t p = 0; p < npaths; p++) {
+        printf("stack %" PRIu64 " %s\n", paths[p].n, paths[p].text);
+        free(paths[p].text);
+    }
+    free(paths);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -322,6 +595,8 @@ int main(int argc, char **argv)
     OTF2_GlobalDefReaderCallbacks_SetGroupCallback(gcb, def_group);
     OTF2_GlobalDefReaderCallbacks_SetCommCallback(gcb, def_comm);
     OTF2_GlobalDefReaderCallbacks_SetLocationCallback(gcb, def_location);
+    OTF2_GlobalDefReaderCallbacks_SetMetricMemberCallback(gcb, def_member);
+    OTF2_GlobalDefReaderCallbacks_SetMetricClassCallback(gcb, def_class);
     OTF2_Reader_RegisterGlobalDefCallbacks(r, gd, gcb, NULL);
     OTF2_GlobalDefReaderCallbacks_Delete(gcb);
     uint64_t ndefs;
@@ -342,6 +617,7 @@ int main(int argc, char **argv)
     OTF2_EvtReaderCallbacks_SetEnterCallback(ecb, ev_enter);
     OTF2_EvtReaderCallbacks_SetProgramBeginCallback(ecb, ev_program_begin);
     OTF2_EvtReaderCallbacks_SetProgramEndCallback(ecb, ev_program_end);
+    OTF2_EvtReaderCallbacks_SetMetricCallback(ecb, ev_metric);
     OTF2_EvtReaderCallbacks_SetMpiSendCallback(ecb, ev_send);
     OTF2_EvtReaderCallbacks_SetMpiRecvCallback(ecb, ev_recv);
     OTF2_EvtReaderCallbacks_SetMpiIsendCallback(ecb, ev_isend);
@@ -408,6 +684,7 @@ int main(int argc, char **argv)
         }
         printf("callsite %s %s %s:%u %" PRIu64 "\n", str(T.regions[region].name), caller, file, line, T.cc_count[i]);
     }
+    print_counters_and_samples();
     for (uint32_t i = 0; i < T.ncomms; i++)
         printf("comm %s size %u\n", str(T.comms[i].name),
                T.comms[i].group < T.ngroups ? T.group_size[T.comms[i].group] : 0);

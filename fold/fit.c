@@ -1,0 +1,743 @@
+/* fit.c: the smooth, monotone fit of a folded cumulative curve (fold/fit.h).
+ *
+ * Method: a cubic P-spline (Eilers & Marx): a clamped cubic B-spline basis
+ * with many uniform knots and a second-order difference penalty on the
+ * coefficients, taken as divided differences at the Greville abscissae, so
+ * that the penalty's null space is exactly the straight lines (with the
+ * anchors, the curve y = x: no data gives rate 1). The anchors are exact
+ * constraints: with clamped knots the curve at 0 and 1 is the first and last
+ * coefficient, fixed to 0 and 1. The smoothing weight is chosen by
+ * generalized cross-validation (GCV) on the unconstrained fit, computed in
+ * closed form from one symmetric eigendecomposition of the small (coefficient
+ * sized) system. Monotonicity is then enforced exactly: a B-spline with
+ * non-decreasing coefficients is non-decreasing, so when the unconstrained
+ * solution is not monotone the same penalized least-squares problem is
+ * solved over the non-negative coefficient increments that sum to one (a
+ * small convex QP, solved by a primal active-set method).
+ *
+ * Everything is deterministic: no random numbers, fixed loop orders, own
+ * dense solvers (so GSL's global error handler is never involved). */
+#include "fit.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_bspline.h>
+#include <gsl/gsl_eigen.h>
+#include <gsl/gsl_matrix.h>
+#include <gsl/gsl_vector.h>
+
+#ifndef HUBER_RATE_JUMP
+#define HUBER_RATE_JUMP 0.05
+#endif
+#ifndef GCV_GAMMA
+#define GCV_GAMMA 1.4
+#endif
+#ifndef HUBER_ITERATIONS
+#define HUBER_ITERATIONS 20
+#endif
+#define SPLINE_ORDER 4    /* cubic */
+#define MIN_INTERVALS 10
+#define MAX_INTERVALS 80
+#define GCV_LOG_LO (-9.0) /* log10 of lambda relative to its natural scale */
+#define GCV_LOG_HI 7.0
+#define GCV_LOG_STEP 0.1
+
+void fold_fit_defaults(fold_fit_options *o)
+{
+    o->grid = 101;
+    o->max_points = 20000;
+    o->smoothing = 0.0;
+}
+
+void fold_curve_free(fold_curve *c)
+{
+    if (!c)
+        return;
+    free(c->x);
+    free(c->cum);
+    free(c->rate);
+    memset(c, 0, sizeof(*c));
+}
+
+size_t fold_cap_points(size_t n, size_t max, size_t *chosen)
+{
+    if (max == 0 || n <= max) {
+        for (size_t i = 0; i < n; i++)
+            chosen[i] = i;
+        return n;
+    }
+    /* index floor(k * n / max), computed without overflowing k * n */
+    size_t q = n / max, r = n % max;
+    for (size_t k = 0; k < max; k++)
+        chosen[k] = k * q + (k * r) / max;
+    return max;
+}
+
+static double clamp01(double v)
+{
+    return v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
+}
+
+/* ---- small dense linear algebra (row-major, n x n) ---- */
+
+/* In-place Cholesky A = R'R with R upper triangular stored in the upper
+ * triangle. Returns -1 if A is not positive definite. */
+static int cholesky(double *a, size_t n)
+{
+    for (size_t j = 0; j < n; j++) {
+        double d = a[j * n + j];
+        for (size_t k = 0; k < j; k++)
+            d -= a[k * n + j] * a[k * n + j];
+        if (!(d > 0.0))
+            return -1;
+        d = sqrt(d);
+        a[j * n + j] = d;
+        for (size_t i = j + 1; i < n; i++) {
+            double s = a[j * n + i];
+            for (size_t k = 0; k < j; k++)
+                s -= a[k * n + j] * a[k * n + i];
+            a[j * n + i] = s / d;
+        }
+    }
+    return 0;
+}
+
+/* Solve R' v = b (forward) in place, R upper triangular from cholesky(). */
+static void solve_rt(const double *r, size_t n, double *v)
+{
+    for (size_t i = 0; i < n; i++) {
+        double s = v[i];
+        for (size_t k = 0; k < i; k++)
+            s -= r[k * n + i] * v[k];
+        v[i] = s / r[i * n + i];
+    }
+}
+
+/* Solve R v = b (backward) in place. */
+static void solve_r(const double *r, size_t n, double *v)
+{
+    for (size_t i = n; i-- > 0;) {
+        double s = v[i];
+        for (size_t k = i + 1; k < n; k++)
+            s -= r[i * n + k] * v[k];
+        v[i] = s / r[i * n + i];
+    }
+}
+
+/* Gaussian elimination with partial pivoting, solves A x = b in place (A is
+ * destroyed, b becomes x). Returns -1 when A is numerically singular. */
+static int lu_solve(double *a, double *b, size_t n)
+{
+    double scale = 0.0;
+    for (size_t i = 0; i < n * n; i++)
+        scale = fmax(scale, fabs(a[i]));
+    if (!(scale > 0.0))
+        return -1;
+    for (size_t j = 0; j < n; j++) {
+        size_t p = j;
+        for (size_t i = j + 1; i < n; i++)
+            if (fabs(a[i * n + j]) > fabs(a[p * n + j]))
+                p = i;
+        if (!(fabs(a[p * n + j]) > 1e-14 * scale))
+            return -1;
+        if (p != j) {
+            for (size_t k = 0; k < n; k++) {
+                double t = a[j * n + k];
+                a[j * n + k] = a[p * n + k];
+                a[p * n + k] = t;
+            }
+            double t = b[j];
+            b[j] = b[p];
+            b[p] = t;
+        }
+        for (size_t i = j + 1; i < n; i++) {
+            double f = a[i * n + j] / a[j * n + j];
+            if (f == 0.0)
+                continue;
+            for (size_t k = j; k < n; k++)
+                a[i * n + k] -= f * a[j * n + k];
+            b[i] -= f * b[j];
+        }
+    }
+    for (size_t i = n; i-- > 0;) {
+        double s = b[i];
+        for (size_t k = i + 1; k < n; k++)
+            s -= a[i * n + k] * b[k];
+        b[i] = s / a[i * n + i];
+    }
+    return 0;
+}
+
+/* ---- monotone solve: a convex QP over the coefficient increments ----
+ *
+ * minimize 0.5 d'Gd - g'd  subject to  d >= 0, sum(d) = 1
+ * (d are the m increments of the coefficients, c_0 = 0 and c_K-1 = 1).
+ * Primal active-set method from the feasible start d: each step solves the
+ * equality-constrained problem on the free increments through its KKT
+ * system, moves towards it until an increment reaches zero (which joins the
+ * working set), and at a working-set minimum releases the fixed increment
+ * with the most negative multiplier. Returns 0 at the optimum, -1 if the
+ * iteration limit is reached (d is then still feasible). */
+static int qp_simplex(const double *G, const double *g, size_t m, double *d)
+{
+    size_t n1 = m + 1;
+    double *kkt = malloc(n1 * n1 * sizeof(*kkt));
+    double *rhs = malloc(n1 * sizeof(*rhs));
+    double *cand = malloc(m * sizeof(*cand));
+    size_t *free_idx = malloc(m * sizeof(*free_idx));
+    unsigned char *fixed = malloc(m);
+    int rc = -1;
+    if (!kkt || !rhs || !cand || !free_idx || !fixed)
+        goto out;
+    double gscale = 0.0;
+    for (size_t i = 0; i < m; i++) {
+        fixed[i] = d[i] <= 0.0;
+        if (fixed[i])
+            d[i] = 0.0;
+        gscale = fmax(gscale, fabs(g[i]));
+    }
+    size_t maxit = 20 * m + 20;
+    for (size_t it = 0; it < maxit; it++) {
+        size_t nf = 0;
+        for (size_t i = 0; i < m; i++)
+            if (!fixed[i])
+                free_idx[nf++] = i;
+        if (nf == 0)
+            break; /* impossible from a feasible point */
+        size_t n = nf + 1;
+        for (size_t a = 0; a < nf; a++) {
+            for (size_t b = 0; b < nf; b++)
+                kkt[a * n + b] = G[free_idx[a] * m + free_idx[b]];
+            kkt[a * n + nf] = 1.0;
+            kkt[nf * n + a] = 1.0;
+            rhs[a] = g[free_idx[a]];
+        }
+        kkt[nf * n + nf] = 0.0;
+        rhs[nf] = 1.0;
+        if (lu_solve(kkt, rhs, n) != 0)
+            break;
+        for (size_t i = 0; i < m; i++)
+            cand[i] = 0.0;
+        for (size_t a = 0; a < nf; a++)
+            cand[free_idx[a]] = rhs[a];
+        double alpha = 1.0;
+        size_t block = m;
+        for (size_t a = 0; a < nf; a++) {
+            size_t i = free_idx[a];
+            if (cand[i] < 0.0) {
+                double t = d[i] / (d[i] - cand[i]);
+                if (t < alpha) {
+                    alpha = t;
+                    block = i;
+                }
+            }
+        }
+        for (size_t a = 0; a < nf; a++) {
+            size_t i = free_idx[a];
+            d[i] += alpha * (cand[i] - d[i]);
+        }
+        if (block < m) {
+            d[block] = 0.0;
+            fixed[block] = 1;
+            continue;
+        }
+        /* KKT: G d - g + lam 1 - nu = 0 with lam = rhs[nf]; nu >= 0 on the
+         * fixed increments at the optimum */
+        double lam = rhs[nf];
+        size_t worst = m;
+        double worst_nu = -1e-12 * (gscale + 1.0);
+        for (size_t i = 0; i < m; i++) {
+            if (!fixed[i])
+                continue;
+            double nu = lam - g[i];
+            for (size_t k = 0; k < m; k++)
+                nu += G[i * m + k] * d[k];
+            if (nu < worst_nu) {
+                worst_nu = nu;
+                worst = i;
+            }
+        }
+        if (worst == m) {
+            rc = 0;
+            break;
+        }
+        fixed[worst] = 0;
+    }
+out:
+    free(kkt);
+    free(rhs);
+    free(cand);
+    free(free_idx);
+    free(fixed);
+    return rc;
+}
+
+/* ---- the P-spline ---- */
+
+/* Everything one fit needs, sized by the K coefficients (m = K - 2 free ones:
+ * c_0 = 0 and c_K-1 = 1 are the anchors). */
+typedef struct {
+    size_t K, m;
+    gsl_bspline_workspace *bw;
+    double h;          /* interior knot spacing */
+    double *Q, *q;     /* X'X (K x K) and X'y */
+    double yy, n;      /* y'y and the number of points */
+    double *drow;      /* (K-2) x 3: the penalty's difference rows */
+    double *pw;        /* K-2 penalty weights (1: plain P-spline) */
+    double *P;         /* D' W D, K x K */
+    /* reduced system and its eigendecomposition */
+    double *R, *tmp, *bvec, *pvec, *col, *col2;
+    double *mu, *u, *w;
+    double yyr;        /* squared norm of y - B_K-1(x) */
+    gsl_matrix *Mm, *Vm;
+    gsl_vector *ev;
+    gsl_eigen_symmv_workspace *ew;
+} pspline;
+
+static void ps_free(pspline *s)
+{
+    if (s->bw)
+        gsl_bspline_free(s->bw);
+    free(s->Q);
+    free(s->q);
+    free(s->drow);
+    free(s->pw);
+    free(s->P);
+    free(s->R);
+    free(s->tmp);
+    free(s->bvec);
+    free(s->pvec);
+    free(s->col);
+    free(s->col2);
+    free(s->mu);
+    free(s->u);
+    free(s->w);
+    if (s->Mm)
+        gsl_matrix_free(s->Mm);
+    if (s->Vm)
+        gsl_matrix_free(s->Vm);
+    if (s->ev)
+        gsl_vector_free(s->ev);
+    if (s->ew)
+        gsl_eigen_symmv_free(s->ew);
+}
+
+static int ps_alloc(pspline *s, size_t nint)
+{
+    memset(s, 0, sizeof(*s));
+    s->bw = gsl_bspline_alloc(SPLINE_ORDER, nint + 1);
+    if (!s->bw)
+        return -1;
+    gsl_bspline_knots_uniform(0.0, 1.0, s->bw);
+    size_t K = gsl_bspline_ncoeffs(s->bw), m = K - 2;
+    s->K = K;
+    s->m = m;
+    s->h = 1.0 / (double)nint;
+    s->Q = calloc(K * K, sizeof(double));
+    s->q = calloc(K, sizeof(double));
+    s->drow = malloc(3 * m * sizeof(double));
+    s->pw = malloc(m * sizeof(double));
+    s->P = malloc(K * K * sizeof(double));
+    s->R = calloc(m * m, sizeof(double));
+    s->tmp = malloc(m * m * sizeof(double));
+    s->bvec = malloc(m * sizeof(double));
+    s->pvec = malloc(m * sizeof(double));
+    s->col = malloc(m * sizeof(double));
+    s->col2 = malloc(m * sizeof(double));
+    s->mu = malloc(m * sizeof(double));
+    s->u = malloc(m * sizeof(double));
+    s->w = malloc(m * sizeof(double));
+    s->Mm = gsl_matrix_alloc(m, m);
+    s->Vm = gsl_matrix_alloc(m, m);
+    s->ev = gsl_vector_alloc(m);
+    s->ew = gsl_eigen_symmv_alloc(m);
+    if (!s->Q || !s->q || !s->drow || !s->pw || !s->P || !s->R || !s->tmp || !s->bvec || !s->pvec
+        || !s->col || !s->col2 || !s->mu || !s->u || !s->w || !s->Mm || !s->Vm || !s->ev || !s->ew)
+        return -1;
+    /* second divided differences at the Greville abscissae, scaled by h so
+     * that they are c[j] - 2c[j+1] + c[j+2] where the abscissae are uniform */
+    for (size_t j = 0; j < m; j++) {
+        double x0 = gsl_bspline_greville_abscissa(j, s->bw);
+        double x1 = gsl_bspline_greville_abscissa(j + 1, s->bw);
+        double x2 = gsl_bspline_greville_abscissa(j + 2, s->bw);
+        s->drow[3 * j] = s->h / (x1 - x0);
+        s->drow[3 * j + 1] = -s->h / (x1 - x0) - s->h / (x2 - x1);
+        s->drow[3 * j + 2] = s->h / (x2 - x1);
+        s->pw[j] = 1.0;
+    }
+    return 0;
+}
+
+/* Accumulate the normal equations of the points (SPLINE_ORDER non-zero basis
+ * functions per point). */
+static void ps_accumulate(pspline *s, const double *x, const double *y, size_t n, gsl_vector *Bv)
+{
+    size_t K = s->K;
+    for (size_t i = 0; i < n; i++) {
+        gsl_bspline_eval(x[i], Bv, s->bw);
+        const double *b = Bv->data;
+        size_t lo = K, hi = 0;
+        for (size_t j = 0; j < K; j++)
+            if (b[j] != 0.0) {
+                if (lo == K)
+                    lo = j;
+                hi = j;
+            }
+        if (lo == K)
+            continue;
+        for (size_t j = lo; j <= hi; j++) {
+            s->q[j] += b[j] * y[i];
+            for (size_t k = lo; k <= hi; k++)
+                s->Q[j * K + k] += b[j] * b[k];
+        }
+        s->yy += y[i] * y[i];
+    }
+    s->n = (double)n;
+}
+
+/* P = D' W D, then the reduced system on c_1..c_K-2 (A = X'X restricted,
+ * Pf = P restricted, with the anchors moved to the right-hand side),
+ * Pf = R'R, and the eigendecomposition R^-T A R^-1 = V diag(mu) V', so that
+ * for any lambda the solution is c = R^-1 V z, z_i = (u_i + lambda w_i) /
+ * (mu_i + lambda) with u = V'R^-T b, w = V'R^-T p. Returns the mean
+ * eigenvalue (the natural scale of lambda), or -1 on failure. */
+static double ps_decompose(pspline *s)
+{
+    size_t K = s->K, m = s->m, L = K - 1;
+    memset(s->P, 0, K * K * sizeof(double));
+    for (size_t j = 0; j < m; j++)
+        for (size_t a = 0; a < 3; a++)
+            for (size_t b = 0; b < 3; b++)
+                s->P[(j + a) * K + (j + b)] += s->pw[j] * s->drow[3 * j + a] * s->drow[3 * j + b];
+    s->yyr = s->yy - 2.0 * s->q[L] + s->Q[L * K + L];
+    for (size_t a = 0; a < m; a++) {
+        s->bvec[a] = s->q[a + 1] - s->Q[(a + 1) * K + L];
+        s->pvec[a] = -s->P[(a + 1) * K + L];
+        for (size_t b = 0; b < m; b++)
+            s->R[a * m + b] = s->P[(a + 1) * K + (b + 1)];
+    }
+    if (cholesky(s->R, m) != 0)
+        return -1.0;
+    /* tmp = A R^-1, row by row (A symmetric) */
+    for (size_t a = 0; a < m; a++) {
+        double *row = s->tmp + a * m;
+        for (size_t b = 0; b < m; b++)
+            row[b] = s->Q[(a + 1) * K + (b + 1)];
+        solve_rt(s->R, m, row);
+    }
+    /* M = R^-T tmp, column by column */
+    for (size_t b = 0; b < m; b++) {
+        for (size_t a = 0; a < m; a++)
+            s->col[a] = s->tmp[a * m + b];
+        solve_rt(s->R, m, s->col);
+        for (size_t a = 0; a < m; a++)
+            gsl_matrix_set(s->Mm, a, b, s->col[a]);
+    }
+    for (size_t a = 0; a < m; a++)
+        for (size_t b = a + 1; b < m; b++) {
+            double v = 0.5 * (gsl_matrix_get(s->Mm, a, b) + gsl_matrix_get(s->Mm, b, a));
+            gsl_matrix_set(s->Mm, a, b, v);
+            gsl_matrix_set(s->Mm, b, a, v);
+        }
+    gsl_eigen_symmv(s->Mm, s->ev, s->Vm, s->ew);
+    memcpy(s->col, s->bvec, m * sizeof(double));
+    solve_rt(s->R, m, s->col);
+    memcpy(s->col2, s->pvec, m * sizeof(double));
+    solve_rt(s->R, m, s->col2);
+    double trace = 0.0;
+    for (size_t i = 0; i < m; i++) {
+        double su = 0.0, sw = 0.0;
+        for (size_t a = 0; a < m; a++) {
+            su += gsl_matrix_get(s->Vm, a, i) * s->col[a];
+            sw += gsl_matrix_get(s->Vm, a, i) * s->col2[a];
+        }
+        double e = gsl_vector_get(s->ev, i);
+        s->mu[i] = e > 0.0 ? e : 0.0;
+        s->u[i] = su;
+        s->w[i] = sw;
+        trace += s->mu[i];
+    }
+    return trace / (double)m;
+}
+
+/* Residual sum of squares and effective degrees of freedom (trace of the
+ * hat matrix) of the unconstrained fit for lambda. */
+static void ps_rss_edf(const pspline *s, double lambda, double *rss, double *edf)
+{
+    double r = s->yyr, e = 0.0;
+    for (size_t i = 0; i < s->m; i++) {
+        double z = (s->u[i] + lambda * s->w[i]) / (s->mu[i] + lambda);
+        r += -2.0 * s->u[i] * z + s->mu[i] * z * z;
+        e += s->mu[i] / (s->mu[i] + lambda);
+    }
+    *rss = r > 0.0 ? r : 0.0;
+    *edf = e;
+}
+
+static double ps_gcv(const pspline *s, double lambda)
+{
+    double rss, edf;
+    ps_rss_edf(s, lambda, &rss, &edf);
+    double dof = s->n - GCV_GAMMA * edf;
+    if (!(dof > 1e-9))
+        return HUGE_VAL;
+    return s->n * rss / (dof * dof);
+}
+
+/* The lambda minimizing GCV: a scan over log10(lambda / scale), then a
+ * golden-section refinement inside the best step. */
+static double ps_choose_lambda(const pspline *s, double scale)
+{
+    double best_t = GCV_LOG_LO, best = HUGE_VAL;
+    int nsteps = (int)lround((GCV_LOG_HI - GCV_LOG_LO) / GCV_LOG_STEP);
+    for (int k = 0; k <= nsteps; k++) {
+        double t = GCV_LOG_LO + GCV_LOG_STEP * k;
+        double v = ps_gcv(s, scale * pow(10.0, t));
+        if (v < best) {
+            best = v;
+            best_t = t;
+        }
+    }
+    double a = best_t - GCV_LOG_STEP, b = best_t + GCV_LOG_STEP;
+    const double gr = 0.5 * (sqrt(5.0) - 1.0);
+    double x1 = b - gr * (b - a), x2 = a + gr * (b - a);
+    double f1 = ps_gcv(s, scale * pow(10.0, x1));
+    double f2 = ps_gcv(s, scale * pow(10.0, x2));
+    for (int it = 0; it < 30; it++) {
+        if (f1 <= f2) {
+            b = x2;
+            x2 = x1;
+            f2 = f1;
+            x1 = b - gr * (b - a);
+            f1 = ps_gcv(s, scale * pow(10.0, x1));
+        } else {
+            a = x1;
+            x1 = x2;
+            f1 = f2;
+            x2 = a + gr * (b - a);
+            f2 = ps_gcv(s, scale * pow(10.0, x2));
+        }
+    }
+    double t = 0.5 * (a + b);
+    if (!(ps_gcv(s, scale * pow(10.0, t)) <= best))
+        t = best_t;
+    return scale * pow(10.0, t);
+}
+
+/* The unconstrained solution for lambda (after ps_decompose), into c[K]. */
+static void ps_solve(pspline *s, double lambda, double *c)
+{
+    size_t m = s->m;
+    for (size_t a = 0; a < m; a++) {
+        double v = 0.0;
+        for (size_t i = 0; i < m; i++)
+            v += gsl_matrix_get(s->Vm, a, i) * (s->u[i] + lambda * s->w[i]) / (s->mu[i] + lambda);
+        s->col[a] = v;
+    }
+    solve_r(s->R, m, s->col);
+    c[0] = 0.0;
+    c[s->K - 1] = 1.0;
+    for (size_t a = 0; a < m; a++)
+        c[a + 1] = s->col[a];
+}
+
+/* Huber weights of the differences of c: 1 for rate changes below the
+ * threshold, threshold/|difference| above (an L1 penalty on large changes
+ * of the rate, which lets phase changes stay sharp while the rate inside a
+ * phase is smoothed). Returns the largest weight change. */
+static double ps_reweight(pspline *s, const double *c)
+{
+    double eps = HUBER_RATE_JUMP * s->h, change = 0.0;
+    for (size_t j = 0; j < s->m; j++) {
+        double d = s->drow[3 * j] * c[j] + s->drow[3 * j + 1] * c[j + 1] + s->drow[3 * j + 2] * c[j + 2];
+        double wnew = fabs(d) > eps ? eps / fabs(d) : 1.0;
+        if (wnew < 1e-6)
+            wnew = 1e-6;
+        change = fmax(change, fabs(wnew - s->pw[j]));
+        s->pw[j] = wnew;
+    }
+    return change;
+}
+
+/* Monotone solution for lambda: the same objective over non-negative
+ * increments summing to one. H = X'X + lambda P; in increments d
+ * (c_j = sum_{i<j} d_i): G = L'HL by suffix sums, g = L'(X'y). */
+static int ps_monotone(const pspline *s, double lambda, double *c)
+{
+    size_t K = s->K, md = K - 1;
+    double *S = malloc(K * K * sizeof(*S));
+    double *G = malloc(md * md * sizeof(*G));
+    double *g = malloc(md * sizeof(*g));
+    double *d = malloc(md * sizeof(*d));
+    int rc = -1;
+    if (!S || !G || !g || !d)
+        goto out;
+    for (size_t j = K; j-- > 1;)
+        for (size_t k = K; k-- > 1;) {
+            double v = s->Q[j * K + k] + lambda * s->P[j * K + k];
+            if (j + 1 < K)
+                v += S[(j + 1) * K + k];
+            if (k + 1 < K)
+                v += S[j * K + k + 1];
+            if (j + 1 < K && k + 1 < K)
+                v -= S[(j + 1) * K + k + 1];
+            S[j * K + k] = v;
+        }
+    for (size_t a = 0; a < md; a++)
+        for (size_t b = 0; b < md; b++)
+            G[a * md + b] = S[(a + 1) * K + (b + 1)];
+    double acc = 0.0;
+    for (size_t a = md; a-- > 0;) {
+        acc += s->q[a + 1];
+        g[a] = acc;
+    }
+    /* feasible warm start: the clipped unconstrained increments */
+    double sum = 0.0;
+    for (size_t a = 0; a < md; a++) {
+        d[a] = c[a + 1] - c[a];
+        if (d[a] < 0.0)
+            d[a] = 0.0;
+        sum += d[a];
+    }
+    for (size_t a = 0; a < md; a++)
+        d[a] = sum > 0.0 ? d[a] / sum : 1.0 / (double)md;
+    qp_simplex(G, g, md, d); /* on -1 d is feasible, if not optimal */
+    acc = 0.0;
+    c[0] = 0.0;
+    for (size_t a = 0; a + 1 < md; a++) {
+        acc += d[a];
+        c[a + 1] = acc > 1.0 ? 1.0 : acc;
+    }
+    c[K - 1] = 1.0;
+    rc = 0;
+out:
+    free(S);
+    free(G);
+    free(g);
+    free(d);
+    return rc;
+}
+
+int fold_fit_cumulative(const fold_cloud *cloud, const fold_fit_options *o, fold_curve *out)
+{
+    if (!out)
+        return -1;
+    memset(out, 0, sizeof(*out));
+    if (!cloud || !o || o->grid < 2 || (cloud->n > 0 && (!cloud->x || !cloud->y)) || !isfinite(o->smoothing))
+        return -1;
+    for (size_t i = 0; i < cloud->n; i++)
+        if (!isfinite(cloud->x[i]) || !isfinite(cloud->y[i]))
+            return -1;
+
+    int rc = -1;
+    size_t n = cloud->n;
+    size_t cap = (o->max_points == 0 || n <= o->max_points) ? n : o->max_points;
+    size_t *chosen = malloc((cap ? cap : 1) * sizeof(*chosen));
+    double *px = malloc((cap ? cap : 1) * sizeof(*px));
+    double *py = malloc((cap ? cap : 1) * sizeof(*py));
+    double *c = NULL;
+    gsl_vector *Bv = NULL;
+    gsl_matrix *dB = NULL;
+    pspline s;
+    memset(&s, 0, sizeof(s));
+    if (!chosen || !px || !py)
+        goto done;
+    size_t used = fold_cap_points(n, o->max_points, chosen);
+    for (size_t i = 0; i < used; i++) {
+        px[i] = clamp01(cloud->x[chosen[i]]);
+        py[i] = clamp01(cloud->y[chosen[i]]);
+    }
+
+    /* many knots (the penalty, not the knots, sets the smoothness), fewer
+     * when there are few points */
+    size_t nint = used / 4;
+    if (nint < MIN_INTERVALS)
+        nint = MIN_INTERVALS;
+    if (nint > MAX_INTERVALS)
+        nint = MAX_INTERVALS;
+    if (ps_alloc(&s, nint) != 0)
+        goto done;
+    size_t K = s.K;
+    Bv = gsl_vector_alloc(K);
+    dB = gsl_matrix_alloc(K, 2);
+    c = malloc(K * sizeof(*c));
+    if (!Bv || !dB || !c)
+        goto done;
+    ps_accumulate(&s, px, py, used, Bv);
+
+    double lambda = 1.0;
+    for (int it = 0; it < HUBER_ITERATIONS; it++) {
+        double scale = ps_decompose(&s);
+        if (scale < 0.0)
+            goto done;
+        if (used == 0 || !(scale > 0.0))
+            lambda = 1.0; /* no data: the penalty alone decides, a line */
+        else if (o->smoothing > 0.0)
+            lambda = o->smoothing * (double)used;
+        else
+            lambda = ps_choose_lambda(&s, scale);
+        ps_solve(&s, lambda, c);
+        if (used == 0 || it + 1 == HUBER_ITERATIONS || ps_reweight(&s, c) < 1e-3)
+            break;
+    }
+
+    int monotone = 1;
+    for (size_t j = 1; j < K; j++)
+        if (c[j] < c[j - 1])
+            monotone = 0;
+    if (!monotone && ps_monotone(&s, lambda, c) != 0)
+        goto done;
+
+    size_t ng = o->grid;
+    out->x = malloc(ng * sizeof(*out->x));
+    out->cum = malloc(ng * sizeof(*out->cum));
+    out->rate = malloc(ng * sizeof(*out->rate));
+    if (!out->x || !out->cum || !out->rate)
+        goto done;
+    for (size_t i = 0; i < ng; i++) {
+        double x = (double)i / (double)(ng - 1);
+        gsl_bspline_deriv_eval(x, 1, dB, s.bw);
+        double f = 0.0, d = 0.0;
+        for (size_t j = 0; j < K; j++) {
+            f += gsl_matrix_get(dB, j, 0) * c[j];
+            d += gsl_matrix_get(dB, j, 1) * c[j];
+        }
+        f = clamp01(f);
+        if (i > 0 && f < out->cum[i - 1])
+            f = out->cum[i - 1]; /* rounding only: the coefficients are monotone */
+        out->x[i] = x;
+        out->cum[i] = f;
+        out->rate[i] = d > 0.0 ? d : 0.0;
+    }
+    out->cum[0] = 0.0;
+    out->cum[ng - 1] = 1.0;
+    double se = 0.0;
+    for (size_t i = 0; i < used; i++) {
+        gsl_bspline_eval(px[i], Bv, s.bw);
+        double f = 0.0;
+        for (size_t j = 0; j < K; j++)
+            f += Bv->data[j] * c[j];
+        se += (py[i] - f) * (py[i] - f);
+    }
+    out->rmse = used ? sqrt(se / (double)used) : 0.0;
+    out->grid = ng;
+    out->used = used;
+    out->smoothing = used ? lambda / (double)used : 0.0;
+    rc = 0;
+
+done:
+    if (rc != 0)
+        fold_curve_free(out);
+    ps_free(&s);
+    free(chosen);
+    free(px);
+    free(py);
+    free(c);
+    if (Bv)
+        gsl_vector_free(Bv);
+    if (dB)
+        gsl_matrix_free(dB);
+    return rc;
+}

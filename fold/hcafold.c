@@ -1,0 +1,269 @@
+/* hcafold.c: the hcafold command: options (getopt_long), the output directory,
+ * the analysis, the outputs, messages and exit codes (see hcafold(1)). */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analysis.h"
+
+#ifndef HCATRACE_VERSION
+#define HCATRACE_VERSION "unknown"
+#endif
+
+#define MAX_SELECT 64
+
+static void usage(FILE *out)
+{
+    fputs("usage: hcafold [OPTIONS] TRACE\n"
+          "Fold the samples of every repeating region of an hcatrace trace onto normalized\n"
+          "region time: counter rates, phases and source lines over the region.\n"
+          "TRACE is an experiment directory or its traces.otf2.\n"
+          "\n"
+          "  -o, --output DIR       where to write (default: <trace>.fold beside traces.otf2)\n"
+          "  -r, --region TEXT      fold only regions whose name contains TEXT (repeatable)\n"
+          "  -c, --counter NAME     fold only this counter (repeatable)\n"
+          "  -f, --format LIST      outputs among json,csv,png,svg (default: all)\n"
+          "  -j, --jobs N           threads reading the trace (default: online CPUs)\n"
+          "      --min-instances N  skip regions with fewer used instances (default 10)\n"
+          "      --min-samples N    skip regions with fewer samples (default 20)\n"
+          "      --mad K            exclude instances outside median +- K*MAD of duration (default 1.5)\n"
+          "      --grid N           points of the output curves (default 101)\n"
+          "      --max-points N     cap on folded points fed to a fit (default 20000)\n"
+          "      --mpi              also fold the MPI calls themselves\n"
+          "  -q, --quiet            no summary on stdout, no progress\n"
+          "  -h, --help             this help\n"
+          "  -V, --version          the version\n"
+          "\n"
+          "Exit status: 0 done, 2 usage error, 3 unreadable trace, 4 nothing to fold,\n"
+          "5 output could not be written.\n",
+          out);
+}
+
+static int parse_size(const char *s, size_t lo, size_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (!*s || *end || errno || v < lo || s[0] == '-')
+        return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+static int parse_formats(const char *list, unsigned *formats)
+{
+    char buf[256];
+    snprintf(buf, sizeof(buf), "%s", list);
+    *formats = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (strcmp(tok, "json") == 0)
+            *formats |= 1u;
+        else if (strcmp(tok, "csv") == 0)
+            *formats |= 2u;
+        else if (strcmp(tok, "png") == 0)
+            *formats |= 4u;
+        else if (strcmp(tok, "svg") == 0)
+            *formats |= 8u;
+        else
+            return -1;
+    }
+    return *formats ? 0 : -1;
+}
+
+/* TRACE may be the experiment directory or its anchor file. */
+static int anchor_path(const char *arg, char *out, size_t len)
+{
+    struct stat st;
+    if (stat(arg, &st) != 0)
+        return -1;
+    if (S_ISDIR(st.st_mode))
+        return (size_t)snprintf(out, len, "%s/traces.otf2", arg) < len ? 0 : -1;
+    return (size_t)snprintf(out, len, "%s", arg) < len ? 0 : -1;
+}
+
+static void default_output(const char *anchor, char *out, size_t len)
+{
+    size_t n = strlen(anchor);
+    if (n > 5 && strcmp(anchor + n - 5, ".otf2") == 0)
+        n -= 5;
+    snprintf(out, len, "%.*s.fold", (int)n, anchor);
+}
+
+static int make_dir(const char *dir)
+{
+    char buf[PATH_MAX];
+    snprintf(buf, sizeof(buf), "%s", dir);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = 0;
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    return mkdir(buf, 0777) == 0 || errno == EEXIST ? 0 : -1;
+}
+
+static int progress_on;
+static void progress(const char *stage, size_t done, size_t total)
+{
+    if (!progress_on)
+        return;
+    int width = 30, filled = total ? (int)((double)width * (double)done / (double)total) : width;
+    fprintf(stderr, "\rhcafold: %-10s [%.*s%*s] %zu/%zu", stage, filled, "##############################",
+            width - filled, "", done, total);
+    if (done >= total)
+        fputs("\r\033[K", stderr);
+    fflush(stderr);
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "output", required_argument, NULL, 'o' }, { "region", required_argument, NULL, 'r' },
+        { "counter", required_argument, NULL, 'c' }, { "format", required_argument, NULL, 'f' },
+        { "jobs", required_argument, NULL, 'j' },    { "quiet", no_argument, NULL, 'q' },
+        { "help", no_argument, NULL, 'h' },          { "version", no_argument, NULL, 'V' },
+        { "min-instances", required_argument, NULL, 1 }, { "min-samples", required_argument, NULL, 2 },
+        { "mad", required_argument, NULL, 3 },       { "grid", required_argument, NULL, 4 },
+        { "max-points", required_argument, NULL, 5 }, { "mpi", no_argument, NULL, 6 },
+        { NULL, 0, NULL, 0 }
+    };
+    fold_options o;
+    fold_options_defaults(&o);
+    const char *regions[MAX_SELECT], *counters[MAX_SELECT];
+    const char *output = NULL;
+    unsigned formats = 15;
+    int quiet = 0, opt;
+    size_t v;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    o.jobs = cpus > 0 ? (unsigned)cpus : 1;
+    while ((opt = getopt_long(argc, argv, "o:r:c:f:j:qhV", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'o':
+            output = optarg;
+            break;
+        case 'r':
+        case 'c':
+            if ((opt == 'r' ? o.nregions : o.ncounters) >= MAX_SELECT) {
+                fprintf(stderr, "hcafold: at most %d -%c options\n", MAX_SELECT, opt);
+                return FOLD_EXIT_USAGE;
+            }
+            if (opt == 'r')
+                regions[o.nregions++] = optarg;
+            else
+                counters[o.ncounters++] = optarg;
+            break;
+        case 'f':
+            if (parse_formats(optarg, &formats) != 0) {
+                fprintf(stderr, "hcafold: unknown format in '%s' (use json,csv,png,svg)\n", optarg);
+                return FOLD_EXIT_USAGE;
+            }
+            break;
+        case 'j':
+            if (parse_size(optarg, 1, &v) != 0 || v > 256) {
+                fprintf(stderr, "hcafold: --jobs needs a number from 1 to 256, not '%s'\n", optarg);
+                return FOLD_EXIT_USAGE;
+            }
+            o.jobs = (unsigned)v;
+            break;
+        case 'q':
+            quiet = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return FOLD_EXIT_OK;
+        case 'V':
+            printf("hcafold %s\n", HCATRACE_VERSION);
+            return FOLD_EXIT_OK;
+        case 1:
+        case 2:
+        case 4:
+        case 5:
+            if (parse_size(optarg, opt == 4 ? 3 : 1, &v) != 0) {
+                fprintf(stderr, "hcafold: --%s needs a positive number, not '%s'\n", longopts[opt + 7].name, optarg);
+                return FOLD_EXIT_USAGE;
+            }
+            if (opt == 1)
+                o.min_instances = v;
+            else if (opt == 2)
+                o.min_samples = v;
+            else if (opt == 4)
+                o.fit.grid = v;
+            else
+                o.fit.max_points = v;
+            break;
+        case 3: {
+            char *end;
+            double k = strtod(optarg, &end);
+            if (!*optarg || *end || !(k > 0)) {
+                fprintf(stderr, "hcafold: --mad needs a positive number, not '%s'\n", optarg);
+                return FOLD_EXIT_USAGE;
+            }
+            o.mad_k = k;
+            break;
+        }
+        case 6:
+            o.include_mpi = 1;
+            break;
+        default:
+            usage(stderr);
+            return FOLD_EXIT_USAGE;
+        }
+    }
+    if (optind != argc - 1) {
+        fputs(optind >= argc ? "hcafold: no trace given\n" : "hcafold: one trace at a time\n", stderr);
+        usage(stderr);
+        return FOLD_EXIT_USAGE;
+    }
+    o.regions = o.nregions ? regions : NULL;
+    o.counters = o.ncounters ? counters : NULL;
+    char anchor[PATH_MAX], outdir[PATH_MAX], err[1024] = "";
+    if (anchor_path(argv[optind], anchor, sizeof(anchor)) != 0) {
+        fprintf(stderr, "hcafold: %s: %s\n", argv[optind], strerror(errno ? errno : ENOENT));
+        return FOLD_EXIT_BAD_TRACE;
+    }
+    if (output)
+        snprintf(outdir, sizeof(outdir), "%s", output);
+    else
+        default_output(anchor, outdir, sizeof(outdir));
+    progress_on = !quiet && isatty(STDERR_FILENO);
+    o.progress = progress;
+
+    fold_report report;
+    memset(&report, 0, sizeof(report));
+    int rc = fold_analyze(anchor, &o, &report, err, sizeof(err));
+    if (rc != FOLD_EXIT_OK) {
+        fprintf(stderr, "hcafold: %s\n", err);
+        fold_report_free(&report);
+        return rc;
+    }
+    if (make_dir(outdir) != 0) {
+        fprintf(stderr, "hcafold: cannot create %s: %s\n", outdir, strerror(errno));
+        fold_report_free(&report);
+        return FOLD_EXIT_OUTPUT;
+    }
+    rc = FOLD_EXIT_OK;
+    if ((formats & 1u) && fold_write_json(&report, outdir, err, sizeof(err)) != 0)
+        rc = FOLD_EXIT_OUTPUT;
+    /* plots read the CSV files: they are written whenever plots are asked for */
+    if (rc == FOLD_EXIT_OK && (formats & 14u) && fold_write_csv(&report, outdir, err, sizeof(err)) != 0)
+        rc = FOLD_EXIT_OUTPUT;
+    if (rc == FOLD_EXIT_OK && (formats & 12u) &&
+        fold_write_plots(&report, outdir, ((formats & 4u) ? 1u : 0u) | ((formats & 8u) ? 2u : 0u), err,
+                         sizeof(err)) != 0)
+        rc = FOLD_EXIT_OUTPUT;
+    if (rc != FOLD_EXIT_OK)
+        fprintf(stderr, "hcafold: %s\n", err);
+    if (!quiet) {
+        fold_write_summary(&report, stdout);
+        printf("\noutput: %s/ (fold.json, <region>.csv, <region>.png/.svg)\n", outdir);
+    }
+    fold_report_free(&report);
+    return rc;
+}

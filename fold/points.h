@@ -1,0 +1,54 @@
+/* points.h: the folded point clouds of one region: per counter, every sample of
+ * every instance that measured the counter at entry, at exit and at every
+ * sample in between, as (normalized time, cumulative fraction of the
+ * instance's total); the sums that turn a fitted fraction rate into events per
+ * second; and, for the source bands, every sample's normalized time and leaf
+ * calling context (instances without counters included). */
+#ifndef FOLD_POINTS_H
+#define FOLD_POINTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fit.h"
+#include "trace.h"
+
+typedef struct {
+    double *x, *y;          /* used instances: x = (t - t0) / (t1 - t0), y = (C(t) - C(t0)) / (C(t1) - C(t0)) */
+    size_t n;
+    double *ex_x, *ex_y;    /* the same for the excluded instances (for plots) */
+    size_t nex;
+    size_t instances;       /* used instances that measured the counter throughout */
+    size_t zero_total;      /* of those, instances whose total is 0: no points, but in the sums */
+    size_t dropped;         /* used instances without the counter throughout, or whose counter went backwards */
+    double sum_total;       /* counter total summed over the `instances` */
+    double sum_duration_ns; /* their durations summed */
+} fold_counter_points;
+
+typedef struct {
+    size_t ncounters;
+    fold_counter_points *counters; /* per trace counter (fold_trace.counters) */
+    size_t used_instances, used_samples;
+    double mean_duration_ns;       /* over the used instances */
+    /* every sample of the used instances, in instance order (location, time) */
+    double *sx;                    /* normalized time */
+    uint32_t *scontext;            /* leaf calling context or FOLD_NONE */
+    size_t ns;
+} fold_points;
+
+/* Builds the clouds of region r of trace t. Returns 0, or -1 when memory ran out. */
+int fold_points_build(const fold_trace *t, const fold_region *r, fold_points *out);
+void fold_points_free(fold_points *p);
+
+/* The used cloud of a counter, as the fitting functions take it. */
+fold_cloud fold_points_cloud(const fold_points *p, size_t counter);
+
+/* Events per second per unit of fraction rate: a fitted rate of the cumulative
+ * fraction (mean 1 over [0,1]) times this is events/s. 0 when the counter was
+ * never measured. */
+double fold_points_rate_factor(const fold_counter_points *c);
+
+/* Mean total of the counter per instance, NAN when never measured. */
+double fold_points_mean_total(const fold_counter_points *c);
+
+#endif

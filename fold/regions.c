@@ -1,0 +1,359 @@
+/* regions.c: instances grouped by key, keys split into duration groups,
+ * duration outliers excluded (the rules are in regions.h). Deterministic: the
+ * result does not depend on the order the locations were read in. */
+#include "regions.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "read.h"
+
+void fold_region_defaults(fold_region_options *o)
+{
+    o->k = 1.5;
+    o->mad_scale = 1.4826;
+    o->mad_floor = 0.005;
+    o->split = 1;
+    o->min_group = 10;
+    o->min_group_fraction = 0.10;
+    o->gap_factor = 4.0;
+    o->min_gap = 0.1;
+}
+
+typedef struct {
+    const fold_instance *in;
+    uint32_t loc_index; /* position in its location's list: the last tie-breaker */
+} inst_ref;
+
+static int cmp_key(const fold_instance *a, const fold_instance *b)
+{
+    if (a->kind != b->kind)
+        return a->kind < b->kind ? -1 : 1;
+    if (a->open_context != b->open_context)
+        return a->open_context < b->open_context ? -1 : 1;
+    if (a->close_context != b->close_context)
+        return a->close_context < b->close_context ? -1 : 1;
+    return 0;
+}
+
+static int cmp_ref(const void *pa, const void *pb)
+{
+    const inst_ref *ra = pa, *rb = pb;
+    const fold_instance *a = ra->in, *b = rb->in;
+    int c = cmp_key(a, b);
+    if (c)
+        return c;
+    if (a->location != b->location)
+        return a->location < b->location ? -1 : 1;
+    if (a->t0 != b->t0)
+        return a->t0 < b->t0 ? -1 : 1;
+    if (a->t1 != b->t1)
+        return a->t1 < b->t1 ? -1 : 1;
+    return ra->loc_index < rb->loc_index ? -1 : ra->loc_index > rb->loc_index;
+}
+
+static int cmp_double(const void *pa, const void *pb)
+{
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return a < b ? -1 : a > b;
+}
+
+/* Median of a sorted array. */
+static double median_sorted(const double *v, size_t n)
+{
+    if (n == 0)
+        return 0.0;
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* MAD (unscaled) of a sorted array around its median; tmp holds n doubles. */
+static double mad_sorted(const double *v, size_t n, double median, double *tmp)
+{
+    for (size_t i = 0; i < n; i++)
+        tmp[i] = fabs(v[i] - median);
+    qsort(tmp, n, sizeof(*tmp), cmp_double);
+    return median_sorted(tmp, n);
+}
+
+typedef struct {
+    const fold_region_options *o;
+    const double *logd; /* sorted ln(duration) of the key */
+    double *tmp;
+    size_t min;         /* smallest group */
+    size_t *cuts;       /* group starts after the first, ascending */
+    size_t ncuts;
+} splitter;
+
+static void split_range(splitter *s, size_t a, size_t b)
+{
+    if (s->min < 1 || (b - a) / 2 < s->min) /* never overflows */
+        return;
+    size_t best = 0;
+    double gap = -1.0;
+    for (size_t i = a + s->min; i + s->min <= b; i++) {
+        double g = s->logd[i] - s->logd[i - 1];
+        if (g > gap) {
+            gap = g;
+            best = i;
+        }
+    }
+    double sl = 1.4826 * mad_sorted(s->logd + a, best - a, median_sorted(s->logd + a, best - a), s->tmp);
+    double sr = 1.4826 * mad_sorted(s->logd + best, b - best, median_sorted(s->logd + best, b - best), s->tmp);
+    double need = s->o->gap_factor * (sl > sr ? sl : sr);
+    if (need < s->o->min_gap)
+        need = s->o->min_gap;
+    if (best <= a || !(gap > need))
+        return;
+    split_range(s, a, best);
+    s->cuts[s->ncuts++] = best;
+    split_range(s, best, b);
+}
+
+typedef struct {
+    fold_instance *in;
+    double d;
+} by_duration;
+
+static int cmp_duration(const void *pa, const void *pb)
+{
+    const by_duration *a = pa, *b = pb;
+    if (a->d != b->d)
+        return a->d < b->d ? -1 : 1;
+    return a->in < b->in ? -1 : a->in > b->in; /* the instances' order: location, time */
+}
+
+/* Makes the fold(s) of one key from its instances (sorted by location, time). */
+static int build_key(const fold_region_options *o, fold_instance *ins, size_t n, fold_region **folds,
+                     size_t *nfolds, size_t *cap)
+{
+    int rc = -1;
+    by_duration *bd = malloc(n * sizeof(*bd));
+    double *logd = malloc(n * sizeof(*logd)), *tmp = malloc(n * sizeof(*tmp)), *dur = malloc(n * sizeof(*dur));
+    size_t *cuts = malloc((n + 1) * sizeof(*cuts)), *group_of = calloc(n, sizeof(*group_of));
+    if (!bd || !logd || !tmp || !dur || !cuts || !group_of)
+        goto out;
+    for (size_t i = 0; i < n; i++) {
+        bd[i].in = &ins[i];
+        bd[i].d = (double)(ins[i].t1 - ins[i].t0);
+    }
+    qsort(bd, n, sizeof(*bd), cmp_duration);
+    for (size_t i = 0; i < n; i++)
+        logd[i] = log(bd[i].d > 1.0 ? bd[i].d : 1.0);
+    splitter s = { o, logd, tmp, 0, cuts, 0 };
+    if (o->split) {
+        s.min = (size_t)ceil(o->min_group_fraction * (double)n);
+        if (s.min < o->min_group)
+            s.min = o->min_group;
+        if (s.min < 1)
+            s.min = 1;
+        split_range(&s, 0, n);
+    }
+    size_t ngroups = s.ncuts + 1;
+    if (*nfolds + ngroups > *cap) {
+        size_t ncap = *cap ? *cap * 2 : 16;
+        while (ncap < *nfolds + ngroups)
+            ncap *= 2;
+        fold_region *p = realloc(*folds, ncap * sizeof(*p));
+        if (!p)
+            goto out;
+        *folds = p;
+        *cap = ncap;
+    }
+    if (!*folds)
+        goto out;
+    for (size_t g = 0, start = 0; g < ngroups; g++) {
+        size_t end = g < s.ncuts ? cuts[g] : n;
+        for (size_t i = start; i < end; i++)
+            group_of[bd[i].in - ins] = g;
+        /* outliers of the group */
+        size_t m = end - start;
+        for (size_t i = 0; i < m; i++)
+            dur[i] = bd[start + i].d;
+        double med = median_sorted(dur, m), mad = mad_sorted(dur, m, med, tmp);
+        double spread = o->mad_scale * mad;
+        if (spread < o->mad_floor * med)
+            spread = o->mad_floor * med;
+        double lo = med - o->k * spread, hi = med + o->k * spread;
+        if (m < 3) {
+            lo = -INFINITY;
+            hi = INFINITY;
+        }
+        fold_region *f = &(*folds)[*nfolds + g];
+        memset(f, 0, sizeof(*f));
+        f->kind = ins[0].kind;
+        f->open_context = ins[0].open_context;
+        f->close_context = ins[0].close_context;
+        f->group = (uint32_t)g;
+        f->ngroups = (uint32_t)ngroups;
+        f->median_ns = med;
+        f->mad_ns = mad;
+        f->keep_lo_ns = lo;
+        f->keep_hi_ns = hi;
+        f->instances = malloc((m ? m : 1) * sizeof(*f->instances));
+        if (!f->instances) {
+            for (size_t k = 0; k < g; k++)
+                free((*folds)[*nfolds + k].instances);
+            goto out;
+        }
+        for (size_t i = start; i < end; i++)
+            bd[i].in->excluded = (bd[i].d < lo || bd[i].d > hi) ? FOLD_EXCLUDED_OUTLIER : FOLD_USED;
+        start = end;
+    }
+    /* copy in location/time order */
+    for (size_t i = 0; i < n; i++) {
+        fold_region *f = &(*folds)[*nfolds + group_of[i]];
+        f->instances[f->ninstances++] = ins[i];
+        f->total_ns += (double)(ins[i].t1 - ins[i].t0);
+        f->nsamples += ins[i].nsamples;
+        if (ins[i].excluded == FOLD_USED) {
+            f->nused++;
+            f->nsamples_used += ins[i].nsamples;
+        } else {
+            f->nexcluded++;
+        }
+    }
+    *nfolds += ngroups;
+    rc = 0;
+out:
+    free(bd);
+    free(logd);
+    free(tmp);
+    free(dur);
+    free(cuts);
+    free(group_of);
+    return rc;
+}
+
+static int cmp_fold(const void *pa, const void *pb)
+{
+    const fold_region *a = pa, *b = pb;
+    if (a->total_ns != b->total_ns)
+        return a->total_ns > b->total_ns ? -1 : 1;
+    int c = cmp_key(&a->instances[0], &b->instances[0]);
+    if (c)
+        return c;
+    return a->group < b->group ? -1 : a->group > b->group;
+}
+
+static char *join_labels(const fold_trace *t, uint32_t a, uint32_t b)
+{
+    char la[512], lb[512];
+    fold_context_label(t, a, la, sizeof(la));
+    fold_context_label(t, b, lb, sizeof(lb));
+    size_t n = strlen(la) + strlen(lb) + 5;
+    char *s = malloc(n);
+    if (s)
+        snprintf(s, n, "%s -> %s", la, lb);
+    return s;
+}
+
+static const char *region_name(const fold_trace *t, uint32_t ctx)
+{
+    return ctx < t->ncontexts ? t->regions[t->contexts[ctx].region].name : "?";
+}
+
+/* Names: bursts "A@f:l -> B@f:l"; MPI calls "A@f:l"; other regions by their
+ * name, with "@file:line" of the call site when several keys share the name. */
+static int name_folds(fold_trace *t)
+{
+    for (size_t i = 0; i < t->nfolds; i++) {
+        fold_region *f = &t->folds[i];
+        if (f->kind == FOLD_KIND_BURST) {
+            f->name = join_labels(t, f->open_context, f->close_context);
+        } else {
+            const char *name = region_name(t, f->open_context);
+            int shared = f->kind == FOLD_KIND_MPI;
+            for (size_t j = 0; j < t->nfolds && !shared; j++) {
+                const fold_region *g = &t->folds[j];
+                shared = g->kind != FOLD_KIND_BURST && g->open_context != f->open_context &&
+                         strcmp(region_name(t, g->open_context), name) == 0;
+            }
+            char label[512];
+            if (shared)
+                fold_context_label(t, f->open_context, label, sizeof(label));
+            else
+                snprintf(label, sizeof(label), "%s", name);
+            f->name = strdup(label);
+        }
+        if (!f->name)
+            return -1;
+    }
+    return 0;
+}
+
+int fold_regions_build(fold_trace *t, const fold_region_options *opts, char *err, size_t errlen)
+{
+    fold_region_options dflt;
+    if (!opts) {
+        fold_region_defaults(&dflt);
+        opts = &dflt;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < t->nlocations; i++)
+        n += t->locations[i].ninstances;
+    inst_ref *refs = malloc((n ? n : 1) * sizeof(*refs));
+    fold_instance *sorted = malloc((n ? n : 1) * sizeof(*sorted));
+    fold_region *folds = NULL;
+    size_t nfolds = 0, cap = 0;
+    if (!refs || !sorted)
+        goto nomem;
+    size_t k = 0;
+    for (size_t i = 0; i < t->nlocations; i++)
+        for (size_t j = 0; j < t->locations[i].ninstances; j++)
+            refs[k++] = (inst_ref){ &t->locations[i].instances[j], (uint32_t)j };
+    n = k;
+    qsort(refs, n, sizeof(*refs), cmp_ref);
+    for (size_t i = 0; i < n; i++)
+        sorted[i] = *refs[i].in;
+    free(refs);
+    refs = NULL;
+    for (size_t a = 0; a < n;) {
+        size_t b = a + 1;
+        while (b < n && cmp_key(&sorted[a], &sorted[b]) == 0)
+            b++;
+        if (build_key(opts, sorted + a, b - a, &folds, &nfolds, &cap))
+            goto nomem;
+        a = b;
+    }
+    free(sorted);
+    sorted = NULL;
+    for (size_t i = 0; i < t->nfolds; i++) {
+        free(t->folds[i].name);
+        free(t->folds[i].instances);
+    }
+    free(t->folds);
+    t->folds = folds;
+    t->nfolds = nfolds;
+    if (nfolds)
+        qsort(t->folds, nfolds, sizeof(*t->folds), cmp_fold);
+    if (name_folds(t)) {
+        snprintf(err, errlen, "out of memory naming the regions");
+        return -1;
+    }
+    for (size_t i = 0; i < t->nlocations; i++) {
+        free(t->locations[i].instances);
+        t->locations[i].instances = NULL;
+        t->locations[i].ninstances = 0;
+    }
+    return 0;
+nomem:
+    free(refs);
+    free(sorted);
+    for (size_t i = 0; i < nfolds; i++)
+        free(folds[i].instances);
+    free(folds);
+    if (err && errlen)
+        snprintf(err, errlen, "out of memory grouping the instances");
+    return -1;
+}
+
+const fold_region *fold_region_find(const fold_trace *t, const char *name, unsigned group)
+{
+    for (size_t i = 0; i < t->nfolds; i++)
+        if (t->folds[i].group == group && t->folds[i].name && strcmp(t->folds[i].name, name) == 0)
+            return &t->folds[i];
+    return NULL;
+}

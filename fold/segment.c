@@ -1,0 +1,704 @@
+/* segment.c: the phases of a region (fold/fit.h): optimal segmentation of one
+ * or more folded cumulative curves, sharing the normalized-time axis, into
+ * linear pieces.
+ *
+ * Method (Bai-Perron style optimal partition, with feasible weighted least
+ * squares):
+ *  - every cloud, with its anchors (0,0) and (1,1), is sorted by x and
+ *    gathered into equal-width x-bins as weighted sufficient statistics
+ *    (weight, sums of x, y, x^2, xy, y^2), so the residual sum of squares
+ *    of a least-squares line over any run of bins is the exact RSS of the
+ *    raw points in it, in O(1) from prefix sums;
+ *  - dynamic programming over the bin boundaries gives, for every number of
+ *    phases up to max_phases, the partition minimizing the RSS summed over
+ *    clouds (O(bins^2 * phases * clouds)); the number of phases is the one
+ *    minimizing BIC, n log(RSS/n) + k log(n), k = (2 parameters per cloud)
+ *    x clouds per phase + one per boundary, or RSS + penalty x phases;
+ *  - folded points are heteroscedastic (instance-to-instance variation
+ *    makes the spread grow from 0 at the anchors towards the middle, and
+ *    differ between counters), which makes plain BIC add spurious phases
+ *    where the spread is large. So a first unweighted pass gives residuals,
+ *    from which a local variance of every cloud along x is estimated, and
+ *    the search is run again with weights 1 / variance (each cloud in its
+ *    own units: summing clouds is then fair too);
+ *  - each boundary is refined over the raw points (every gap between
+ *    consecutive x values within two bins of it), and the per-phase slopes
+ *    are weighted least-squares slopes of the raw points.
+ * Ties always go to fewer phases, the lower bin, the boundary nearest the
+ * original: the result is deterministic. */
+#include "fit.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define REFINE_BINS 2        /* refinement window: this many bins each side */
+#define REFINE_PASSES 10
+#define RSS_FLOOR 1e-24      /* mean squared residual floor for log() in BIC */
+#ifndef ANCHOR_WEIGHT
+#define ANCHOR_WEIGHT 100.0 /* the anchors are exact: each weighs as many points */
+#endif
+#define VAR_MIN_POINTS 40    /* points behind each local variance estimate */
+#define VAR_FLOOR_FRAC 0.02  /* local variance >= this fraction of the cloud's mean */
+
+void fold_segment_defaults(fold_segment_options *o)
+{
+    o->max_phases = 8;
+    o->penalty = 0.0;
+    o->bins = 200;
+    o->min_width = 0.02;
+}
+
+void fold_segmentation_free(fold_segmentation *s)
+{
+    if (!s)
+        return;
+    free(s->bounds);
+    free(s->slopes);
+    memset(s, 0, sizeof(*s));
+}
+
+/* Weighted sufficient statistics, in coordinates shifted by -0.5 to keep the
+ * sums small; cnt counts the points. */
+typedef struct {
+    double cnt, w, sx, sy, sxx, sxy, syy;
+} lsq;
+
+static void lsq_add(lsq *s, double x, double y, double w)
+{
+    x -= 0.5;
+    y -= 0.5;
+    s->cnt += 1.0;
+    s->w += w;
+    s->sx += w * x;
+    s->sy += w * y;
+    s->sxx += w * x * x;
+    s->sxy += w * x * y;
+    s->syy += w * y * y;
+}
+
+static lsq lsq_diff(const lsq *a, const lsq *b)
+{
+    lsq d = { a->cnt - b->cnt, a->w - b->w, a->sx - b->sx, a->sy - b->sy,
+              a->sxx - b->sxx, a->sxy - b->sxy, a->syy - b->syy };
+    return d;
+}
+
+/* Intercept and slope (in the shifted coordinates) of the weighted
+ * least-squares line; -1 when x does not vary (the line is then the mean). */
+static int lsq_line(const lsq *s, double *a, double *b)
+{
+    *a = 0.0;
+    *b = 0.0;
+    if (s->cnt < 0.5 || !(s->w > 0.0))
+        return -1;
+    double mx = s->sx / s->w, my = s->sy / s->w;
+    double vxx = s->sxx - s->sx * mx, vxy = s->sxy - s->sx * my;
+    *a = my;
+    if (s->cnt < 1.5 || !(vxx > 1e-14 * s->w))
+        return -1;
+    *b = vxy / vxx;
+    *a = my - *b * mx;
+    return 0;
+}
+
+/* Weighted RSS of the least-squares line (of the mean when x does not vary). */
+static double lsq_rss(const lsq *s)
+{
+    if (s->cnt < 1.5 || !(s->w > 0.0))
+        return 0.0;
+    double mx = s->sx / s->w, my = s->sy / s->w;
+    double vxx = s->sxx - s->sx * mx, vxy = s->sxy - s->sx * my, vyy = s->syy - s->sy * my;
+    double r = vyy;
+    if (vxx > 1e-14 * s->w)
+        r -= vxy * vxy / vxx;
+    return r > 0.0 ? r : 0.0;
+}
+
+/* One cloud with its anchors, sorted by x (ties by y, then input order), and
+ * the weight of every point. */
+typedef struct {
+    double *x, *y, *w;
+    size_t n;
+} sorted_cloud;
+
+typedef struct {
+    double x, y;
+    size_t i;
+} pt;
+
+static int pt_cmp(const void *a, const void *b)
+{
+    const pt *p = a, *q = b;
+    if (p->x != q->x)
+        return p->x < q->x ? -1 : 1;
+    if (p->y != q->y)
+        return p->y < q->y ? -1 : 1;
+    return (p->i > q->i) - (p->i < q->i);
+}
+
+static double clamp01(double v)
+{
+    return v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
+}
+
+static int sort_cloud(const fold_cloud *c, sorted_cloud *s)
+{
+    size_t n = c->n + 2;
+    pt *p = malloc(n * sizeof(*p));
+    s->x = malloc(n * sizeof(double));
+    s->y = malloc(n * sizeof(double));
+    s->w = malloc(n * sizeof(double));
+    if (!p || !s->x || !s->y || !s->w) {
+        free(p);
+        return -1;
+    }
+    p[0] = (pt){ 0.0, 0.0, 0 };
+    for (size_t i = 0; i < c->n; i++)
+        p[i + 1] = (pt){ clamp01(c->x[i]), clamp01(c->y[i]), i + 1 };
+    p[n - 1] = (pt){ 1.0, 1.0, n - 1 };
+    qsort(p, n, sizeof(*p), pt_cmp);
+    for (size_t i = 0; i < n; i++) {
+        s->x[i] = p[i].x;
+        s->y[i] = p[i].y;
+        s->w[i] = 1.0;
+    }
+    s->w[0] = ANCHOR_WEIGHT;
+    s->w[n - 1] = ANCHOR_WEIGHT;
+    s->n = n;
+    free(p);
+    return 0;
+}
+
+static size_t bin_of(double x, size_t B)
+{
+    size_t b = (size_t)(x * (double)B);
+    return b >= B ? B - 1 : b;
+}
+
+/* First index with x >= v (n if none). */
+static size_t lower(const sorted_cloud *s, double v)
+{
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->x[mid] < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Index range of the points of phase [a, b): x >= a and x < b, the last
+ * phase (b >= 1) taking x = 1 too. */
+static void phase_range(const sorted_cloud *s, double a, double b, size_t *i0, size_t *i1)
+{
+    *i0 = a <= 0.0 ? 0 : lower(s, a);
+    *i1 = b >= 1.0 ? s->n : lower(s, b);
+}
+
+/* pre[c * (B+1) + b]: statistics of the points of cloud c in bins < b. */
+static void build_prefix(const sorted_cloud *sc, size_t nc, size_t B, lsq *pre)
+{
+    for (size_t c = 0; c < nc; c++) {
+        lsq *pc = pre + c * (B + 1);
+        memset(&pc[0], 0, sizeof(pc[0]));
+        size_t i = 0;
+        for (size_t bin = 0; bin < B; bin++) {
+            pc[bin + 1] = pc[bin];
+            for (; i < sc[c].n && bin_of(sc[c].x[i], B) == bin; i++)
+                lsq_add(&pc[bin + 1], sc[c].x[i], sc[c].y[i], sc[c].w[i]);
+        }
+    }
+}
+
+/* The dynamic program: F[p * (B+1) + j] = least RSS of bins [0, j) in p
+ * phases, back[] the start bin of the last phase. */
+static void partition(const lsq *pre, size_t nc, size_t B, size_t P, size_t minbins, double *F, size_t *back)
+{
+    double need = 2.0 * (double)nc; /* points per phase, all clouds together */
+    for (size_t k = 0; k < (P + 1) * (B + 1); k++) {
+        F[k] = HUGE_VAL;
+        back[k] = 0;
+    }
+    F[0] = 0.0;
+    for (size_t p = 1; p <= P; p++) {
+        for (size_t j = p * minbins; j <= B; j++) {
+            double best = HUGE_VAL;
+            size_t arg = 0;
+            for (size_t i = (p - 1) * minbins; i + minbins <= j; i++) {
+                double f = F[(p - 1) * (B + 1) + i];
+                if (f == HUGE_VAL)
+                    continue;
+                double cost = 0.0, cnt = 0.0;
+                for (size_t c = 0; c < nc; c++) {
+                    lsq d = lsq_diff(&pre[c * (B + 1) + j], &pre[c * (B + 1) + i]);
+                    cnt += d.cnt;
+                    cost += lsq_rss(&d);
+                }
+                if (cnt < need - 0.5)
+                    continue;
+                if (f + cost < best) {
+                    best = f + cost;
+                    arg = i;
+                }
+            }
+            F[p * (B + 1) + j] = best;
+            back[p * (B + 1) + j] = arg;
+        }
+    }
+}
+
+/* The number of phases by BIC or the fixed penalty (0 if none admissible). */
+static size_t choose_phases(const double *F, size_t B, size_t P, size_t nc, double npts, double penalty)
+{
+    size_t np = 0;
+    double best = HUGE_VAL;
+    for (size_t p = 1; p <= P; p++) {
+        double rss = F[p * (B + 1) + B];
+        if (rss == HUGE_VAL)
+            continue;
+        double crit;
+        if (penalty > 0.0) {
+            crit = rss + penalty * (double)p;
+        } else {
+            double k = (double)p * 2.0 * (double)nc + (double)(p - 1);
+            double msr = rss / npts;
+            crit = npts * log(msr > RSS_FLOOR ? msr : RSS_FLOOR) + k * log(npts);
+        }
+        if (crit < best) {
+            best = crit;
+            np = p;
+        }
+    }
+    return np;
+}
+
+/* Bin index where each of the np phases starts (starts[np] = B). */
+static void backtrack(const size_t *back, size_t B, size_t np, size_t *starts)
+{
+    size_t j = B;
+    starts[np] = B;
+    for (size_t p = np; p > 0; p--) {
+        j = back[p * (B + 1) + j];
+        starts[p - 1] = j;
+    }
+}
+
+/* Weights 1 / local variance: residuals of each cloud against the lines of
+ * the given partition, their mean square over a window of bins around each
+ * bin holding at least VAR_MIN_POINTS points, floored at a fraction of the
+ * cloud's mean. The anchors keep the weight of their bins. */
+static int local_weights(sorted_cloud *sc, size_t nc, size_t B, const lsq *pre, const size_t *starts, size_t np)
+{
+    double *r2 = malloc(B * sizeof(*r2));
+    double *cnt = malloc(B * sizeof(*cnt));
+    double *var = malloc(B * sizeof(*var));
+    if (!r2 || !cnt || !var) {
+        free(r2);
+        free(cnt);
+        free(var);
+        return -1;
+    }
+    for (size_t c = 0; c < nc; c++) {
+        sorted_cloud *s = &sc[c];
+        const lsq *pc = pre + c * (B + 1);
+        memset(r2, 0, B * sizeof(*r2));
+        memset(cnt, 0, B * sizeof(*cnt));
+        size_t p = 0;
+        double a = 0.0, b = 0.0;
+        size_t cur = (size_t)-1;
+        double tot_r2 = 0.0, tot_cnt = 0.0;
+        for (size_t i = 0; i < s->n; i++) {
+            size_t bin = bin_of(s->x[i], B);
+            while (p + 1 < np && bin >= starts[p + 1])
+                p++;
+            if (cur != p) {
+                lsq d = lsq_diff(&pc[starts[p + 1]], &pc[starts[p]]);
+                lsq_line(&d, &a, &b);
+                cur = p;
+            }
+            double e = (s->y[i] - 0.5) - (a + b * (s->x[i] - 0.5));
+            r2[bin] += e * e;
+            cnt[bin] += 1.0;
+            tot_r2 += e * e;
+            tot_cnt += 1.0;
+        }
+        double mean = tot_cnt > 0.0 ? tot_r2 / tot_cnt : 0.0;
+        double floor_v = fmax(VAR_FLOOR_FRAC * mean, 1e-20);
+        for (size_t bin = 0; bin < B; bin++) {
+            double sr = r2[bin], sn = cnt[bin];
+            size_t lo = bin, hi = bin;
+            while (sn < VAR_MIN_POINTS && (lo > 0 || hi + 1 < B)) {
+                if (lo > 0) {
+                    lo--;
+                    sr += r2[lo];
+                    sn += cnt[lo];
+                }
+                if (hi + 1 < B) {
+                    hi++;
+                    sr += r2[hi];
+                    sn += cnt[hi];
+                }
+            }
+            double v = sn > 0.0 ? sr / sn : mean;
+            var[bin] = v > floor_v ? v : floor_v;
+        }
+        for (size_t i = 0; i < s->n; i++)
+            s->w[i] = 1.0 / var[bin_of(s->x[i], B)];
+        s->w[0] *= ANCHOR_WEIGHT;
+        s->w[s->n - 1] *= ANCHOR_WEIGHT;
+    }
+    free(r2);
+    free(cnt);
+    free(var);
+    return 0;
+}
+
+/* RSS of the weighted least-squares fit of y by the columns (1, x, (x-t)+)
+ * over points [i0, i1) of one cloud: two lines joined at t (a cumulative
+ * curve is continuous, so the join locates a change of slope far better
+ * than two free lines, which fit about as well anywhere near it). Columns
+ * that are (numerically) dependent on the previous ones are dropped. */
+static double hinge_rss(const sorted_cloud *s, size_t i0, size_t i1, double t)
+{
+    double G[3][3] = { { 0 } }, g[3] = { 0 }, yy = 0.0;
+    for (size_t i = i0; i < i1; i++) {
+        double w = s->w[i], f[3] = { 1.0, s->x[i] - 0.5, s->x[i] > t ? s->x[i] - t : 0.0 };
+        double y = s->y[i] - 0.5;
+        for (int a = 0; a < 3; a++) {
+            for (int b = 0; b <= a; b++)
+                G[a][b] += w * f[a] * f[b];
+            g[a] += w * f[a] * y;
+        }
+        yy += w * y * y;
+    }
+    /* Cholesky G = L L' (lower), then RSS = yy - |L^-1 g|^2 */
+    double L[3][3] = { { 0 } }, z[3] = { 0 }, rss = yy;
+    int keep[3] = { 0, 0, 0 };
+    for (int a = 0; a < 3; a++) {
+        double d = G[a][a];
+        for (int k = 0; k < a; k++)
+            if (keep[k])
+                d -= L[a][k] * L[a][k];
+        if (!(d > 1e-12 * (G[a][a] + 1e-300)))
+            continue;
+        keep[a] = 1;
+        L[a][a] = sqrt(d);
+        for (int b = a + 1; b < 3; b++) {
+            double v = G[b][a];
+            for (int k = 0; k < a; k++)
+                if (keep[k])
+                    v -= L[b][k] * L[a][k];
+            L[b][a] = v / L[a][a];
+        }
+        double v = g[a];
+        for (int k = 0; k < a; k++)
+            if (keep[k])
+                v -= L[a][k] * z[k];
+        z[a] = v / L[a][a];
+        rss -= z[a] * z[a];
+    }
+    return rss > 0.0 ? rss : 0.0;
+}
+
+/* Move boundary b[k] (between phases k-1 and k) to the position, on a grid
+ * of 1/20 bin within REFINE_BINS bins of it, that minimizes the summed
+ * hinge RSS of the two phases over all clouds. Returns 1 if it moved. */
+static int refine_one(const sorted_cloud *sc, size_t nc, double *b, size_t k, double binw, double min_width)
+{
+    double a = b[k - 1], z = b[k + 1];
+    double lo = fmax(b[k] - REFINE_BINS * binw, a + min_width);
+    double hi = fmin(b[k] + REFINE_BINS * binw, z - min_width);
+    double step = binw / 20.0, best = HUGE_VAL, best_t = b[k];
+    int steps = REFINE_BINS * 20;
+    for (int j = 0; j <= 2 * steps; j++) {
+        /* 0, -1, +1, -2, +2, ...: ties go to the nearest to the original */
+        int off = (j % 2 ? -1 : 1) * ((j + 1) / 2);
+        double t = b[k] + step * off;
+        if (t < lo || t > hi)
+            continue;
+        double cost = 0.0;
+        for (size_t c = 0; c < nc; c++) {
+            size_t i0, i1;
+            phase_range(&sc[c], a, z, &i0, &i1);
+            cost += hinge_rss(&sc[c], i0, i1, t);
+        }
+        if (best == HUGE_VAL || cost < best - 1e-12 * best) {
+            best = cost;
+            best_t = t;
+        }
+    }
+    if (best_t != b[k]) {
+        b[k] = best_t;
+        return 1;
+    }
+    return 0;
+}
+
+static void refine_all(const sorted_cloud *sc, size_t nc, double *b, size_t np, double binw, double min_width)
+{
+    for (int pass = 0; pass < REFINE_PASSES; pass++) {
+        int moved = 0;
+        for (size_t k = 1; k < np; k++)
+            moved |= refine_one(sc, nc, b, k, binw, min_width);
+        if (!moved)
+            break;
+    }
+}
+
+/* The continuous model of one cloud: the weighted least-squares continuous
+ * piecewise-linear curve on the raw points with knots at the bounds, through
+ * the anchors (0 at 0 and 1 at 1, as every cumulative curve). So a slope is
+ * the phase's mean rate, the slopes times the phase widths add up to 1 (the
+ * region's total) and one phase has slope 1; with the boundaries placed by
+ * the hinge fits, they are as precise as free lines per phase. A tiny ridge
+ * towards the chord (rate 1) keeps a knot without nearby points defined.
+ * The normal equations are tridiagonal, symmetric positive definite (Thomas
+ * algorithm). Gives the per-phase slopes (if slopes) and the weighted RSS
+ * (if rss). */
+static int broken_stick(const sorted_cloud *s, const double *b, size_t np, double *slopes, size_t stride, double *rss)
+{
+    size_t nk = np + 1;
+    double *d = calloc(nk, sizeof(*d)); /* diagonal */
+    double *e = calloc(nk, sizeof(*e)); /* e[k] = A[k][k+1] */
+    double *r = calloc(nk, sizeof(*r));
+    double *v = calloc(nk, sizeof(*v));
+    if (!d || !e || !r || !v) {
+        free(d);
+        free(e);
+        free(r);
+        free(v);
+        return -1;
+    }
+    size_t p = 0;
+    double wsum = 0.0;
+    for (size_t i = 0; i < s->n; i++) {
+        double x = s->x[i], y = s->y[i], w = s->w[i];
+        while (p + 1 < np && x >= b[p + 1])
+            p++;
+        double t = clamp01((x - b[p]) / (b[p + 1] - b[p]));
+        d[p] += w * (1.0 - t) * (1.0 - t);
+        e[p] += w * t * (1.0 - t);
+        d[p + 1] += w * t * t;
+        r[p] += w * (1.0 - t) * y;
+        r[p + 1] += w * t * y;
+        wsum += w;
+    }
+    double ridge = 1e-9 * (wsum > 0.0 ? wsum : 1.0) / (double)np;
+    v[0] = 0.0;
+    v[np] = 1.0;
+    if (np > 1) {
+        /* unknowns v[1..np-1]; the fixed ends go to the right-hand side */
+        r[1] -= e[0] * v[0];
+        r[np - 1] -= e[np - 1] * v[np];
+        for (size_t k = 1; k < np; k++) {
+            d[k] += ridge;
+            r[k] += ridge * b[k];
+        }
+        for (size_t k = 2; k < np; k++) {
+            double f = e[k - 1] / d[k - 1];
+            d[k] -= f * e[k - 1];
+            r[k] -= f * r[k - 1];
+        }
+        v[np - 1] = r[np - 1] / d[np - 1];
+        for (size_t k = np - 1; k-- > 1;)
+            v[k] = (r[k] - e[k] * v[k + 1]) / d[k];
+    }
+    if (slopes)
+        for (size_t q = 0; q < np; q++)
+            slopes[q * stride] = (v[q + 1] - v[q]) / (b[q + 1] - b[q]);
+    if (rss) {
+        double sum = 0.0;
+        p = 0;
+        for (size_t i = 0; i < s->n; i++) {
+            double x = s->x[i];
+            while (p + 1 < np && x >= b[p + 1])
+                p++;
+            double t = clamp01((x - b[p]) / (b[p + 1] - b[p]));
+            double f = v[p] + t * (v[p + 1] - v[p]) - s->y[i];
+            sum += s->w[i] * f * f;
+        }
+        *rss = sum;
+    }
+    free(d);
+    free(e);
+    free(r);
+    free(v);
+    return 0;
+}
+
+/* Summed RSS of the continuous model over all clouds (-1: no memory). */
+static double stick_rss(const sorted_cloud *sc, size_t nc, const double *b, size_t np)
+{
+    double total = 0.0;
+    for (size_t c = 0; c < nc; c++) {
+        double r;
+        if (broken_stick(&sc[c], b, np, NULL, 0, &r) != 0)
+            return -1.0;
+        total += r;
+    }
+    return total;
+}
+
+/* The search fits a free line per phase, so a "phase" can also buy a small
+ * jump of the curve, which a cumulative curve never has, or two boundaries
+ * can straddle one true change. Each boundary is checked again with the
+ * continuous model: without it (and the others refined again), the RSS of
+ * the continuous model must grow by enough to pay for the phase (BIC:
+ * N log(RSS without / RSS with) >= k log N for the k = 2 x clouds + 1
+ * parameters of a phase; fixed penalty: growth >= penalty). The boundary
+ * that pays least is removed if it does not pay, until all pay. Returns the
+ * new number of phases, or 0 on no memory. */
+static size_t prune(const sorted_cloud *sc, size_t nc, double *b, size_t np, double npts, double penalty,
+                    double binw, double min_width)
+{
+    double *tmp = malloc((np + 1) * sizeof(*tmp));
+    double *best_b = malloc((np + 1) * sizeof(*best_b));
+    if (!tmp || !best_b) {
+        free(tmp);
+        free(best_b);
+        return 0;
+    }
+    double need = penalty > 0.0 ? penalty : ((double)(2 * nc + 1) * log(npts));
+    while (np > 1) {
+        double with = stick_rss(sc, nc, b, np);
+        if (with < 0.0) {
+            np = 0;
+            break;
+        }
+        double best_score = HUGE_VAL;
+        for (size_t k = 1; k < np; k++) {
+            size_t m = 0;
+            for (size_t q = 0; q <= np; q++)
+                if (q != k)
+                    tmp[m++] = b[q];
+            refine_all(sc, nc, tmp, np - 1, binw, min_width);
+            double without = stick_rss(sc, nc, tmp, np - 1);
+            if (without < 0.0) {
+                best_score = -HUGE_VAL;
+                np = 0;
+                break;
+            }
+            double score;
+            if (penalty > 0.0) {
+                score = without - with;
+            } else {
+                double floor_rss = RSS_FLOOR * npts;
+                score = npts * log(fmax(without, floor_rss) / fmax(with, floor_rss));
+            }
+            if (score < best_score) {
+                best_score = score;
+                memcpy(best_b, tmp, np * sizeof(*tmp));
+            }
+        }
+        if (np == 0 || best_score >= need)
+            break;
+        np--;
+        memcpy(b, best_b, (np + 1) * sizeof(*b));
+    }
+    free(tmp);
+    free(best_b);
+    return np;
+}
+
+int fold_segment(const fold_cloud *clouds, size_t nclouds, const fold_segment_options *o, fold_segmentation *out)
+{
+    if (!out)
+        return -1;
+    memset(out, 0, sizeof(*out));
+    if (!clouds || nclouds == 0 || !o || !isfinite(o->penalty) || !isfinite(o->min_width))
+        return -1;
+    for (size_t c = 0; c < nclouds; c++) {
+        if (clouds[c].n > 0 && (!clouds[c].x || !clouds[c].y))
+            return -1;
+        for (size_t i = 0; i < clouds[c].n; i++)
+            if (!isfinite(clouds[c].x[i]) || !isfinite(clouds[c].y[i]))
+                return -1;
+    }
+    size_t B = o->bins ? o->bins : 200;
+    size_t P = o->max_phases ? o->max_phases : 1;
+    double min_width = o->min_width > 0.0 ? o->min_width : 0.0;
+    size_t minbins = (size_t)ceil(min_width * (double)B - 1e-9);
+    if (minbins < 1)
+        minbins = 1;
+    size_t nc = nclouds;
+
+    int rc = -1;
+    sorted_cloud *sc = calloc(nc, sizeof(*sc));
+    lsq *pre = malloc(nc * (B + 1) * sizeof(*pre));
+    double *F = malloc((P + 1) * (B + 1) * sizeof(*F));
+    size_t *back = malloc((P + 1) * (B + 1) * sizeof(*back));
+    size_t *starts = malloc((P + 1) * sizeof(*starts));
+    double *bounds = NULL;
+    if (!sc || !pre || !F || !back || !starts)
+        goto done;
+    double npts = 0.0;
+    for (size_t c = 0; c < nc; c++) {
+        if (sort_cloud(&clouds[c], &sc[c]) != 0)
+            goto done;
+        npts += (double)sc[c].n;
+    }
+
+    /* pass 1, unweighted: the residuals give the local variances */
+    build_prefix(sc, nc, B, pre);
+    partition(pre, nc, B, P, minbins, F, back);
+    size_t np = choose_phases(F, B, P, nc, npts, o->penalty);
+    if (np > 0 && o->penalty <= 0.0) {
+        /* pass 2, weighted (BIC only: a fixed penalty is in the caller's
+         * units of unweighted RSS) */
+        backtrack(back, B, np, starts);
+        if (local_weights(sc, nc, B, pre, starts, np) != 0)
+            goto done;
+        build_prefix(sc, nc, B, pre);
+        partition(pre, nc, B, P, minbins, F, back);
+        np = choose_phases(F, B, P, nc, npts, o->penalty);
+    }
+
+    if (np == 0)
+        np = 1; /* no admissible partition (too few points): one phase */
+    bounds = malloc((np + 1) * sizeof(*bounds));
+    if (!bounds)
+        goto done;
+    bounds[0] = 0.0;
+    bounds[np] = 1.0;
+    if (np > 1) {
+        backtrack(back, B, np, starts);
+        for (size_t p = 1; p < np; p++)
+            bounds[p] = (double)starts[p] / (double)B;
+        refine_all(sc, nc, bounds, np, 1.0 / (double)B, min_width);
+        np = prune(sc, nc, bounds, np, npts, o->penalty, 1.0 / (double)B, min_width);
+        if (np == 0)
+            goto done;
+    }
+
+    out->slopes = malloc(np * nc * sizeof(*out->slopes));
+    if (!out->slopes)
+        goto done;
+    for (size_t c = 0; c < nc; c++)
+        if (broken_stick(&sc[c], bounds, np, out->slopes + c, nc, NULL) != 0)
+            goto done;
+    out->bounds = bounds;
+    bounds = NULL;
+    out->nphases = np;
+    out->nclouds = nc;
+    rc = 0;
+
+done:
+    if (rc != 0)
+        fold_segmentation_free(out);
+    if (sc)
+        for (size_t c = 0; c < nc; c++) {
+            free(sc[c].x);
+            free(sc[c].y);
+            free(sc[c].w);
+        }
+    free(sc);
+    free(pre);
+    free(F);
+    free(back);
+    free(starts);
+    free(bounds);
+    return rc;
+}

@@ -1,0 +1,88 @@
+/* hct_boundary.c: what a region boundary and a thread's start and end do
+ * besides the region event itself. At a boundary, the thread's pending samples
+ * are written first (they are older, and each location's timestamps must not
+ * decrease), then its counter values, at the time of the region event. A thread
+ * starts its counters and its sampling when it gets its location and ends them
+ * when it exits or when recording stops. */
+#include "hct.h"
+
+#include <pthread.h>
+
+static pthread_key_t exit_key;
+static int have_exit_key;
+
+/* A traced thread other than the first exits: write its end now, while its
+ * counters still exist. */
+static void on_thread_exit(void *arg)
+{
+    hct_thread *t = arg;
+    if (!t || t->finished)
+        return;
+    t->in_tool++;
+    hct_sampling_disarm(t);
+    if (atomic_load(&hct.active) && t->writer)
+        hct_extras_finish(t, 1);
+    hct_extras_close(t);
+    t->in_tool--;
+}
+
+void hct_extras_setup(void)
+{
+    hct_counters_setup();
+    hct_sampling_setup();
+    have_exit_key = pthread_key_create(&exit_key, on_thread_exit) == 0;
+}
+
+int hct_extras_wanted(void)
+{
+    return hct_counters_nsets() > 0 || hct.cfg.sampling;
+}
+
+void hct_extras_start(hct_thread *t)
+{
+    if (t->finished || t->extras || !hct_extras_wanted())
+        return;
+    /* ranks and threads start on different counter sets */
+    t->smp = hct_sampling_thread_start(t); /* its buffer touched before counting starts */
+    t->ctr = hct_counters_thread_start((uint32_t)hct.rank + t->index);
+    t->extras = t->ctr || t->smp;
+    if (t->extras && t->index != 0 && have_exit_key)
+        pthread_setspecific(exit_key, t);
+}
+
+uint64_t hct_boundary(hct_thread *t, int enter, uint64_t not_before)
+{
+    hct_sampling_drain(t);
+    uint64_t ts;
+    if (not_before) {
+        ts = not_before < t->last_ts ? t->last_ts : not_before;
+        t->last_ts = ts;
+    } else {
+        ts = hct_timestamp(t);
+    }
+    hct_counters_boundary(t, ts, enter);
+    return ts;
+}
+
+void hct_extras_disarm_all(void)
+{
+    uint32_t n = atomic_load(&hct.nthreads);
+    for (uint32_t i = 0; i < n; i++)
+        if (hct.threads[i])
+            hct_sampling_disarm(hct.threads[i]);
+}
+
+void hct_extras_finish(hct_thread *t, int self)
+{
+    if (t->finished || !t->writer || !t->extras)
+        return;
+    hct_sampling_finish(t, hca_clock_now(), self); /* the last samples, then statistics */
+}
+
+void hct_extras_close(hct_thread *t)
+{
+    hct_sampling_thread_close(t);
+    hct_counters_thread_close(t);
+    t->extras = 0;
+    t->finished = 1;
+}

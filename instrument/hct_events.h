@@ -1,0 +1,53 @@
+/* hct_events.h: counter event names -> perf_event_attr. Generic perf names
+ * (cycles, instructions, task-clock, page-faults, ...), PAPI preset aliases where
+ * a generic event is equivalent (PAPI_TOT_INS, ...), PMU event names and raw
+ * encodings through libpfm4; the closest known names for a misspelt one; the
+ * HCATRACE_COUNTERS set syntax. No tracer state: used at load time and by the
+ * unit tests. */
+#ifndef HCT_EVENTS_H
+#define HCT_EVENTS_H
+
+#include <linux/perf_event.h>
+#include <stddef.h>
+
+#define HCT_EVENT_NAME_MAX 96
+#define HCT_MAX_SETS 8
+#define HCT_MAX_SET_EVENTS 12
+
+typedef struct {
+    char name[HCT_EVENT_NAME_MAX]; /* canonical name: the metric member's name */
+    char desc[256];                /* what was asked and how it is encoded */
+    struct perf_event_attr attr;   /* counting (not sampling) attributes, user space only */
+    int hardware;                  /* counted by a CPU PMU (not a kernel software event) */
+    int unit_ns;                   /* the value is a time in ns (task-clock, cpu-clock) */
+} hct_event;
+
+enum {
+    HCT_EV_OK = 0,
+    HCT_EV_UNKNOWN = -1,   /* no such event anywhere */
+    HCT_EV_OTHER_PMU = -2, /* an event of a PMU this machine does not have */
+    HCT_EV_INVALID = -3,   /* known event, bad unit mask or modifier */
+};
+
+/* Initializes libpfm4 once (LIBPFM_FORCE_PMU is honoured). Returns 0, or -1
+ * when libpfm4 is unusable (generic names still resolve). */
+int hct_events_init(void);
+
+/* Resolves one event name. On failure `why` says why (for HCT_EV_OTHER_PMU
+ * and HCT_EV_INVALID). */
+int hct_event_resolve(const char *spec, hct_event *ev, char *why, size_t whylen);
+
+/* The (at most) n known names closest to `name`, as "a, b, c". */
+void hct_event_closest(const char *name, char *out, size_t outlen, int n);
+
+/* HCATRACE_COUNTERS syntax: sets separated by ';', events by ','; blanks
+ * around names are ignored, empty sets skipped. Returns 0, or -1 with a
+ * reason in err (too many sets or events, a name too long). */
+typedef struct {
+    int nsets;
+    int nevents[HCT_MAX_SETS];
+    char names[HCT_MAX_SETS][HCT_MAX_SET_EVENTS][HCT_EVENT_NAME_MAX];
+} hct_set_spec;
+int hct_set_spec_parse(const char *spec, hct_set_spec *out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,496 @@
+/* hct_sampling.c: coarse per-thread sampling. Each traced thread gets its own
+ * interrupt source: a perf_event task-clock counter that overflows after a
+ * jittered period of the thread's CPU time (precise: an hrtimer), or, where
+ * perf_event_open is forbidden, a POSIX CPU-time timer (tick-quantized). Both
+ * raise SIGPROF on that thread. The handler only takes a timestamp, reads the
+ * thread's counter set and unwinds with unw_backtrace into a preallocated
+ * per-thread ring; samples that land inside the tracer or find the ring full
+ * are counted as lost. Rings are drained into OTF2 CallingContextSample events
+ * (with their counter values as a Metric just before) at region boundaries and
+ * at the end, on the owning thread, or by the finishing thread after the
+ * owners stopped. */
+#include "hct.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+#include "hct_ring.h"
+
+#define MAX_FRAMES 64
+#define MAX_VALUES 16
+#define SKIP_MAX 8 /* frames of the handler and the signal trampoline */
+
+enum { SRC_NONE, SRC_PERF, SRC_TIMER };
+enum { STAT_SAMPLES, STAT_LOST_IN_TOOL, STAT_LOST_FULL, STAT_LOST_NO_CONTEXT, STAT_TRUNCATED, NSTATS };
+
+typedef struct {
+    uint32_t size;
+    uint8_t set, nvalues, depth, flags;
+    uint64_t ts;
+    uint64_t data[]; /* nvalues counter values, then depth addresses, leaf first */
+} sample_rec;
+#define REC_TRUNCATED 1
+
+struct hct_smp_thread {
+    hct_thread *t;
+    hct_ring ring;
+    void *mem;
+    size_t memsize;
+    volatile sig_atomic_t armed, warming;
+    int fd;          /* SRC_PERF */
+    timer_t timer;   /* SRC_TIMER */
+    int has_timer;
+    uint64_t rng, cpu_target;
+    volatile uint64_t lost_in_tool, lost_full; /* written by the handler only */
+    volatile uint64_t handler_ns;               /* time in the handler, samples taken */
+    uint64_t drain_ns;                          /* time writing samples into the trace */
+    uint64_t stats_written[NSTATS];
+    uint64_t samples, lost_no_context, truncated;
+    _Atomic int draining;
+    /* the previous sample's stack, root first, and its calling contexts */
+    uintptr_t prev_addr[MAX_FRAMES];
+    uint32_t prev_cc[MAX_FRAMES];
+    int prev_depth, last_was_sample;
+};
+
+static struct {
+    int source;
+    int user_only; /* the perf source cannot see kernel time (perf_event_paranoid) */
+    uint64_t period, jitter; /* ns */
+    hca_ref igen, stats_class;
+    struct sigaction old;
+    int installed;
+} S;
+
+static HCT_TLS hct_smp_thread *tls_smp;
+
+/* totals of the threads already closed, for HCATRACE_VERBOSE=2 */
+static struct {
+    _Atomic uint64_t samples, lost_in_tool, lost_full, lost_no_context, handler_ns, drain_ns;
+} totals;
+
+/* ---- periods: jittered, deterministic per thread ------------------------------ */
+
+static inline uint64_t next_period(hct_smp_thread *s)
+{
+    uint64_t x = s->rng; /* xorshift64 */
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    s->rng = x;
+    if (!S.jitter)
+        return S.period;
+    return S.period - S.jitter + x % (2 * S.jitter + 1);
+}
+
+static inline uint64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void arm_timer(hct_smp_thread *s)
+{
+    uint64_t now = thread_cpu_ns();
+    s->cpu_target += next_period(s);
+    if (s->cpu_target <= now) /* behind (signal blocked a while): no burst */
+        s->cpu_target = now + next_period(s);
+    struct itimerspec it;
+    memset(&it, 0, sizeof(it));
+    it.it_value.tv_sec = (time_t)(s->cpu_target / 1000000000ull);
+    it.it_value.tv_nsec = (long)(s->cpu_target % 1000000000ull);
+    timer_settime(s->timer, TIMER_ABSTIME, &it, NULL);
+}
+
+static void rearm(hct_smp_thread *s)
+{
+    if (S.source == SRC_PERF) {
+        uint64_t p = next_period(s);
+        ioctl(s->fd, PERF_EVENT_IOC_PERIOD, &p);
+        ioctl(s->fd, PERF_EVENT_IOC_REFRESH, 1);
+    } else {
+        arm_timer(s);
+    }
+}
+
+/* ---- the handler: async-signal-safe only ------------------------------------- */
+
+static void take_sample(hct_smp_thread *s, const ucontext_t *uc, uint64_t ts)
+{
+    uint64_t values[MAX_VALUES];
+    int set = 0, nvalues = 0;
+    if (s->t->ctr) {
+        nvalues = hct_counters_read_signal(s->t->ctr, &set, values);
+        if (nvalues < 0 || nvalues > MAX_VALUES)
+            nvalues = 0;
+    }
+    void *ips[MAX_FRAMES + SKIP_MAX];
+    int n = unw_backtrace(ips, MAX_FRAMES + SKIP_MAX);
+    uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+    int first = -1;
+    for (int i = 0; i < n && i < SKIP_MAX + 1; i++)
+        if ((uintptr_t)ips[i] == pc) {
+            first = i;
+            break;
+        }
+    int depth;
+    const uintptr_t *frames;
+    if (first >= 0) {
+        depth = n - first;
+        frames = (const uintptr_t *)&ips[first];
+    } else { /* the unwinder lost its way: the interrupted address alone */
+        depth = 1;
+        frames = &pc;
+    }
+    int truncated = n == MAX_FRAMES + SKIP_MAX || depth > MAX_FRAMES;
+    if (depth > MAX_FRAMES)
+        depth = MAX_FRAMES;
+    uint64_t size = sizeof(sample_rec) + ((uint64_t)nvalues + (uint64_t)depth) * sizeof(uint64_t);
+    sample_rec *r = hct_ring_reserve(&s->ring, size);
+    if (!r) {
+        s->lost_full++;
+        return;
+    }
+    r->size = (uint32_t)hct_ring_round(size);
+    r->set = (uint8_t)set;
+    r->nvalues = (uint8_t)nvalues;
+    r->depth = (uint8_t)depth;
+    r->flags = truncated ? REC_TRUNCATED : 0;
+    r->ts = ts;
+    memcpy(r->data, values, (size_t)nvalues * sizeof(uint64_t));
+    memcpy(r->data + nvalues, frames, (size_t)depth * sizeof(uint64_t));
+    hct_ring_commit(&s->ring, size);
+}
+
+static void on_signal(int sig, siginfo_t *si, void *ucv)
+{
+    int saved_errno = errno;
+    hct_smp_thread *s = tls_smp;
+    int ours = 0;
+    if (s) {
+        if (s->warming && si->si_code == SI_TKILL) {
+            void *ips[MAX_FRAMES + SKIP_MAX];
+            unw_backtrace(ips, MAX_FRAMES + SKIP_MAX); /* first walk through a signal frame: warm */
+            errno = saved_errno;
+            return;
+        }
+        ours = S.source == SRC_PERF ? si->si_fd == s->fd && si->si_code > 0
+                                    : si->si_code == SI_TIMER && si->si_value.sival_ptr == s;
+    }
+    if (!ours) {
+        /* not our interrupt: give it to the handler that was there before */
+        if ((S.old.sa_flags & SA_SIGINFO) && S.old.sa_sigaction)
+            S.old.sa_sigaction(sig, si, ucv);
+        else if (S.old.sa_handler != SIG_DFL && S.old.sa_handler != SIG_IGN && S.old.sa_handler)
+            S.old.sa_handler(sig);
+        errno = saved_errno;
+        return;
+    }
+    if (s->armed) {
+        uint64_t t0 = hca_clock_now();
+        rearm(s);
+        if (s->t->in_tool) {
+            s->lost_in_tool++;
+        } else {
+            take_sample(s, ucv, t0);
+            s->handler_ns += hca_clock_now() - t0;
+        }
+    }
+    errno = saved_errno;
+}
+
+/* ---- setup ---------------------------------------------------------------------- */
+
+static int open_source(hct_smp_thread *s)
+{
+    struct perf_event_attr a;
+    memset(&a, 0, sizeof(a));
+    a.size = sizeof(a);
+    a.type = PERF_TYPE_SOFTWARE;
+    a.config = PERF_COUNT_SW_TASK_CLOCK;
+    a.sample_period = next_period(s);
+    a.disabled = 1;
+    /* CPU time in the kernel counts too where allowed: an overflow there is
+     * delivered on the way back to user space and lands at the system call's
+     * site; user-only sampling would skip those periods silently */
+    a.exclude_kernel = (unsigned)S.user_only;
+    a.exclude_hv = 1;
+    a.wakeup_events = 1;
+    int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0 && !S.user_only && (errno == EACCES || errno == EPERM)) {
+        S.user_only = 1;
+        a.exclude_kernel = 1;
+        fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    }
+    if (fd < 0)
+        return -1;
+    struct f_owner_ex owner = { F_OWNER_TID, (pid_t)syscall(SYS_gettid) };
+    if (fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK) != 0 || fcntl(fd, F_SETOWN_EX, &owner) != 0 ||
+        fcntl(fd, F_SETSIG, SIGPROF) != 0) {
+        close(fd);
+        return -1;
+    }
+    s->fd = fd;
+    return 0;
+}
+
+void hct_sampling_setup(void)
+{
+    if (!hct.cfg.sampling)
+        return;
+    S.period = hct.cfg.sampling_period_ns;
+    S.jitter = S.period * hct.cfg.sampling_jitter_pct / 100;
+    /* which source works here: a throw-away probe on this thread */
+    hct_smp_thread probe;
+    memset(&probe, 0, sizeof(probe));
+    probe.rng = 1;
+    S.source = SRC_TIMER;
+    if (open_source(&probe) == 0) {
+        close(probe.fd);
+        S.source = SRC_PERF;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGPROF, &sa, &S.old) != 0) {
+        S.source = SRC_NONE;
+        return;
+    }
+    S.installed = 1;
+    hct_sample_cc_reserve(8192);
+    char name[160];
+    snprintf(name, sizeof(name), "%s, every %.3g ms +- %u %% of the thread's CPU time%s",
+             S.source == SRC_PERF ? "perf_event task-clock overflow" : "POSIX CPU-time timer",
+             (double)S.period / 1e6, hct.cfg.sampling_jitter_pct,
+             S.source == SRC_PERF && S.user_only ? " in user space" : "");
+    S.igen = hca_defs_interrupt_generator(&hct.defs, name, OTF2_INTERRUPT_GENERATOR_MODE_TIME, S.period);
+    static const char *const stat_names[NSTATS][2] = {
+        { "sampling:samples", "samples written as CallingContextSample events" },
+        { "sampling:lost_in_tool", "samples dropped because they interrupted the tracer itself" },
+        { "sampling:lost_buffer_full", "samples dropped because the thread's sample buffer was full "
+                                       "(HCATRACE_SAMPLING_BUFFER)" },
+        { "sampling:lost_no_context", "samples dropped because the calling-context table was full" },
+        { "sampling:truncated", "samples whose stack was cut to its innermost frames (kept)" },
+    };
+    hca_ref refs[NSTATS];
+    for (int i = 0; i < NSTATS; i++)
+        refs[i] = hca_defs_metric_member(&hct.defs, stat_names[i][0], stat_names[i][1], "#",
+                                         OTF2_METRIC_TYPE_OTHER, OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64);
+    S.stats_class = hca_defs_metric_class(&hct.defs, NSTATS, refs);
+}
+
+hct_smp_thread *hct_sampling_thread_start(hct_thread *t)
+{
+    if (!S.installed || S.source == SRC_NONE)
+        return NULL;
+    hct_smp_thread *s = calloc(1, sizeof(*s));
+    if (!s)
+        return NULL;
+    s->t = t;
+    s->fd = -1;
+    s->memsize = (size_t)hct.cfg.sampling_buffer_kib * 1024;
+    s->mem = mmap(NULL, s->memsize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (s->mem == MAP_FAILED) {
+        free(s);
+        return NULL;
+    }
+    memset(s->mem, 0, s->memsize); /* touch now: no page faults in the handler */
+    hct_ring_init(&s->ring, s->mem, s->memsize);
+    /* xorshift needs a non-zero state: the odd multiplier keeps distinct
+     * (rank, thread) pairs distinct, the | 1 keeps it non-zero */
+    s->rng = (((uint64_t)(uint32_t)hct.rank << 32 | t->index) * 0x9e3779b97f4a7c15ull) | 1;
+    tls_smp = s;
+    /* warm libunwind through a signal frame before the first real sample */
+    s->warming = 1;
+    syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), SIGPROF);
+    s->warming = 0;
+    if (S.source == SRC_PERF && open_source(s) == 0) {
+        s->armed = 1;
+        ioctl(s->fd, PERF_EVENT_IOC_REFRESH, 1);
+    } else {
+        struct sigevent sev;
+        memset(&sev, 0, sizeof(sev));
+        sev.sigev_notify = SIGEV_THREAD_ID;
+        sev.sigev_signo = SIGPROF;
+        sev.sigev_value.sival_ptr = s;
+        sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+        if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &s->timer) != 0) {
+            tls_smp = NULL;
+            munmap(s->mem, s->memsize);
+            free(s);
+            return NULL;
+        }
+        s->has_timer = 1;
+        s->cpu_target = thread_cpu_ns();
+        s->armed = 1;
+        arm_timer(s);
+    }
+    return s;
+}
+
+void hct_sampling_disarm(hct_thread *t)
+{
+    hct_smp_thread *s = t->smp;
+    if (!s || !s->armed)
+        return;
+    s->armed = 0;
+    if (s->fd >= 0)
+        ioctl(s->fd, PERF_EVENT_IOC_DISABLE, 0);
+    if (s->has_timer) {
+        struct itimerspec off;
+        memset(&off, 0, sizeof(off));
+        timer_settime(s->timer, 0, &off, NULL);
+    }
+}
+
+/* ---- draining: outside the handler, with t->in_tool > 0 ---------------------- */
+
+static void write_stats(hct_thread *t, uint64_t ts, int always)
+{
+    hct_smp_thread *s = t->smp;
+    const uint64_t now[NSTATS] = { s->samples, s->lost_in_tool, s->lost_full, s->lost_no_context, s->truncated };
+    /* during the run only when something was lost: the analysis sees where */
+    if (!always && now[1] == s->stats_written[1] && now[2] == s->stats_written[2] &&
+        now[3] == s->stats_written[3])
+        return;
+    OTF2_Type types[NSTATS];
+    OTF2_MetricValue values[NSTATS];
+    for (int i = 0; i < NSTATS; i++) {
+        types[i] = OTF2_TYPE_UINT64;
+        values[i].unsigned_int = now[i];
+        s->stats_written[i] = now[i];
+    }
+    hct_otf2_check(t, OTF2_EvtWriter_Metric(t->writer, NULL, ts, S.stats_class, NSTATS, types, values));
+}
+
+/* The calling context of a stack (leaf first in `frames`), reusing the common
+ * root part with the previous sample. Returns HCA_UNDEF when the table is full. */
+static uint32_t stack_cc(hct_smp_thread *s, const uint64_t *frames, int depth, uint32_t *unwind)
+{
+    uintptr_t addr[MAX_FRAMES];
+    for (int i = 0; i < depth; i++) {
+        uintptr_t a = (uintptr_t)frames[depth - 1 - i];
+        /* callers: the call instruction is just before the return address */
+        addr[i] = i == depth - 1 ? a : a - 1;
+    }
+    int common = 0;
+    while (common < depth && common < s->prev_depth && s->prev_addr[common] == addr[common])
+        common++;
+    uint32_t parent = common ? s->prev_cc[common - 1] : HCA_UNDEF;
+    for (int i = common; i < depth; i++) {
+        parent = hct_sample_cc(parent, addr[i]);
+        if (parent == HCA_UNDEF) {
+            s->prev_depth = i;
+            return HCA_UNDEF;
+        }
+        s->prev_addr[i] = addr[i];
+        s->prev_cc[i] = parent;
+    }
+    s->prev_depth = depth;
+    int ud = s->last_was_sample ? depth - common + 1 : depth;
+    *unwind = (uint32_t)(ud > depth ? depth : ud);
+    return parent;
+}
+
+void hct_sampling_drain(hct_thread *t)
+{
+    hct_smp_thread *s = t->smp;
+    if (!s)
+        return;
+    if (!hct_ring_empty(&s->ring) && !atomic_exchange(&s->draining, 1)) {
+        uint64_t t0 = hca_clock_now();
+        const sample_rec *r;
+        while ((r = hct_ring_peek(&s->ring)) != NULL) {
+            uint64_t ts = r->ts < t->last_ts ? t->last_ts : r->ts;
+            uint32_t ud = 1;
+            uint32_t cc = r->depth ? stack_cc(s, r->data + r->nvalues, r->depth, &ud) : HCA_UNDEF;
+            if (cc == HCA_UNDEF) {
+                s->lost_no_context++;
+            } else {
+                t->last_ts = ts;
+                if (r->nvalues)
+                    hct_counters_write_sample(t, ts, r->set, r->data, r->nvalues);
+                hct_otf2_check(t, OTF2_EvtWriter_CallingContextSample(t->writer, NULL, ts, cc, ud, S.igen));
+                s->samples++;
+                s->truncated += (r->flags & REC_TRUNCATED) != 0;
+                s->last_was_sample = 1;
+            }
+            hct_ring_pop(&s->ring);
+        }
+        s->drain_ns += hca_clock_now() - t0;
+        atomic_store(&s->draining, 0);
+    }
+    write_stats(t, t->last_ts, 0);
+    s->last_was_sample = 0; /* a region event follows */
+}
+
+/* The end of a thread's samples: everything drained, final statistics.
+ * `self`: called by the owning thread. */
+void hct_sampling_finish(hct_thread *t, uint64_t ts, int self)
+{
+    hct_smp_thread *s = t->smp;
+    if (!s)
+        return;
+    if (!self) /* the owner may be inside a drain of its own: wait for it */
+        for (int spin = 0; spin < 1000 && atomic_load(&s->draining); spin++) {
+            struct timespec w = { 0, 100000 };
+            nanosleep(&w, NULL);
+        }
+    hct_sampling_drain(t);
+    write_stats(t, ts < t->last_ts ? t->last_ts : ts, 1);
+}
+
+void hct_sampling_thread_close(hct_thread *t)
+{
+    hct_smp_thread *s = t->smp;
+    if (!s)
+        return;
+    hct_sampling_disarm(t);
+    t->smp = NULL;
+    atomic_fetch_add(&totals.samples, s->samples);
+    atomic_fetch_add(&totals.lost_in_tool, s->lost_in_tool);
+    atomic_fetch_add(&totals.lost_full, s->lost_full);
+    atomic_fetch_add(&totals.lost_no_context, s->lost_no_context);
+    atomic_fetch_add(&totals.handler_ns, s->handler_ns);
+    atomic_fetch_add(&totals.drain_ns, s->drain_ns);
+    if (tls_smp == s)
+        tls_smp = NULL;
+    if (s->fd >= 0)
+        close(s->fd);
+    if (s->has_timer)
+        timer_delete(s->timer);
+    munmap(s->mem, s->memsize);
+    free(s);
+}
+
+/* HCATRACE_VERBOSE=2: what sampling cost and lost in this process (after every
+ * thread was closed). */
+void hct_sampling_report(void)
+{
+    if (hct.cfg.verbose < 2 || !S.installed)
+        return;
+    unsigned long long n = atomic_load(&totals.samples), in_tool = atomic_load(&totals.lost_in_tool),
+                       full = atomic_load(&totals.lost_full), no_cc = atomic_load(&totals.lost_no_context);
+    unsigned long long taken = n + full + no_cc; /* the handler ran to the end for these */
+    hct_message("rank %d: %llu samples (%.0f ns in the handler, %.0f ns to write each), lost %llu in the tracer, "
+                "%llu to a full buffer, %llu to a full context table",
+                hct.rank, n, taken ? (double)atomic_load(&totals.handler_ns) / (double)taken : 0.0,
+                n ? (double)atomic_load(&totals.drain_ns) / (double)n : 0.0, in_tool, full, no_cc);
+}

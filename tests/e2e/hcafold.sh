@@ -1,0 +1,112 @@
+# hcafold.sh: end-to-end tests of hcafold on synthetic traces whose truth is
+# known (tests/synth/hcasynth): recovered rates and phase boundaries against the
+# truth, coarse against 100x finer sampling, outlier exclusion, rotating counter
+# sets, determinism, every output file, and the bad-input cases with their
+# messages and exit codes.
+. "$(dirname "$0")/lib.sh"
+SYNTH="$BUILD/tests/hcasynth"
+FOLD="$BUILD/bin/hcafold"
+CHECK="$BUILD/tests/foldcheck"
+CLASSIC="--counter instructions:0-0.4=300e6,0.4-0.9=800e6,0.9-1=300e6"
+PHASES="--functions phase_stencil:0-0.4,phase_update:0.4-0.9,phase_norm:0.9-1"
+dir=$(fresh_dir)
+cd "$dir" || exit 1
+
+# 1. the classic case: 300/800/300 MIPS over 0-40/40-90/90-100 %, 320 instances,
+#    under 2 samples per instance
+"$SYNTH" --out classic --ranks 2 --instances 160 --duration-ms 20 --period-ms 14 --period-jitter 4 \
+    $CLASSIC $PHASES --outliers 0.03 --noise 0.02 --seed 7 > /dev/null
+ok $? "synthesizer writes the classic case"
+check "synthetic trace passes otf2-print --silent -Werror" valid_otf2 classic/traces.otf2
+"$FOLD" classic > summary.txt
+ok $? "hcafold folds it (exit 0)"
+spi=$(awk -F= '$1 == "samples_in_used" { s = $2 } $1 == "used_instances" { u = $2 } END { print s / u }' classic/truth.txt)
+ok "$(awk -v s="$spi" 'BEGIN { print (s <= 2) ? 0 : 1 }')" "classic: at most 2 samples per instance on average ($spi)"
+"$CHECK" classic/traces.fold/fold.json classic/truth.txt > check.txt
+ok $? "classic: rates within 3 % MAE of the truth, 3 phases, boundaries within 0.02"
+sed 's/^/# /' check.txt
+for f in fold.json 01-*.curves.csv 01-*.points.csv 01-*.bands.csv 01-*.gp 01-*.png 01-*.svg; do
+    set -- classic/traces.fold/$f
+    check "output $f written" test -s "$1"
+done
+check "the PNG is a PNG" sh -c "head -c 8 classic/traces.fold/01-*.png | grep -q PNG"
+grep -q 'source 0.00-0.40  phase_stencil' summary.txt && grep -q 'source 0.40-0.90  phase_update' summary.txt &&
+    grep -q 'source 0.90-1.00  phase_norm' summary.txt
+ok $? "classic: source bands name the phase functions at their true times"
+excl=$(awk -F= '$1 == "excluded_expected" { print $2 }' classic/truth.txt)
+grep -q "$excl excluded" summary.txt
+ok $? "classic: the $excl outlier instances are excluded and counted"
+
+# 2. coarse against 100x finer sampling of the same run
+"$SYNTH" --out fine --ranks 2 --instances 160 --duration-ms 20 --period-ms 14 --period-jitter 4 \
+    $CLASSIC $PHASES --outliers 0.03 --noise 0.02 --seed 7 --fine-factor 100 > /dev/null
+"$FOLD" -q fine
+"$CHECK" classic/traces.fold/fold.json --compare fine/traces.fold/fold.json > cmp.txt
+ok $? "coarse and 100x finer sampling agree within 5 % ($(cut -d' ' -f4 cmp.txt))"
+
+# 3. rotating counter sets: each instance measures one set
+"$SYNTH" --out sets --ranks 2 --instances 200 --duration-ms 10 --period-ms 6 --period-jitter 2 \
+    --counter instructions:0-0.5=500e6,0.5-1=1000e6 --counter cycles:0-1=2000e6 \
+    --counter page-faults:0-0.3=2000,0.3-0.5=20000,0.5-1=2000 \
+    --sets 'instructions,cycles;instructions,page-faults' --seed 3 > /dev/null
+"$FOLD" -q sets
+ok $? "rotating sets: folded"
+"$CHECK" sets/traces.fold/fold.json sets/truth.txt --max-mae 0.05 > check3.txt
+ok $? "rotating sets: every counter within 5 %, boundaries 0.3 and 0.5 found"
+sed 's/^/# /' check3.txt
+
+# 4. determinism, and --jobs does not change the result
+"$FOLD" -q -j 1 -f json -o j1 classic && "$FOLD" -q -j 2 -f json -o j2 classic
+ok $? "folding with --jobs 1 and 2"
+check "same trace in, same numbers out (--jobs 1 = --jobs 2 = default)" \
+    sh -c "cmp j1/fold.json j2/fold.json && cmp j1/fold.json classic/traces.fold/fold.json"
+
+# 5. selection and formats
+"$FOLD" -q -c instructions -f json -o sel classic
+ok $? "counter selection"
+grep -q '"name":[[:space:]]*"instructions"' sel/fold.json
+ok $? "selected counter present in fold.json"
+ok "$(ls sel | grep -vc '^fold.json$')" "-f json writes fold.json only"
+
+# 6. bad input: one hcafold line, a documented exit code, never a crash
+"$FOLD" -q nowhere > out 2> err
+rc=$?
+ok $((rc != 3)) "missing trace: exit 3 ($rc)"
+grep -q '^hcafold: nowhere: ' err
+ok $? "missing trace: one hcafold message"
+mkdir notatrace && echo hello > notatrace/traces.otf2
+"$FOLD" -q notatrace > out 2> err
+rc=$?
+ok $((rc != 3)) "a text file named traces.otf2: exit 3 ($rc)"
+ok $(($(grep -c '^hcafold: ' err) != 1 || $(wc -l < err) != 1)) "a text file: exactly one message line"
+cp -r classic trunc
+for f in trunc/traces/*.evt; do head -c 300 "$f" > "$f.x" && mv "$f.x" "$f"; done
+"$FOLD" -q trunc > out 2> err
+rc=$?
+ok $((rc != 3)) "truncated event files: exit 3 ($rc)"
+grep -q '^hcafold: ' err
+ok $? "truncated event files: an hcafold message"
+"$SYNTH" --out nosamples --instances 50 --duration-ms 5 --period-ms 100000 $CLASSIC > /dev/null
+"$FOLD" -q nosamples > out 2> err
+rc=$?
+ok $((rc != 4)) "a trace without samples: exit 4 ($rc)"
+grep -q 'no samples' err
+ok $? "a trace without samples: says so"
+"$SYNTH" --out few --instances 5 --duration-ms 20 --period-ms 5 $CLASSIC > /dev/null
+"$FOLD" -q few > out 2> err
+rc=$?
+ok $((rc != 4)) "too few instances: exit 4 ($rc)"
+grep -q 'min-instances' err
+ok $? "too few instances: names the option to change"
+"$FOLD" --bogus classic > out 2> err
+ok $(($? != 2)) "unknown option: exit 2"
+"$FOLD" -j zero classic > out 2> err
+ok $(($? != 2)) "bad --jobs: exit 2"
+"$FOLD" -q -o /proc/hcafold-no classic > out 2> err
+rc=$?
+ok $((rc != 5)) "unwritable output directory: exit 5 ($rc)"
+"$FOLD" --help > out
+ok $? "--help: exit 0"
+grep -q -- '--region' out
+ok $? "--help lists the options"
+cd / && rm -rf "$dir"

@@ -1,0 +1,294 @@
+/* test_points.c: unit tests of hcafold's folded point clouds (fold/points.c) on
+ * synthetic traces with known truth, before any fitting: without noise every
+ * point lies on the true cumulative curve; with noise, the points scatter around
+ * it; rotating counter sets give each counter the instances that measured it
+ * throughout; rate factors equal the true mean rates; excluded instances' points
+ * are apart; the samples' leaf functions follow the truth over normalized time;
+ * time-only traces and counters with zero totals; identical clouds for any --jobs. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "fold_testutil.h"
+#include "points.h"
+#include "read.h"
+#include "regions.h"
+
+#define SETS "--sets 'instructions,cycles;instructions,page-faults' "
+#define COUNTERS                                                                                             \
+    "--counter instructions:0-0.4=300e6,0.4-0.9=800e6,0.9-1=300e6 --counter cycles:0-1=2e9 "                \
+    "--counter page-faults:0-0.2=1e6,0.2-0.3=4e6,0.3-1=0 " SETS
+#define FUNCS "--functions phase_stencil:0-0.4,phase_update:0.4-0.9,phase_norm:0.9-1 "
+
+typedef struct {
+    size_t n;
+    double bounds[33], rates[32];
+} truth_curve;
+
+static void parse_list(const char *s, double *out, size_t *n)
+{
+    *n = 0;
+    while (*s) {
+        char *end;
+        out[(*n)++] = strtod(s, &end);
+        s = *end == ',' ? end + 1 : end;
+        if (end == s && *s != ',')
+            break;
+    }
+}
+
+static truth_curve truth_of(const char *dir, const char *counter)
+{
+    truth_curve c;
+    char key[128], buf[1024];
+    size_t nb = 0, nr = 0;
+    snprintf(key, sizeof(key), "counter.%s.bounds", counter);
+    assert_non_null(tu_truth(dir, key, buf, sizeof(buf)));
+    parse_list(buf, c.bounds, &nb);
+    snprintf(key, sizeof(key), "counter.%s.rates", counter);
+    assert_non_null(tu_truth(dir, key, buf, sizeof(buf)));
+    parse_list(buf, c.rates, &nr);
+    assert_int_equal(nb, nr + 1);
+    c.n = nr;
+    return c;
+}
+
+/* True cumulative fraction at x. */
+static double cum(const truth_curve *c, double x)
+{
+    double total = 0, part = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        double w = c->bounds[i + 1] - c->bounds[i];
+        total += w * c->rates[i];
+        if (x > c->bounds[i])
+            part += (fmin(x, c->bounds[i + 1]) - c->bounds[i]) * c->rates[i];
+    }
+    return part / total;
+}
+
+static size_t counter_index(const fold_trace *t, const char *name)
+{
+    for (size_t c = 0; c < t->ncounters; c++)
+        if (strcmp(t->counters[c].name, name) == 0)
+            return c;
+    fail_msg("no counter %s", name);
+    return 0;
+}
+
+typedef struct {
+    char *dir;
+    fold_trace t;
+    const fold_region *r;
+    fold_points p;
+} folded;
+
+static void fold_synth(folded *f, const char *args, unsigned jobs)
+{
+    f->dir = tu_synth(args);
+    assert_non_null(f->dir);
+    fold_read_options o;
+    fold_read_defaults(&o);
+    o.jobs = jobs;
+    char err[512], name[256];
+    if (fold_read(f->dir, &o, &f->t, err, sizeof(err)) != FOLD_OK)
+        fail_msg("%s", err);
+    assert_int_equal(fold_regions_build(&f->t, NULL, err, sizeof(err)), 0);
+    assert_non_null(tu_truth(f->dir, "region", name, sizeof(name)));
+    f->r = fold_region_find(&f->t, name, 0);
+    assert_non_null(f->r);
+    assert_int_equal(fold_points_build(&f->t, f->r, &f->p), 0);
+}
+
+static void unfold(folded *f)
+{
+    fold_points_free(&f->p);
+    fold_trace_free(&f->t);
+    tu_remove(f->dir);
+}
+
+static void exact_clouds_without_noise(void **state)
+{
+    (void)state;
+    static const char *const names[] = { "instructions", "cycles", "page-faults" };
+    folded f;
+    fold_synth(&f, "--ranks 2 --instances 100 --noise 0 --period-ms 2 --period-jitter 0.5 " COUNTERS FUNCS, 1);
+    assert_int_equal(f.r->nexcluded, 0);
+    for (size_t k = 0; k < 3; k++) {
+        size_t c = counter_index(&f.t, names[k]);
+        const fold_counter_points *cp = &f.p.counters[c];
+        truth_curve tc = truth_of(f.dir, names[k]);
+        char key[128];
+        snprintf(key, sizeof(key), "counter.%s.used_instances", names[k]);
+        assert_int_equal(cp->instances, (size_t)tu_truth_num(f.dir, key));
+        assert_int_equal(cp->dropped, 0);
+        assert_true(cp->n > 100);
+        double worst = 0;
+        for (size_t i = 0; i < cp->n; i++) {
+            assert_true(cp->x[i] >= 0 && cp->x[i] < 1);
+            worst = fmax(worst, fabs(cp->y[i] - cum(&tc, cp->x[i])));
+        }
+        if (worst > 1e-3)
+            fail_msg("%s: a point is %g off the true curve", names[k], worst);
+        snprintf(key, sizeof(key), "counter.%s.mean_rate", names[k]);
+        double truth = tu_truth_num(f.dir, key), got = fold_points_rate_factor(cp);
+        if (fabs(got / truth - 1) > 1e-4)
+            fail_msg("%s: rate factor %g, truth %g", names[k], got, truth);
+        assert_true(fabs(fold_points_mean_total(cp) - truth * 1e-9 * cp->sum_duration_ns / (double)cp->instances) <
+                    1e-3 * fold_points_mean_total(cp));
+    }
+    double md = tu_truth_num(f.dir, "mean_duration_ns_used");
+    assert_true(fabs(f.p.mean_duration_ns - md) < 1e-6 * md);
+    assert_int_equal(f.p.used_instances, f.r->nused);
+    unfold(&f);
+}
+
+static void noisy_clouds_scatter_around_truth(void **state)
+{
+    (void)state;
+    folded f;
+    fold_synth(&f,
+               "--ranks 2 --threads 2 --instances 150 --noise 0.1 --outliers 0.05 --duration-jitter 0.004 "
+               "--period-ms 3 --period-jitter 1 --seed 5 " COUNTERS FUNCS,
+               2);
+    assert_int_equal(f.r->nexcluded, (size_t)tu_truth_num(f.dir, "outliers"));
+    size_t c = counter_index(&f.t, "instructions");
+    const fold_counter_points *cp = &f.p.counters[c];
+    truth_curve tc = truth_of(f.dir, "instructions");
+    double bin_sum[20] = { 0 }, worst = 0;
+    size_t bin_n[20] = { 0 };
+    for (size_t i = 0; i < cp->n; i++) {
+        double r = cp->y[i] - cum(&tc, cp->x[i]);
+        worst = fmax(worst, fabs(r));
+        size_t b = (size_t)(cp->x[i] * 20);
+        bin_sum[b] += r;
+        bin_n[b]++;
+    }
+    assert_true(worst < 0.05);
+    for (size_t b = 0; b < 20; b++) {
+        assert_true(bin_n[b] > 5);
+        if (fabs(bin_sum[b] / (double)bin_n[b]) > 0.01)
+            fail_msg("bin %zu: mean residual %g", b, bin_sum[b] / (double)bin_n[b]);
+    }
+    double truth = tu_truth_num(f.dir, "counter.instructions.mean_rate");
+    assert_true(fabs(fold_points_rate_factor(cp) / truth - 1) < 0.02);
+    assert_int_equal(cp->instances, (size_t)tu_truth_num(f.dir, "counter.instructions.used_instances"));
+    assert_int_equal(f.p.counters[counter_index(&f.t, "cycles")].instances,
+                     (size_t)tu_truth_num(f.dir, "counter.cycles.used_instances"));
+    /* the excluded instances' points are apart: instructions is in every set */
+    assert_int_equal(cp->n, (size_t)tu_truth_num(f.dir, "samples_in_used"));
+    assert_int_equal(cp->nex, (size_t)tu_truth_num(f.dir, "samples_in_instances") - cp->n);
+    for (size_t i = 0; i < cp->nex; i++)
+        assert_true(cp->ex_x[i] >= 0 && cp->ex_x[i] < 1 && cp->ex_y[i] >= 0 && cp->ex_y[i] <= 1);
+    /* the cloud handed to the fit */
+    fold_cloud cl = fold_points_cloud(&f.p, c);
+    assert_ptr_equal(cl.x, cp->x);
+    assert_int_equal(cl.n, cp->n);
+    assert_int_equal(fold_points_cloud(&f.p, 99).n, 0);
+    unfold(&f);
+}
+
+/* Each used sample's leaf function is the one the truth gives at its normalized time. */
+static void samples_show_the_true_functions(void **state)
+{
+    (void)state;
+    folded f;
+    fold_synth(&f, "--instances 80 --period-ms 1 --period-jitter 0.3 --duration-jitter 0.004 " FUNCS, 1);
+    assert_int_equal(f.p.ns, (size_t)tu_truth_num(f.dir, "samples_in_used"));
+    size_t seen[3] = { 0, 0, 0 };
+    for (size_t i = 0; i < f.p.ns; i++) {
+        double x = f.p.sx[i];
+        assert_true(f.p.scontext[i] < f.t.ncontexts);
+        const fold_context_def *cx = &f.t.contexts[f.p.scontext[i]];
+        const char *fn = f.t.regions[cx->region].name;
+        const char *want = x < 0.4 ? "phase_stencil" : x < 0.9 ? "phase_update" : "phase_norm";
+        assert_string_equal(fn, want);
+        char key[128];
+        snprintf(key, sizeof(key), "function.%s.line", fn);
+        assert_int_equal(cx->line, (uint32_t)tu_truth_num(f.dir, key));
+        assert_int_equal(cx->depth, 1);
+        assert_string_equal(f.t.regions[f.t.contexts[cx->parent].region].name, "main");
+        seen[x < 0.4 ? 0 : x < 0.9 ? 1 : 2]++;
+    }
+    assert_true(seen[0] > 0 && seen[1] > 0 && seen[2] > 0);
+    unfold(&f);
+}
+
+/* A burst whose two ends measured different sets keeps only the common counter. */
+static void mixed_sets_keep_common_counters(void **state)
+{
+    (void)state;
+    folded f;
+    fold_synth(&f, "--ranks 2 --instances 60 " COUNTERS, 1);
+    const fold_region *back = fold_region_find(&f.t, "MPI_Allreduce@app.c:40 -> MPI_Allreduce@app.c:30", 0);
+    assert_non_null(back);
+    fold_points p;
+    assert_int_equal(fold_points_build(&f.t, back, &p), 0);
+    const fold_counter_points *ins = &p.counters[counter_index(&f.t, "instructions")];
+    const fold_counter_points *cyc = &p.counters[counter_index(&f.t, "cycles")];
+    assert_int_equal(ins->instances, back->nused);
+    assert_int_equal(cyc->instances, 0);
+    assert_int_equal(cyc->n, 0);
+    assert_true(cyc->dropped > 0);
+    assert_true(isnan(fold_points_mean_total(cyc)));
+    assert_true(fold_points_rate_factor(cyc) == 0);
+    fold_points_free(&p);
+    unfold(&f);
+}
+
+static void time_only_and_zero_totals(void **state)
+{
+    (void)state;
+    folded f;
+    fold_synth(&f, "--instances 50 --period-ms 2 --duration-jitter 0.004 " FUNCS, 1);
+    assert_int_equal(f.p.ncounters, 0);
+    assert_int_equal(f.p.ns, (size_t)tu_truth_num(f.dir, "samples_in_used"));
+    assert_int_equal(fold_points_cloud(&f.p, 0).n, 0);
+    unfold(&f);
+    fold_synth(&f, "--instances 50 --period-ms 2 --counter instructions:0-1=1e9 --counter page-faults:0-1=0", 1);
+    const fold_counter_points *pf = &f.p.counters[counter_index(&f.t, "page-faults")];
+    assert_int_equal(pf->instances, 50);
+    assert_int_equal(pf->zero_total, 50);
+    assert_int_equal(pf->n, 0);
+    assert_true(fold_points_rate_factor(pf) == 0);
+    unfold(&f);
+}
+
+static void clouds_identical_for_any_jobs(void **state)
+{
+    (void)state;
+    const char *args = "--ranks 3 --threads 2 --instances 40 --noise 0.05 --seed 9 " COUNTERS FUNCS;
+    folded a, b;
+    fold_synth(&a, args, 1);
+    fold_synth(&b, args, 3);
+    assert_int_equal(a.p.ns, b.p.ns);
+    assert_memory_equal(a.p.sx, b.p.sx, a.p.ns * sizeof(double));
+    assert_memory_equal(a.p.scontext, b.p.scontext, a.p.ns * sizeof(uint32_t));
+    for (size_t c = 0; c < a.p.ncounters; c++) {
+        assert_int_equal(a.p.counters[c].n, b.p.counters[c].n);
+        assert_memory_equal(a.p.counters[c].x, b.p.counters[c].x, a.p.counters[c].n * sizeof(double));
+        assert_memory_equal(a.p.counters[c].y, b.p.counters[c].y, a.p.counters[c].n * sizeof(double));
+        assert_true(a.p.counters[c].sum_total == b.p.counters[c].sum_total);
+    }
+    unfold(&a);
+    unfold(&b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(exact_clouds_without_noise),
+        cmocka_unit_test(noisy_clouds_scatter_around_truth),
+        cmocka_unit_test(samples_show_the_true_functions),
+        cmocka_unit_test(mixed_sets_keep_common_counters),
+        cmocka_unit_test(time_only_and_zero_totals),
+        cmocka_unit_test(clouds_identical_for_any_jobs),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

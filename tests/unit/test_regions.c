@@ -1,0 +1,328 @@
+/* test_regions.c: unit tests of hcafold's region building (fold/regions.c) on
+ * hand-made traces: keys, names (bursts by both call sites, named regions with
+ * their call site only when ambiguous), duration groups split at a wide gap and
+ * only for groups of a sensible size, outliers excluded by median +- k * MAD
+ * with its floor, BSC's unscaled rule as an option, order by total time, and a
+ * result that does not depend on the order instances were read in. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "read.h"
+#include "regions.h"
+
+/* contexts: 0 main@src/cg.c:88, 1 MPI_Allreduce under 0, 2 main@src/cg.c:120,
+ * 3 MPI_Allreduce under 2, 4 main@src/cg.c:10, 5 iteration under 4,
+ * 6 main@src/cg.c:20, 7 iteration under 6 */
+enum { CC_MPI_A = 1, CC_MPI_B = 3, CC_ITER_1 = 5, CC_ITER_2 = 7 };
+
+static void make_trace(fold_trace *t, size_t nlocs)
+{
+    memset(t, 0, sizeof(*t));
+    static const fold_region_def regions[] = {
+        { "main", "src/cg.c", 5, 0, 0, FOLD_KIND_FUNCTION },
+        { "MPI_Allreduce", "", 0, 0, 0, FOLD_KIND_MPI },
+        { "iteration", "src/cg.c", 30, 0, 0, FOLD_KIND_USER },
+    };
+    static const fold_context_def contexts[] = {
+        { 0, FOLD_NONE, "src/cg.c", 88, 0 }, { 1, 0, NULL, 0, 1 },
+        { 0, FOLD_NONE, "src/cg.c", 120, 0 }, { 1, 2, NULL, 0, 1 },
+        { 0, FOLD_NONE, "src/cg.c", 10, 0 }, { 2, 4, NULL, 0, 1 },
+        { 0, FOLD_NONE, "src/cg.c", 20, 0 }, { 2, 6, NULL, 0, 1 },
+    };
+    t->regions = malloc(sizeof(regions));
+    t->contexts = malloc(sizeof(contexts));
+    t->locations = calloc(nlocs, sizeof(*t->locations));
+    assert_non_null(t->regions);
+    assert_non_null(t->contexts);
+    assert_non_null(t->locations);
+    memcpy(t->regions, regions, sizeof(regions));
+    memcpy(t->contexts, contexts, sizeof(contexts));
+    t->nregions = 3;
+    t->ncontexts = 8;
+    t->nlocations = nlocs;
+    for (size_t i = 0; i < nlocs; i++)
+        t->locations[i].id = i;
+}
+
+/* Appends an instance of duration d (ns) to location loc, after its last one. */
+static void add(fold_trace *t, size_t loc, int kind, uint32_t open, uint32_t close, double d, size_t nsamples)
+{
+    fold_location *L = &t->locations[loc];
+    fold_instance *p = realloc(L->instances, (L->ninstances + 1) * sizeof(*p));
+    assert_non_null(p);
+    L->instances = p;
+    uint64_t t0 = L->ninstances ? L->instances[L->ninstances - 1].t1 + 1000 : 1000000;
+    fold_instance *in = &L->instances[L->ninstances++];
+    memset(in, 0, sizeof(*in));
+    in->t0 = t0;
+    in->t1 = t0 + (uint64_t)llround(d);
+    in->location = (uint32_t)loc;
+    in->open_context = open;
+    in->close_context = close;
+    in->kind = (int16_t)kind;
+    in->nsamples = nsamples;
+}
+
+static void add_burst(fold_trace *t, size_t loc, double d)
+{
+    add(t, loc, FOLD_KIND_BURST, CC_MPI_A, CC_MPI_B, d, 3);
+}
+
+/* n durations evenly spread over D * [1 - j, 1 + j], dealt to the locations in turn. */
+static void add_uniform(fold_trace *t, size_t n, double D, double j)
+{
+    for (size_t i = 0; i < n; i++)
+        add_burst(t, i % t->nlocations, D * (1.0 + j * (2.0 * (double)((i * 37) % n) / (double)(n - 1) - 1.0)));
+}
+
+static void build(fold_trace *t, const fold_region_options *o)
+{
+    char err[256];
+    assert_int_equal(fold_regions_build(t, o, err, sizeof(err)), 0);
+    for (size_t i = 0; i < t->nlocations; i++) {
+        assert_null(t->locations[i].instances);
+        assert_int_equal(t->locations[i].ninstances, 0);
+    }
+}
+
+static const char *BURST = "MPI_Allreduce@cg.c:88 -> MPI_Allreduce@cg.c:120";
+
+static void groups_split_at_a_duration_gap(void **state)
+{
+    (void)state;
+    fold_trace t;
+    make_trace(&t, 2);
+    add_uniform(&t, 120, 10e6, 0.05);
+    for (size_t i = 0; i < 80; i++)
+        add_burst(&t, i % 2, 20e6 * (1.0 + 0.05 * sin((double)i)));
+    build(&t, NULL);
+    assert_int_equal(t.nfolds, 2);
+    const fold_region *g0 = fold_region_find(&t, BURST, 0), *g1 = fold_region_find(&t, BURST, 1);
+    assert_non_null(g0);
+    assert_non_null(g1);
+    assert_int_equal(g0->ngroups, 2);
+    assert_int_equal(g0->ninstances, 120);
+    assert_int_equal(g1->ninstances, 80);
+    assert_int_equal(g0->nexcluded + g1->nexcluded, 0);
+    assert_true(g0->median_ns < 11e6 && g1->median_ns > 18e6);
+    for (size_t i = 0; i < g1->ninstances; i++)
+        assert_true(g1->instances[i].t1 - g1->instances[i].t0 > 15000000u);
+    assert_int_equal(g0->nsamples, 3 * 120);
+    fold_trace_free(&t);
+}
+
+static void outliers_are_excluded_not_grouped(void **state)
+{
+    (void)state;
+    fold_trace t;
+    make_trace(&t, 3);
+    add_uniform(&t, 300, 10e6, 0.05);
+    for (size_t i = 0; i < 15; i++) /* scattered, 5 %: not a group */
+        add_burst(&t, i % 3, 10e6 * (2.0 + (double)i / 14.0));
+    build(&t, NULL);
+    assert_int_equal(t.nfolds, 1);
+    const fold_region *r = &t.folds[0];
+    assert_string_equal(r->name, BURST);
+    assert_int_equal(r->ngroups, 1);
+    assert_int_equal(r->ninstances, 315);
+    assert_int_equal(r->nexcluded, 15);
+    assert_int_equal(r->nused, 300);
+    assert_int_equal(r->nsamples_used, 900);
+    for (size_t i = 0; i < r->ninstances; i++)
+        assert_int_equal(r->instances[i].excluded, r->instances[i].t1 - r->instances[i].t0 > 15000000u);
+    assert_true(r->keep_lo_ns < 9.5e6 && r->keep_hi_ns > 10.5e6 && r->keep_hi_ns < 20e6);
+    fold_trace_free(&t);
+}
+
+/* A tight clump smaller than a group (8 of 208 < 10 %) stays in the key and is excluded. */
+static void small_clump_is_excluded(void **state)
+{
+    (void)state;
+    fold_trace t;
+    make_trace(&t, 1);
+    add_uniform(&t, 200, 10e6, 0.02);
+    for (size_t i = 0; i < 8; i++)
+        add_burst(&t, 0, 30e6 + (double)i);
+    build(&t, NULL);
+    assert_int_equal(t.nfolds, 1);
+    assert_int_equal(t.folds[0].nexcluded, 8);
+    /* as a group of its own once groups may be that small */
+    fold_trace u;
+    make_trace(&u, 1);
+    add_uniform(&u, 200, 10e6, 0.02);
+    for (size_t i = 0; i < 8; i++)
+        add_burst(&u, 0, 30e6 + (double)i);
+    fold_region_options o;
+    fold_region_defaults(&o);
+    o.min_group = 5;
+    o.min_group_fraction = 0.02;
+    build(&u, &o);
+    assert_int_equal(u.nfolds, 2);
+    assert_int_equal(fold_region_find(&u, BURST, 1)->ninstances, 8);
+    assert_int_equal(fold_region_find(&u, BURST, 0)->nexcluded + fold_region_find(&u, BURST, 1)->nexcluded, 0);
+    fold_trace_free(&t);
+    fold_trace_free(&u);
+}
+
+/* No split without the option; close modes (5 % apart) are not split either. */
+static void no_split_when_off_or_close(void **state)
+{
+    (void)state;
+    fold_region_options o;
+    fold_region_defaults(&o);
+    o.split = 0;
+    fold_trace t;
+    make_trace(&t, 1);
+    add_uniform(&t, 100, 10e6, 0.01);
+    add_uniform(&t, 100, 20e6, 0.01);
+    build(&t, &o);
+    assert_int_equal(t.nfolds, 1);
+    assert_int_equal(t.folds[0].ngroups, 1);
+    fold_trace_free(&t);
+    make_trace(&t, 1);
+    add_uniform(&t, 100, 10e6, 0.005);
+    add_uniform(&t, 100, 10.5e6, 0.005);
+    build(&t, NULL);
+    assert_int_equal(t.nfolds, 1);
+    fold_trace_free(&t);
+}
+
+/* The MAD is at least 0.5 % of the median: identical durations keep a near neighbour. */
+static void mad_floor(void **state)
+{
+    (void)state;
+    fold_trace t;
+    make_trace(&t, 1);
+    for (int i = 0; i < 50; i++)
+        add_burst(&t, 0, 10e6);
+    add_burst(&t, 0, 10.05e6); /* +0.5 %: kept (bound +0.75 %) */
+    add_burst(&t, 0, 10.2e6);  /* +2 %: excluded */
+    build(&t, NULL);
+    assert_int_equal(t.folds[0].nexcluded, 1);
+    assert_int_equal(t.folds[0].mad_ns, 0.0);
+    fold_trace_free(&t);
+}
+
+/* BSC folding's rule (unscaled MAD) drops a quarter of uniformly spread durations. */
+static void bsc_rule_is_an_option(void **state)
+{
+    (void)state;
+    fold_region_options o;
+    fold_region_defaults(&o);
+    o.mad_scale = 1.0;
+    fold_trace t;
+    make_trace(&t, 2);
+    add_uniform(&t, 400, 10e6, 0.05);
+    build(&t, &o);
+    double f = (double)t.folds[0].nexcluded / 400.0;
+    assert_true(f > 0.22 && f < 0.28);
+    fold_trace_free(&t);
+    make_trace(&t, 2);
+    add_uniform(&t, 400, 10e6, 0.05);
+    build(&t, NULL);
+    assert_int_equal(t.folds[0].nexcluded, 0);
+    fold_trace_free(&t);
+}
+
+static void names_and_order(void **state)
+{
+    (void)state;
+    fold_trace t;
+    make_trace(&t, 2);
+    for (int i = 0; i < 20; i++) {
+        add(&t, i % 2, FOLD_KIND_USER, CC_ITER_1, CC_ITER_1, 5e6, 1);
+        add(&t, i % 2, FOLD_KIND_USER, CC_ITER_2, CC_ITER_2, 1e6, 1);
+        add(&t, i % 2, FOLD_KIND_BURST, CC_MPI_A, CC_MPI_B, 3e6, 1);
+        add(&t, i % 2, FOLD_KIND_MPI, CC_MPI_A, CC_MPI_A, 1e5, 0);
+    }
+    build(&t, NULL);
+    assert_int_equal(t.nfolds, 4);
+    /* by total time */
+    assert_string_equal(t.folds[0].name, "iteration@cg.c:10");
+    assert_string_equal(t.folds[1].name, BURST);
+    assert_string_equal(t.folds[2].name, "iteration@cg.c:20");
+    assert_string_equal(t.folds[3].name, "MPI_Allreduce@cg.c:88");
+    assert_int_equal(t.folds[0].kind, FOLD_KIND_USER);
+    assert_int_equal(t.folds[3].kind, FOLD_KIND_MPI);
+    assert_int_equal(t.folds[1].open_context, CC_MPI_A);
+    assert_int_equal(t.folds[1].close_context, CC_MPI_B);
+    for (size_t f = 0; f < t.nfolds; f++)
+        assert_int_equal(t.folds[f].ninstances, 20);
+    fold_trace_free(&t);
+    /* one key of a region: its plain name */
+    make_trace(&t, 1);
+    add(&t, 0, FOLD_KIND_USER, CC_ITER_2, CC_ITER_2, 1e6, 1);
+    build(&t, NULL);
+    assert_string_equal(t.folds[0].name, "iteration");
+    fold_trace_free(&t);
+}
+
+/* The order instances come in (reading order within a location) does not matter. */
+static void independent_of_reading_order(void **state)
+{
+    (void)state;
+    fold_trace a, b;
+    make_trace(&a, 3);
+    make_trace(&b, 3);
+    for (size_t i = 0; i < 150; i++) {
+        double d = 10e6 * (1.0 + 0.04 * sin(0.7 * (double)i)) * (i % 29 == 0 ? 2.5 : 1.0);
+        add(&a, i % 3, FOLD_KIND_BURST, CC_MPI_A, CC_MPI_B, d, i % 4);
+        add(&a, i % 3, FOLD_KIND_USER, CC_ITER_1, CC_ITER_1, 2 * d, 1);
+    }
+    for (size_t l = 0; l < 3; l++) { /* b: the same instances, reversed within each location */
+        fold_location *La = &a.locations[l], *Lb = &b.locations[l];
+        Lb->ninstances = La->ninstances;
+        Lb->instances = malloc(La->ninstances * sizeof(*Lb->instances));
+        assert_non_null(Lb->instances);
+        for (size_t i = 0; i < La->ninstances; i++)
+            Lb->instances[i] = La->instances[La->ninstances - 1 - i];
+    }
+    build(&a, NULL);
+    build(&b, NULL);
+    assert_int_equal(a.nfolds, b.nfolds);
+    for (size_t f = 0; f < a.nfolds; f++) {
+        assert_string_equal(a.folds[f].name, b.folds[f].name);
+        assert_int_equal(a.folds[f].ninstances, b.folds[f].ninstances);
+        assert_int_equal(a.folds[f].nexcluded, b.folds[f].nexcluded);
+        assert_memory_equal(a.folds[f].instances, b.folds[f].instances,
+                            a.folds[f].ninstances * sizeof(fold_instance));
+    }
+    assert_true(a.folds[0].nexcluded >= 5);
+    fold_trace_free(&a);
+    fold_trace_free(&b);
+}
+
+static void empty_trace(void **state)
+{
+    (void)state;
+    fold_trace t;
+    make_trace(&t, 2);
+    build(&t, NULL);
+    assert_int_equal(t.nfolds, 0);
+    assert_null(fold_region_find(&t, "x", 0));
+    fold_trace_free(&t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(groups_split_at_a_duration_gap),
+        cmocka_unit_test(outliers_are_excluded_not_grouped),
+        cmocka_unit_test(small_clump_is_excluded),
+        cmocka_unit_test(no_split_when_off_or_close),
+        cmocka_unit_test(mad_floor),
+        cmocka_unit_test(bsc_rule_is_an_option),
+        cmocka_unit_test(names_and_order),
+        cmocka_unit_test(independent_of_reading_order),
+        cmocka_unit_test(empty_trace),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

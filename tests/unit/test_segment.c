@@ -1,0 +1,470 @@
+/* test_segment.c: unit tests of the phase segmentation of folded cumulative
+ * curves (fold/segment.c) against known truth: the classic 300/800/300 MIPS
+ * region (3 phases, boundaries at 0.4 and 0.9), a constant rate (1 phase),
+ * two counters sharing the boundaries, small rate changes, a fixed penalty,
+ * min_width and max_phases, determinism and bad input. Synthetic instances
+ * with per-instance rate jitter, sparse timer sampling (about 2 samples per
+ * instance) and noise come from a fixed-seed splitmix64 generator of this
+ * file. The measured errors are printed as TAP comments ("# ..."). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+#include <cmocka.h>
+
+#include "fit.h"
+
+#ifndef SEED_BASE
+#define SEED_BASE 0 /* shifts every seed: to check the tests over many seeds */
+#endif
+
+/* ---- deterministic random numbers ---- */
+
+typedef struct {
+    uint64_t s;
+} rng;
+
+static uint64_t rng_next(rng *r)
+{
+    uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static double rng_unif(rng *r) /* [0, 1) */
+{
+    return (double)(rng_next(r) >> 11) * 0x1.0p-53;
+}
+
+static double rng_norm(rng *r)
+{
+    double u1 = rng_unif(r), u2 = rng_unif(r);
+    if (u1 < 1e-300)
+        u1 = 1e-300;
+    return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
+}
+
+/* ---- synthetic regions with several counters ---- */
+
+#define MAXPH 8
+#define MAXC 4
+
+/* Phases b[0]=0 < ... < b[nph]=1 shared by the counters; r[c][p] is the
+ * rate of counter c in phase p. */
+typedef struct {
+    size_t nph, nc;
+    double b[MAXPH + 1];
+    double r[MAXC][MAXPH];
+} truth;
+
+static double cum_abs(const double *b, const double *r, size_t nph, double x)
+{
+    double s = 0.0;
+    for (size_t p = 0; p < nph && x > b[p]; p++)
+        s += r[p] * ((x < b[p + 1] ? x : b[p + 1]) - b[p]);
+    return s;
+}
+
+/* the true slope of counter c in phase p, in cumulative fraction per unit
+ * of normalized time (mean 1) */
+static double truth_slope(const truth *t, size_t c, size_t p)
+{
+    return t->r[c][p] / cum_abs(t->b, t->r[c], t->nph, 1.0);
+}
+
+typedef struct {
+    double *x, *y;
+    size_t n, cap;
+} points;
+
+static void points_add(points *p, double x, double y)
+{
+    if (p->n == p->cap) {
+        p->cap = p->cap ? 2 * p->cap : 1024;
+        p->x = realloc(p->x, p->cap * sizeof(double));
+        p->y = realloc(p->y, p->cap * sizeof(double));
+        assert_non_null(p->x);
+        assert_non_null(p->y);
+    }
+    p->x[p->n] = x;
+    p->y[p->n] = y;
+    p->n++;
+}
+
+static void points_free(points *p)
+{
+    free(p->x);
+    free(p->y);
+    memset(p, 0, sizeof(*p));
+}
+
+/* ninst instances, each with every counter's phase rates jittered by
+ * +-jitter (uniform, independently), duration +-5 %; a timer of the given
+ * period (units of the mean duration, +-10 %, random start) samples all
+ * counters at once; noise[c] is counter c's measurement noise. */
+static void simulate(const truth *t, size_t ninst, double period, double jitter, const double *noise, uint64_t seed,
+                     points *out)
+{
+    rng r = { seed + SEED_BASE };
+    for (size_t i = 0; i < ninst; i++) {
+        double rr[MAXC][MAXPH], total[MAXC];
+        for (size_t c = 0; c < t->nc; c++) {
+            for (size_t p = 0; p < t->nph; p++)
+                rr[c][p] = t->r[c][p] * (1.0 + jitter * (2.0 * rng_unif(&r) - 1.0));
+            total[c] = cum_abs(t->b, rr[c], t->nph, 1.0);
+        }
+        double step = period / (1.0 + 0.05 * (2.0 * rng_unif(&r) - 1.0));
+        for (double x = rng_unif(&r) * step; x < 1.0; x += step * (1.0 + 0.2 * (rng_unif(&r) - 0.5)))
+            for (size_t c = 0; c < t->nc; c++)
+                points_add(&out[c], x, cum_abs(t->b, rr[c], t->nph, x) / total[c] + noise[c] * rng_norm(&r));
+    }
+}
+
+#define NINST 300
+#define PERIOD 0.52 /* a little under 2 samples per instance */
+#define JITTER 0.03
+#define NOISE 0.002
+
+static const truth classic = { 3, 1, { 0.0, 0.4, 0.9, 1.0 }, { { 300.0, 800.0, 300.0 } } };
+
+static void segment_ok(const points *p, size_t nc, const fold_segment_options *o, fold_segmentation *s)
+{
+    fold_cloud cl[MAXC];
+    for (size_t c = 0; c < nc; c++)
+        cl[c] = (fold_cloud){ p[c].x, p[c].y, p[c].n };
+    assert_int_equal(fold_segment(cl, nc, o, s), 0);
+    assert_int_equal(s->nclouds, nc);
+    assert_true(s->nphases >= 1);
+    assert_true(s->bounds[0] == 0.0);
+    assert_true(s->bounds[s->nphases] == 1.0);
+    for (size_t k = 0; k < s->nphases; k++)
+        assert_true(s->bounds[k + 1] - s->bounds[k] >= o->min_width - 1e-9);
+    for (size_t k = 0; k < s->nphases * nc; k++)
+        assert_true(isfinite(s->slopes[k]));
+}
+
+/* Worst boundary error and worst slope error (in units of the mean rate,
+ * and relative to the true slope) of a segmentation with the right number
+ * of phases. */
+static double worst_rel;
+
+static void errors(const fold_segmentation *s, const truth *t, double *berr, double *serr)
+{
+    assert_int_equal(s->nphases, t->nph);
+    double wb = 0.0, ws = 0.0;
+    worst_rel = 0.0;
+    for (size_t k = 1; k < t->nph; k++)
+        wb = fmax(wb, fabs(s->bounds[k] - t->b[k]));
+    for (size_t p = 0; p < t->nph; p++)
+        for (size_t c = 0; c < t->nc; c++) {
+            double e = fabs(s->slopes[p * t->nc + c] - truth_slope(t, c, p));
+            ws = fmax(ws, e);
+            worst_rel = fmax(worst_rel, e / truth_slope(t, c, p));
+        }
+    *berr = wb;
+    *serr = ws;
+}
+
+/* Checks the phases against the truth: the same number, boundaries within
+ * +-0.02, every slope within abs_tol (in units of the mean rate) or rel_tol
+ * of its true value, whichever is larger; and the piecewise-constant rate
+ * implied by the segmentation as close to the truth at every point inside
+ * the true phases (+-0.02 from the true boundaries). */
+static void check_truth(const fold_segmentation *s, const truth *t, double abs_tol, double rel_tol)
+{
+    double wb, ws;
+    errors(s, t, &wb, &ws);
+    assert_true(wb <= 0.02);
+    for (int i = 0; i <= 1000; i++) {
+        double x = i / 1000.0;
+        size_t tp = 0, sp = 0;
+        while (tp + 1 < t->nph && x >= t->b[tp + 1])
+            tp++;
+        if (x - t->b[tp] < 0.02 || t->b[tp + 1] - x < 0.02)
+            continue;
+        while (sp + 1 < s->nphases && x >= s->bounds[sp + 1])
+            sp++;
+        for (size_t c = 0; c < t->nc; c++) {
+            double truth_v = truth_slope(t, c, tp);
+            assert_true(fabs(s->slopes[sp * t->nc + c] - truth_v) <= fmax(abs_tol, rel_tol * truth_v));
+        }
+    }
+}
+
+static void defaults(void **state)
+{
+    (void)state;
+    fold_segment_options o;
+    fold_segment_defaults(&o);
+    assert_int_equal(o.max_phases, 8);
+    assert_true(o.penalty <= 0.0);
+    assert_int_equal(o.bins, 200);
+    assert_true(fabs(o.min_width - 0.02) < 1e-12);
+}
+
+static void classic_phases(void **state)
+{
+    (void)state;
+    points p[1] = { { 0 } };
+    double noise[1] = { NOISE };
+    simulate(&classic, NINST, PERIOD, JITTER, noise, 101, p);
+    assert_true((double)p[0].n / NINST <= 2.0);
+    fold_segment_options o;
+    fold_segment_defaults(&o);
+    fold_segmentation s;
+    segment_ok(p, 1, &o, &s);
+    double be, se;
+    errors(&s, &classic, &be, &se);
+    printf("# classic: %zu points: %zu phases, bounds %.4f %.4f (worst error %.4f), slopes %.4f %.4f %.4f "
+           "(truth %.4f %.4f %.4f, worst error %.4f of the mean rate, %.1f %% of the slope)\n",
+           p[0].n, s.nphases, s.bounds[1], s.bounds[2], be, s.slopes[0], s.slopes[1], s.slopes[2],
+           truth_slope(&classic, 0, 0), truth_slope(&classic, 0, 1), truth_slope(&classic, 0, 2), se,
+           100.0 * worst_rel);
+    check_truth(&s, &classic, 0.03, 0.0);
+    assert_true(worst_rel <= 0.03); /* also within 3 % of each phase's own slope */
+    fold_segmentation_free(&s);
+    points_free(&p[0]);
+}
+
+static void constant_is_one_phase(void **state)
+{
+    (void)state;
+    static const truth constant = { 1, 1, { 0.0, 1.0 }, { { 500.0 } } };
+    points p[1] = { { 0 } };
+    double noise[1] = { NOISE };
+    simulate(&constant, NINST, PERIOD, JITTER, noise, 201, p);
+    fold_segment_options o;
+    fold_segment_defaults(&o);
+    fold_segmentation s;
+    segment_ok(p, 1, &o, &s);
+    check_truth(&s, &constant, 0.03, 0.0);
+    printf("# constant: %zu phase, slope %.4f\n", s.nphases, s.slopes[0]);
+    fold_segmentation_free(&s);
+    points_free(&p[0]);
+}
+
+/* Two counters (e.g. instructions and cache misses) of one region: they
+ * change at the same moments but not alike, and the second one is noisier;
+ * the phases are shared and each counter gets its own slopes. */
+static void two_counters(void **state)
+{
+    (void)state;
+    static const truth two = { 3, 2, { 0.0, 0.4, 0.9, 1.0 }, { { 300.0, 800.0, 300.0 }, { 500.0, 150.0, 900.0 } } };
+    points p[2] = { { 0 }, { 0 } };
+    double noise[2] = { NOISE, 2.0 * NOISE };
+    simulate(&two, NINST, PERIOD, JITTER, noise, 301, p);
+    fold_segment_options o;
+    fold_segment_defaults(&o);
+    fold_segmentation s;
+    segment_ok(p, 2, &o, &s);
+    double be, se;
+    errors(&s, &two, &be, &se);
+    printf("# two counters: bounds %.4f %.4f, slopes A %.4f %.4f %.4f B %.4f %.4f %.4f (worst errors: "
+           "bound %.4f, slope %.4f = %.1f %%)\n",
+           s.bounds[1], s.bounds[2], s.slopes[0], s.slopes[2], s.slopes[4], s.slopes[1], s.slopes[3], s.slopes[5],
+           be, se, 100.0 * worst_rel);
+    check_truth(&s, &two, 0.03, 0.03);
+    fold_segmentation_free(&s);
+
+    /* a counter alone at its boundary: the second counter is flat across
+     * 0.4, the first one across 0.9; both boundaries are still found */
+    static const truth split = { 3, 2, { 0.0, 0.4, 0.9, 1.0 }, { { 300.0, 800.0, 800.0 }, { 400.0, 400.0, 1200.0 } } };
+    points q[2] = { { 0 }, { 0 } };
+    simulate(&split, NINST, PERIOD, JITTER, noise, 302, q);
+    segment_ok(q, 2, &o, &s);
+    errors(&s, &split, &be, &se);
+    printf("# two counters, one change each: bounds %.4f %.4f (worst errors: bound %.4f, slope %.4f = %.1f %%)\n",
+           s.bounds[1], s.bounds[2], be, se, 100.0 * worst_rel);
+    check_truth(&s, &split, 0.03, 0.03);
+    fold_segmentation_free(&s);
+    for (int c = 0; c < 2; c++) {
+        points_free(&p[c]);
+        points_free(&q[c]);
+    }
+}
+
+/* Smaller changes of rate, and a short phase, are still found. */
+static void small_changes_and_short_phases(void **state)
+{
+    (void)state;
+    static const truth cases[] = {
+        { 2, 1, { 0.0, 0.5, 1.0 }, { { 1.0, 1.1 } } },        /* +10 % */
+        { 3, 1, { 0.0, 0.5, 0.55, 1.0 }, { { 1.0, 3.0, 1.0 } } }, /* 5 % of the region */
+        { 6, 1, { 0.0, 0.1, 0.3, 0.5, 0.6, 0.8, 1.0 }, { { 1.0, 2.0, 1.0, 3.0, 1.0, 2.0 } } },
+    };
+    /* slopes: 3 % of the mean rate or of the slope; a phase of 5 % of the
+     * region holds ~30 points, each off by its instance's jitter (~0.004):
+     * its slope is known to ~5 % (one standard deviation; worst of 200
+     * seeds: 9.4 %); the 6-phase case: worst of 200 seeds 3.5 % */
+    static const double rel_tol[] = { 0.03, 0.12, 0.05 };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        points p[1] = { { 0 } };
+        double noise[1] = { NOISE };
+        simulate(&cases[k], NINST, PERIOD, JITTER, noise, 401 + k, p);
+        fold_segment_options o;
+        fold_segment_defaults(&o);
+        fold_segmentation s;
+        segment_ok(p, 1, &o, &s);
+        double be, se;
+        errors(&s, &cases[k], &be, &se);
+        printf("# case %zu: %zu phases, worst bound error %.4f, slope error %.4f (%.1f %% of the slope)\n", k,
+               s.nphases, be, se, 100.0 * worst_rel);
+        check_truth(&s, &cases[k], 0.03, rel_tol[k]);
+        fold_segmentation_free(&s);
+        points_free(&p[0]);
+    }
+}
+
+/* A fixed penalty per phase (in units of squared residuals): large, one
+ * phase; moderate, the truth. max_phases and min_width are respected. */
+static void penalty_and_limits(void **state)
+{
+    (void)state;
+    points p[1] = { { 0 } };
+    double noise[1] = { NOISE };
+    simulate(&classic, NINST, PERIOD, JITTER, noise, 501, p);
+    fold_segment_options o;
+    fold_segment_defaults(&o);
+    fold_segmentation s;
+    o.penalty = 1e6;
+    segment_ok(p, 1, &o, &s);
+    assert_int_equal(s.nphases, 1);
+    assert_true(fabs(s.slopes[0] - 1.0) < 0.05);
+    fold_segmentation_free(&s);
+    o.penalty = 0.01; /* ~ 2000 x the noise variance */
+    segment_ok(p, 1, &o, &s);
+    check_truth(&s, &classic, 0.03, 0.0);
+    fold_segmentation_free(&s);
+
+    fold_segment_defaults(&o);
+    o.max_phases = 2;
+    segment_ok(p, 1, &o, &s);
+    assert_int_equal(s.nphases, 2);
+    assert_true(s.nphases == 2); /* the best two lines bend somewhere in the steep phase */
+    fold_segmentation_free(&s);
+    points_free(&p[0]);
+
+    /* a phase of 0.03 with min_width 0.1: every phase is at least 0.1 */
+    static const truth narrow = { 3, 1, { 0.0, 0.5, 0.53, 1.0 }, { { 1.0, 5.0, 1.0 } } };
+    simulate(&narrow, NINST, PERIOD, JITTER, noise, 502, p);
+    fold_segment_defaults(&o);
+    o.min_width = 0.1;
+    segment_ok(p, 1, &o, &s); /* checks the widths */
+    fold_segmentation_free(&s);
+    o.bins = 37; /* bins need not divide anything */
+    o.min_width = 0.0;
+    segment_ok(p, 1, &o, &s);
+    assert_true(s.nphases >= 2);
+    fold_segmentation_free(&s);
+    points_free(&p[0]);
+}
+
+static void only_anchors(void **state)
+{
+    (void)state;
+    fold_cloud cl[2] = { { NULL, NULL, 0 }, { NULL, NULL, 0 } };
+    fold_segment_options o;
+    fold_segment_defaults(&o);
+    fold_segmentation s;
+    for (size_t nc = 1; nc <= 2; nc++) {
+        assert_int_equal(fold_segment(cl, nc, &o, &s), 0);
+        assert_int_equal(s.nphases, 1);
+        assert_true(s.bounds[0] == 0.0 && s.bounds[1] == 1.0);
+        for (size_t c = 0; c < nc; c++)
+            assert_true(fabs(s.slopes[c] - 1.0) < 1e-9);
+        fold_segmentation_free(&s);
+    }
+    /* one cloud empty, one with data: the data decide, the empty one gets
+     * the slope of its anchors */
+    points p[1] = { { 0 } };
+    double noise[1] = { NOISE };
+    simulate(&classic, NINST, PERIOD, JITTER, noise, 601, p);
+    cl[0] = (fold_cloud){ p[0].x, p[0].y, p[0].n };
+    assert_int_equal(fold_segment(cl, 2, &o, &s), 0);
+    assert_int_equal(s.nphases, 3);
+    for (size_t k = 0; k < s.nphases * 2; k++)
+        assert_true(isfinite(s.slopes[k]));
+    fold_segmentation_free(&s);
+    points_free(&p[0]);
+}
+
+static void deterministic_and_order_free(void **state)
+{
+    (void)state;
+    points p[1] = { { 0 } };
+    double noise[1] = { NOISE };
+    simulate(&classic, NINST, PERIOD, JITTER, noise, 701, p);
+    fold_segment_options o;
+    fold_segment_defaults(&o);
+    fold_segmentation a, b, r;
+    segment_ok(p, 1, &o, &a);
+    segment_ok(p, 1, &o, &b);
+    assert_int_equal(a.nphases, b.nphases);
+    assert_memory_equal(a.bounds, b.bounds, (a.nphases + 1) * sizeof(double));
+    assert_memory_equal(a.slopes, b.slopes, a.nphases * sizeof(double));
+    /* the same points in reverse order: the same phases */
+    points q = { 0 };
+    for (size_t i = p[0].n; i-- > 0;)
+        points_add(&q, p[0].x[i], p[0].y[i]);
+    segment_ok(&q, 1, &o, &r);
+    assert_int_equal(a.nphases, r.nphases);
+    assert_memory_equal(a.bounds, r.bounds, (a.nphases + 1) * sizeof(double));
+    assert_memory_equal(a.slopes, r.slopes, a.nphases * sizeof(double));
+    fold_segmentation_free(&a);
+    fold_segmentation_free(&b);
+    fold_segmentation_free(&r);
+    points_free(&p[0]);
+    points_free(&q);
+}
+
+static void bad_input(void **state)
+{
+    (void)state;
+    double x[3] = { 0.2, 0.5, 0.8 }, y[3] = { 0.2, 0.5, 0.8 }, yn[3] = { 0.2, NAN, 0.8 };
+    double xi[3] = { 0.2, -INFINITY, 0.8 };
+    fold_cloud good = { x, y, 3 };
+    fold_cloud two[2] = { { x, y, 3 }, { x, yn, 3 } };
+    fold_cloud inf = { xi, y, 3 }, nullp = { NULL, y, 3 };
+    fold_segment_options o;
+    fold_segment_defaults(&o);
+    fold_segmentation s;
+    assert_int_equal(fold_segment(two, 2, &o, &s), -1);
+    assert_null(s.bounds);
+    assert_int_equal(s.nphases, 0);
+    assert_int_equal(fold_segment(&inf, 1, &o, &s), -1);
+    assert_int_equal(fold_segment(&nullp, 1, &o, &s), -1);
+    assert_int_equal(fold_segment(&good, 0, &o, &s), -1);
+    assert_int_equal(fold_segment(NULL, 1, &o, &s), -1);
+    assert_int_equal(fold_segment(&good, 1, NULL, &s), -1);
+    assert_int_equal(fold_segment(&good, 1, &o, NULL), -1);
+    o.penalty = NAN;
+    assert_int_equal(fold_segment(&good, 1, &o, &s), -1);
+    fold_segment_defaults(&o);
+    assert_int_equal(fold_segment(&good, 1, &o, &s), 0);
+    assert_int_equal(s.nphases, 1);
+    fold_segmentation_free(&s);
+    fold_segmentation_free(&s);
+    fold_segmentation_free(NULL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(defaults),
+        cmocka_unit_test(classic_phases),
+        cmocka_unit_test(constant_is_one_phase),
+        cmocka_unit_test(two_counters),
+        cmocka_unit_test(small_changes_and_short_phases),
+        cmocka_unit_test(penalty_and_limits),
+        cmocka_unit_test(only_anchors),
+        cmocka_unit_test(deterministic_and_order_free),
+        cmocka_unit_test(bad_input),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
