@@ -161,6 +161,9 @@ check-sanitized: all $(UNIT_BIN)
 
 bench: all
 	bench/run.sh
+	bench/sampling.sh
+	bench/counters.sh
+	bench/overhead.sh
 
 install: $(LIB) $(HCAFOLD)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include \

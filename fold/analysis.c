@@ -181,7 +181,8 @@ static int fold_counters(const fold_trace *t, const fold_points *p, const fold_o
 }
 
 /* Source bands and the line scatter from the samples' calling contexts. */
-static int fold_source(const fold_trace *t, const fold_points *p, const fold_options *o, fold_region_result *g)
+static int fold_source(const fold_trace *t, const fold_points *p, const fold_options *o, uint32_t anchor,
+                       fold_region_result *g)
 {
     size_t nframes = 0;
     for (size_t i = 0; i < p->ns; i++)
@@ -218,20 +219,34 @@ static int fold_source(const fold_trace *t, const fold_points *p, const fold_opt
     fold_band *bands = NULL;
     size_t nbands = 0;
     uint32_t best = 0;
-    if (fold_bands(stacks, nstacks, &o->bands, &bands, &nbands, &best) != 0)
+    fold_band_options bo = o->bands;
+    bo.anchor_function = anchor;
+    if (fold_bands(stacks, nstacks, &bo, &bands, &nbands, &best) != 0)
         goto out;
     g->bands = calloc(nbands + 1, sizeof(*g->bands));
     if (!g->bands) {
         free(bands);
         goto out;
     }
-    for (size_t i = 0; i < nbands; i++) {
-        if (bands[i].depth != best)
-            continue;
-        const fold_region_def *r = bands[i].function < t->nregions ? &t->regions[bands[i].function] : NULL;
-        g->bands[g->nbands++] = (fold_band_result){ r ? r->name : "?", r ? r->file : "", bands[i].line,
-                                                    bands[i].start, bands[i].end, bands[i].share,
-                                                    bands[i].purity, bands[i].depth };
+    /* the bands of the best depth first, then the others by depth */
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < nbands; i++) {
+            if ((bands[i].depth == best) != (pass == 0))
+                continue;
+            const fold_region_def *r = bands[i].function < t->nregions ? &t->regions[bands[i].function] : NULL;
+            /* the caller: the band one depth up over this band's middle */
+            const char *caller = NULL;
+            double mid = (bands[i].start + bands[i].end) / 2;
+            for (size_t k = 0; k < nbands && bands[i].depth > 0; k++)
+                if (bands[k].depth + 1 == bands[i].depth && bands[k].start <= mid && mid < bands[k].end &&
+                    bands[k].function < t->nregions)
+                    caller = t->regions[bands[k].function].name;
+            g->bands[g->nbands++] = (fold_band_result){ r ? r->name : "?", r ? r->file : "", caller,
+                                                        bands[i].line, bands[i].start, bands[i].end,
+                                                        bands[i].share, bands[i].purity, bands[i].depth };
+        }
+        if (pass == 0)
+            g->nbands_shown = g->nbands;
     }
     free(bands);
     rc = 0;
@@ -267,8 +282,15 @@ static int fold_one(const fold_trace *t, const fold_region *f, size_t index, con
     int rc = (!g->name || !g->slug || !g->open_site || !g->close_site) ? -1 : 0;
     if (rc == 0)
         rc = fold_counters(t, &p, o, g);
+    /* the function calling the region: the parent of its opening context */
+    uint32_t anchor = FOLD_NONE;
+    if (f->open_context < t->ncontexts) {
+        uint32_t parent = t->contexts[f->open_context].parent;
+        anchor = f->kind == FOLD_KIND_BURST ? (parent < t->ncontexts ? t->contexts[parent].region : FOLD_NONE)
+                                            : t->contexts[f->open_context].region;
+    }
     if (rc == 0)
-        rc = fold_source(t, &p, o, g);
+        rc = fold_source(t, &p, o, anchor, g);
     double per_instance = f->nused ? (double)p.used_samples / (double)f->nused : 0;
     if (rc == 0 && per_instance < 0.5) {
         char w[200];

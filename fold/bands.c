@@ -10,6 +10,7 @@ void fold_band_defaults(fold_band_options *o)
     o->bins = 50;
     o->min_bins = 2;
     o->dominance = 0.5;
+    o->anchor_function = UINT32_MAX;
 }
 
 typedef struct {
@@ -72,7 +73,9 @@ static void winners(const fold_stack_sample *s, uint32_t depth, const fold_band_
         size_t k = frame_keys(s, order, bin_start[b], bin_start[b + 1], depth, keys);
         w[b].total = bin_start[b + 1] - bin_start[b];
         w[b].function = top_function(keys, k, &w[b].count);
-        if (w[b].total == 0 || (double)w[b].count < o->dominance * (double)w[b].total)
+        if (w[b].total == 0) /* no sample here: the routine of the bin before goes on */
+            w[b].function = b ? w[b - 1].function : UINT32_MAX;
+        else if ((double)w[b].count < o->dominance * (double)w[b].total)
             w[b].function = UINT32_MAX;
     }
 }
@@ -140,6 +143,8 @@ int fold_bands(const fold_stack_sample *s, size_t n, const fold_band_options *op
     *best_depth = 0;
     if (o.bins == 0 || o.min_bins == 0 || (n && !s))
         return -1;
+    if (n / 4 < o.bins) /* about 4 samples per bin at least, never under 10 bins */
+        o.bins = n / 4 > 10 ? n / 4 : (o.bins < 10 ? o.bins : 10);
     uint32_t max_depth = 0;
     for (size_t i = 0; i < n; i++) {
         if (!(s[i].x >= 0 && s[i].x <= 1) || (s[i].depth && !s[i].frames))
@@ -170,7 +175,9 @@ int fold_bands(const fold_stack_sample *s, size_t n, const fold_band_options *op
     bin_start[o.bins] = n;
 
     fold_band *bands = NULL;
-    size_t nbands = 0, cap = 0, best_distinct = 0;
+    size_t nbands = 0, cap = 0;
+    int found_split = 0;
+    uint32_t deepest_uniform = 0, anchor_depth = UINT32_MAX;
     int rc = 0;
     for (uint32_t depth = 0; depth < max_depth && rc == 0; depth++) {
         winners(s, depth, &o, order, bin_start, keys, w);
@@ -204,10 +211,23 @@ int fold_bands(const fold_stack_sample *s, size_t n, const fold_band_options *op
                 seen = bands[j].function == bands[i].function;
             distinct += !seen;
         }
-        if (distinct && distinct >= best_distinct) {
-            best_distinct = distinct;
+        if (distinct >= 2 && !found_split) {
+            /* the shallowest depth where the timeline changes routine */
+            found_split = 1;
             *best_depth = depth;
         }
+        if (nbands == first_band + 1 && bands[first_band].share >= 0.9) {
+            deepest_uniform = depth;
+            if (bands[first_band].function == o.anchor_function && anchor_depth == UINT32_MAX)
+                anchor_depth = depth;
+        }
+    }
+    if (!found_split) {
+        /* one routine at every depth: the one the region's caller calls, else the deepest */
+        if (anchor_depth != UINT32_MAX && anchor_depth + 1 < max_depth)
+            *best_depth = anchor_depth + 1;
+        else
+            *best_depth = deepest_uniform;
     }
     free(order);
     free(bin_start);

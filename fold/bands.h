@@ -22,6 +22,7 @@ typedef struct {
     size_t bins;        /* time bins; default 50 */
     size_t min_bins;    /* consecutive bins a routine must dominate to open a band; default 2 */
     double dominance;   /* share of a bin's samples the dominant routine needs; default 0.5 */
+    uint32_t anchor_function; /* the function that opens the region (its call site's), or UINT32_MAX */
 } fold_band_options;
 
 typedef struct {
@@ -35,9 +36,13 @@ typedef struct {
 } fold_band;
 
 void fold_band_defaults(fold_band_options *o);
-/* Bands of every depth, sorted by depth then start. *best_depth gets the depth
- * that tells the most routines apart (the deepest among equals): the one to
- * draw. Returns 0, or -1 on bad input or no memory. */
+/* Bands of every depth, sorted by depth then start. Bins without samples
+ * continue the routine of the bin before; with few samples there are fewer
+ * bins (about 4 samples per bin, at least 10). *best_depth gets the depth to
+ * draw: the shallowest where the dominant routine changes over time; when one
+ * routine dominates at every depth, the frame below the anchor function (the
+ * code the region's caller calls), else the deepest.
+ * Returns 0, or -1 on bad input or no memory. */
 int fold_bands(const fold_stack_sample *samples, size_t n, const fold_band_options *o, fold_band **bands,
                size_t *nbands, uint32_t *best_depth);
 

@@ -75,6 +75,8 @@ static cJSON *region_json(const fold_region_result *r)
         cJSON_AddNumberToObject(bj, "end", b->end);
         cJSON_AddStringToObject(bj, "function", b->function);
         cJSON_AddStringToObject(bj, "file", b->file ? b->file : "");
+        if (b->caller)
+            cJSON_AddStringToObject(bj, "caller", b->caller);
         cJSON_AddNumberToObject(bj, "line", b->line);
         cJSON_AddNumberToObject(bj, "share", b->share);
         cJSON_AddNumberToObject(bj, "purity", b->purity);

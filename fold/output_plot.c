@@ -77,7 +77,7 @@ static void body(FILE *f, const fold_region_result *r)
     fputs("\nset yrange [0:1]\nunset ytics\nunset y2tics\nset format x ''\nunset xlabel\nunset ylabel\n"
           "unset y2label\nunset key\n",
           f);
-    for (size_t i = 0; i < r->nbands; i++) {
+    for (size_t i = 0; i < r->nbands_shown; i++) {
         const fold_band_result *b = &r->bands[i];
         fprintf(f, "set object %zu rect from %.4f,0.05 to %.4f,0.95 fc rgb '%s' fs solid 0.8 border lc rgb '#666666'\n",
                 i + 1, b->start, b->end, color_of(r, i));

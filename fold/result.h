@@ -29,6 +29,7 @@ typedef struct {
 
 typedef struct {
     const char *function, *file;
+    const char *caller;        /* dominant function one frame up over the band, or NULL */
     uint32_t line;
     double start, end, share, purity;
     uint32_t depth;
@@ -45,8 +46,8 @@ typedef struct {
     fold_counter_result *counters;
     size_t ncounters;
     fold_segmentation phases;  /* shared boundaries; slopes unused here (see phase_rate) */
-    fold_band_result *bands;   /* of the depth that tells routines apart best */
-    size_t nbands;
+    fold_band_result *bands;   /* of every stack depth; the first nbands_shown are those of the */
+    size_t nbands, nbands_shown; /* depth drawn and summarized (bands.h: fold_bands's best depth) */
     double *line_x;            /* line-number scatter: normalized time and line of the */
     uint32_t *line_no;         /* leaf frame of each used sample */
     const char **line_fn;

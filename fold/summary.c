@@ -44,10 +44,13 @@ void fold_write_summary(const fold_report *r, FILE *out)
             }
             fputc('\n', out);
         }
-        for (size_t b = 0; b < g->nbands; b++) {
+        for (size_t b = 0; b < g->nbands_shown; b++) {
             const fold_band_result *band = &g->bands[b];
-            fprintf(out, "    source %.2f-%.2f  %-24s %s:%u  (%.0f %% of the region)\n", band->start, band->end,
+            fprintf(out, "    source %.2f-%.2f  %-24s %s:%u  (%.0f %% of the region", band->start, band->end,
                     band->function, band->file ? band->file : "?", band->line, 100.0 * band->share);
+            if (band->caller)
+                fprintf(out, ", called from %s", band->caller);
+            fputs(")\n", out);
         }
     }
 }

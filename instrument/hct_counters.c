@@ -472,6 +472,7 @@ hct_ctr_thread *hct_counters_thread_start(uint32_t start_set)
     c->cur = (int)(start_set % (uint32_t)C.nsets);
     while (!c->usable[c->cur])
         c->cur = (c->cur + 1) % C.nsets;
+    c->switch_ts = hca_clock_now();
     enable(c, c->cur);
     return c;
 }

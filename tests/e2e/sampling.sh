@@ -153,3 +153,41 @@ ok "$(grep -c . err)" "off: silent (no PMU line when no counter is wanted)"
 ok $(($(grep -c '^metricclass\|^stack' stat.txt) + $(awk '$1 == "location" { t += $14 } END { print t + 0 }' stat.txt))) \
     "off: no samples, no counters"
 cd / && rm -rf "$dir"
+
+# ---- 6. C++: sampled frames carry demangled, qualified names -------------------
+if command -v g++ > /dev/null 2>&1; then
+    dir=$(fresh_dir)
+    cd "$dir" || exit 1
+    cat > grid.cc <<'CC'
+#include <cstdio>
+#include <vector>
+namespace solver {
+struct Grid {
+    std::vector<double> v;
+    double sweep(long n);
+};
+__attribute__((noinline)) double Grid::sweep(long n)
+{
+    volatile double a = 1.0;
+    for (long i = 0; i < n; i++)
+        a = a * 0.9999999 + 1e-7;
+    return a + (double)v.size();
+}
+} // namespace solver
+int main()
+{
+    solver::Grid g;
+    g.v.resize(3);
+    std::printf("%.3f\n", g.sweep(150000000L));
+    return 0;
+}
+CC
+    if g++ -O2 -g -o grid grid.cc 2> /dev/null; then
+        HCATRACE_SAMPLING=10ms LD_PRELOAD="$PRELOAD" ./grid > out 2> err
+        ok $? "C++: exit code kept"
+        "$TRACESTAT" "$(the_trace)" > stat.txt
+        grep -q '^stack [0-9]* solver::Grid::sweep(long)@[^ ]*grid.cc:1[0-3] < main@[^ ]*grid.cc:2[01] ' stat.txt
+        ok $? "C++: samples resolve to solver::Grid::sweep(long) at its loop, called from main"
+    fi
+    cd / && rm -rf "$dir"
+fi

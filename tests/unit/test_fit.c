@@ -425,10 +425,12 @@ static void fixed_smoothing(void **state)
     for (size_t i = 0; i < c.grid; i++)
         assert_true(fabs(c.rate[i] - 1.0) < 0.2);
     fold_curve_free(&c);
-    o.smoothing = 1e-3;
+    o.smoothing = 0.02;
     assert_int_equal(fold_fit_cumulative(&cl, &o, &c), 0);
     check_curve(&c);
-    assert_true(rate_mae(&c, &classic, 0.03, NULL) < 0.1);
+    double mae = rate_mae(&c, &classic, 0.03, NULL);
+    printf("# fixed smoothing 0.02: rate MAE %.4f\n", mae);
+    assert_true(mae < 0.05);
     fold_curve_free(&c);
     points_free(&p);
 }
