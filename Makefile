@@ -59,9 +59,9 @@ $(LIB): $(LIB_OBJ)
 	@$(CC) -shared -o $@ $^ $(SAN_LDFLAGS) $(LIB_LIBS) -Wl,-soname,libhcatrace.so
 
 # Examples are the user's programs: built without sanitizers, with -g.
-$(BUILD)/examples/mpi_phases: examples/mpi_phases.c
+$(BUILD)/examples/mpi_phases: examples/mpi_phases.c include/hcatrace.h
 	@mkdir -p $(dir $@)
-	$(MPICC) -std=c11 -g -O2 -Wall -Wextra -Werror -o $@ $< -lm
+	$(MPICC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $< -lm
 $(BUILD)/examples/mpi_ring: examples/mpi_ring.f90
 	@mkdir -p $(dir $@)
 	$(MPIFC) -g -O2 -Wall -J $(dir $@) -o $@ $<
@@ -186,7 +186,7 @@ uninstall:
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,style,performance,portability \
 	    --inline-suppr --suppress=missingIncludeSystem --language=c --std=c11 \
-	    -U__cplusplus -DOMPI_SKIP_MPICXX=1 $(INCLUDES) src instrument tests examples bench
+	    -U__cplusplus -DOMPI_SKIP_MPICXX=1 $(INCLUDES) -Ifold src instrument fold tests examples bench
 
 TIDY_SRC := $(wildcard src/*.c instrument/*.c fold/*.c) tests/tracestat.c
 tidy:

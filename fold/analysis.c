@@ -114,6 +114,19 @@ static int copy_points(const double *x, const double *y, size_t n, double **ox, 
     return 0;
 }
 
+/* The fitted cumulative fraction at x, interpolated on the grid. */
+static double curve_at(const fold_curve *c, double x)
+{
+    if (c->grid < 2)
+        return x;
+    double pos = x * (double)(c->grid - 1);
+    size_t i = (size_t)pos;
+    if (i >= c->grid - 1)
+        return c->cum[c->grid - 1];
+    double f = pos - (double)i;
+    return c->cum[i] * (1 - f) + c->cum[i + 1] * f;
+}
+
 static int fold_counters(const fold_trace *t, const fold_points *p, const fold_options *o, fold_region_result *g)
 {
     g->counters = calloc(t->ncounters + 1, sizeof(*g->counters));
@@ -172,8 +185,16 @@ static int fold_counters(const fold_trace *t, const fold_points *p, const fold_o
             rc = -1;
             break;
         }
-        for (size_t ph = 0; ph < g->phases.nphases; ph++)
-            k->phase_rate[ph] = g->phases.slopes[ph * g->phases.nclouds + c] * factor[c];
+        for (size_t ph = 0; ph < g->phases.nphases; ph++) {
+            double slope = g->phases.slopes[ph * g->phases.nclouds + c];
+            if (!(slope >= 0)) {
+                /* a line through few noisy points can fall: take the mean slope
+                 * of the monotone fit over the phase instead */
+                double a = g->phases.bounds[ph], b = g->phases.bounds[ph + 1];
+                slope = b > a ? (curve_at(&k->curve, b) - curve_at(&k->curve, a)) / (b - a) : 0;
+            }
+            k->phase_rate[ph] = slope * factor[c];
+        }
     }
     free(clouds);
     free(factor);

@@ -1,22 +1,31 @@
-/* fit.c: the smooth, monotone fit of a folded cumulative curve (fold/fit.h).
+/* fit.c: the smooth, monotone fit of a folded cumulative curve and its
+ * derivative, the rate (fold/fit.h).
  *
  * Method: a cubic P-spline (Eilers & Marx): a clamped cubic B-spline basis
- * with many uniform knots and a second-order difference penalty on the
- * coefficients, taken as divided differences at the Greville abscissae, so
+ * (GSL) with many uniform knots and a second-order difference penalty on the
+ * coefficients, taken as divided differences at the Greville abscissae so
  * that the penalty's null space is exactly the straight lines (with the
- * anchors, the curve y = x: no data gives rate 1). The anchors are exact
- * constraints: with clamped knots the curve at 0 and 1 is the first and last
- * coefficient, fixed to 0 and 1. The smoothing weight is chosen by
- * generalized cross-validation (GCV) on the unconstrained fit, computed in
- * closed form from one symmetric eigendecomposition of the small (coefficient
- * sized) system. Monotonicity is then enforced exactly: a B-spline with
- * non-decreasing coefficients is non-decreasing, so when the unconstrained
- * solution is not monotone the same penalized least-squares problem is
- * solved over the non-negative coefficient increments that sum to one (a
- * small convex QP, solved by a primal active-set method).
- *
+ * anchors, y = x: no data gives rate 1).
+ *  - The anchors (0,0) and (1,1) are exact constraints: with clamped knots
+ *    the curve at 0 and 1 is the first and last coefficient, fixed to 0, 1.
+ *  - Phases make the rate piecewise constant: a quadratic penalty would
+ *    either smear the rate steps or let the rate wiggle inside the phases.
+ *    So the penalty is robust (Huber): quadratic for changes of the rate
+ *    below HUBER_RATE_JUMP (x mean rate) between neighbouring knot
+ *    intervals, linear (L1, which keeps steps sharp) above; fitted by
+ *    iteratively reweighted penalized least squares.
+ *  - The smoothing weight is chosen by generalized cross-validation at each
+ *    reweighting, in closed form from one symmetric eigendecomposition of
+ *    the small (coefficient-sized) system: a scan of log(lambda), then a
+ *    golden-section refinement. GCV's degrees of freedom count GCV_GAMMA
+ *    times (1.4, Kim & Gu): plain GCV sometimes undersmooths badly.
+ *  - Monotonicity is then enforced exactly: a B-spline with non-decreasing
+ *    coefficients is non-decreasing, so when the solution is not monotone
+ *    the same penalized least-squares problem is solved over non-negative
+ *    coefficient increments that sum to one (a small convex QP, primal
+ *    active-set method).
  * Everything is deterministic: no random numbers, fixed loop orders, own
- * dense solvers (so GSL's global error handler is never involved). */
+ * small dense solvers (so GSL's global error handler is never involved). */
 #include "fit.h"
 
 #include <math.h>
@@ -28,19 +37,14 @@
 #include <gsl/gsl_matrix.h>
 #include <gsl/gsl_vector.h>
 
-#ifndef HUBER_RATE_JUMP
-#define HUBER_RATE_JUMP 0.05
-#endif
-#ifndef GCV_GAMMA
-#define GCV_GAMMA 1.4
-#endif
-#ifndef HUBER_ITERATIONS
-#define HUBER_ITERATIONS 20
-#endif
-#define SPLINE_ORDER 4    /* cubic */
-#define MIN_INTERVALS 10
+#define SPLINE_ORDER 4        /* cubic */
+#define MIN_INTERVALS 10      /* knot intervals: used / 4 within these bounds */
 #define MAX_INTERVALS 80
-#define GCV_LOG_LO (-9.0) /* log10 of lambda relative to its natural scale */
+#define HUBER_RATE_JUMP 0.05  /* rate change (x mean rate) where the penalty turns L1 */
+#define HUBER_ITERATIONS 10   /* reweightings at most, stopping when no weight moves by HUBER_TOL */
+#define HUBER_TOL 1e-2
+#define GCV_GAMMA 1.4
+#define GCV_LOG_LO (-9.0)     /* scan of log10(lambda / its natural scale) */
 #define GCV_LOG_HI 7.0
 #define GCV_LOG_STEP 0.1
 
@@ -182,15 +186,17 @@ static int lu_solve(double *a, double *b, size_t n)
  * iteration limit is reached (d is then still feasible). */
 static int qp_simplex(const double *G, const double *g, size_t m, double *d)
 {
+    if (m == 0)
+        return -1;
     size_t n1 = m + 1;
     double *kkt = malloc(n1 * n1 * sizeof(*kkt));
     double *rhs = malloc(n1 * sizeof(*rhs));
     double *cand = malloc(m * sizeof(*cand));
-    size_t *free_idx = malloc(m * sizeof(*free_idx));
-    unsigned char *fixed = malloc(m);
+    size_t *free_idx = malloc(2 * m * sizeof(*free_idx));
     int rc = -1;
-    if (!kkt || !rhs || !cand || !free_idx || !fixed)
+    if (!kkt || !rhs || !cand || !free_idx)
         goto out;
+    size_t *fixed = free_idx + m; /* 1: the increment is held at 0 */
     double gscale = 0.0;
     for (size_t i = 0; i < m; i++) {
         fixed[i] = d[i] <= 0.0;
@@ -270,7 +276,6 @@ out:
     free(rhs);
     free(cand);
     free(free_idx);
-    free(fixed);
     return rc;
 }
 
@@ -331,7 +336,10 @@ static int ps_alloc(pspline *s, size_t nint)
     if (!s->bw)
         return -1;
     gsl_bspline_knots_uniform(0.0, 1.0, s->bw);
-    size_t K = gsl_bspline_ncoeffs(s->bw), m = K - 2;
+    size_t K = gsl_bspline_ncoeffs(s->bw);
+    if (K < SPLINE_ORDER + 1)
+        return -1; /* cannot happen: nint >= MIN_INTERVALS */
+    size_t m = K - 2;
     s->K = K;
     s->m = m;
     s->h = 1.0 / (double)nint;
@@ -679,7 +687,7 @@ int fold_fit_cumulative(const fold_cloud *cloud, const fold_fit_options *o, fold
         else
             lambda = ps_choose_lambda(&s, scale);
         ps_solve(&s, lambda, c);
-        if (used == 0 || it + 1 == HUBER_ITERATIONS || ps_reweight(&s, c) < 1e-3)
+        if (used == 0 || it + 1 == HUBER_ITERATIONS || ps_reweight(&s, c) < HUBER_TOL)
             break;
     }
 

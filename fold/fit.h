@@ -10,7 +10,8 @@
 
 /* Folded points of one counter: x = normalized time in [0,1], y = cumulative
  * fraction of the instance's total in [0,1]. The anchors (0,0) and (1,1) are
- * implied and need not be in the cloud. */
+ * implied and need not be in the cloud. A NaN or infinite coordinate makes
+ * the call fail (-1); finite values outside [0,1] are clamped to it. */
 typedef struct {
     const double *x, *y;
     size_t n;
@@ -18,8 +19,12 @@ typedef struct {
 
 typedef struct {
     size_t grid;        /* points of the output curve, x_i = i / (grid - 1); default 101 */
-    size_t max_points;  /* cap on points fed to the fit, chosen deterministically; default 20000 */
-    double smoothing;   /* penalty weight of the P-spline; <= 0: chosen by GCV */
+    size_t max_points;  /* cap on points fed to the fit, chosen deterministically (fold_cap_points);
+                           default 20000; 0: no cap */
+    double smoothing;   /* penalty weight of the P-spline: the fit minimizes
+                           mean squared residual + smoothing * sum of squared (robustly
+                           weighted) second differences of the coefficients;
+                           <= 0: chosen by GCV (typical values 0.01 - 0.1) */
 } fold_fit_options;
 
 typedef struct {
@@ -34,17 +39,21 @@ typedef struct {
 } fold_curve;
 
 void fold_fit_defaults(fold_fit_options *o);
-/* Returns 0, or -1 (errno-free: only on bad input or no memory). */
+/* Returns 0, or -1 (errno-free: only on bad input or no memory; *out is then
+ * zeroed). Cost: O(n) to accumulate the points plus a few ms for the
+ * coefficient-sized solves (<= 83 coefficients); thread-safe. */
 int fold_fit_cumulative(const fold_cloud *cloud, const fold_fit_options *o, fold_curve *out);
 void fold_curve_free(fold_curve *c);
 
 /* Deterministic cap: indices of at most max of n points (a fixed stride over
- * the input order, so the same input gives the same choice). */
+ * the input order, so the same input gives the same choice): index
+ * floor(k * n / max) for k < max, or all n if n <= max or max == 0; chosen
+ * holds min(n, max) entries (n if max == 0). Returns their number. */
 size_t fold_cap_points(size_t n, size_t max, size_t *chosen);
 
 typedef struct {
     size_t max_phases;  /* default 8 */
-    double penalty;     /* <= 0: BIC */
+    double penalty;     /* <= 0: BIC; > 0: this much residual sum of squares (y units squared) per phase */
     size_t bins;        /* points are averaged into this many x-bins before the search; default 200 */
     double min_width;   /* smallest phase width in normalized time; default 0.02 */
 } fold_segment_options;
@@ -53,14 +62,18 @@ typedef struct {
     size_t nphases;
     double *bounds;  /* nphases + 1 values from 0 to 1 */
     double *slopes;  /* nphases x nclouds, row-major: slope of cloud c in phase p is slopes[p * nclouds + c],
-                        in cumulative fraction per unit of normalized time */
+                        in cumulative fraction per unit of normalized time: the phase's mean rate
+                        relative to the region's (sum over phases of slope x width = 1) */
     size_t nclouds;
 } fold_segmentation;
 
 void fold_segment_defaults(fold_segment_options *o);
 /* Optimal (dynamic programming) segmentation shared by all clouds: the
  * boundaries minimize the summed squared error of per-phase lines over all
- * clouds plus a penalty per phase. */
+ * clouds plus a penalty per phase (see segment.c for the weighting, the
+ * boundary refinement and the check of every phase). Returns 0, or -1 on bad
+ * input (no clouds, NULL, NaN/infinite points or penalty) or no memory; *out
+ * is then zeroed. */
 int fold_segment(const fold_cloud *clouds, size_t nclouds, const fold_segment_options *o, fold_segmentation *out);
 void fold_segmentation_free(fold_segmentation *s);
 

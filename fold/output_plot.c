@@ -63,7 +63,9 @@ static const char *color_of(const fold_region_result *r, size_t band)
 
 static void body(FILE *f, const fold_region_result *r)
 {
-    size_t panels = r->ncounters < MAX_PANELS ? r->ncounters : MAX_PANELS;
+    size_t panels = r->ncounters;
+    if (panels > MAX_PANELS)
+        panels = MAX_PANELS;
     double band_h = 0.14, top = 0.06, free_h = 1.0 - band_h - top;
     double panel_h = panels ? free_h / (double)panels : free_h;
     fputs("set multiplot\nset lmargin 12\nset rmargin 12\nset xrange [0:1]\n", f);
@@ -81,9 +83,16 @@ static void body(FILE *f, const fold_region_result *r)
         const fold_band_result *b = &r->bands[i];
         fprintf(f, "set object %zu rect from %.4f,0.05 to %.4f,0.95 fc rgb '%s' fs solid 0.8 border lc rgb '#666666'\n",
                 i + 1, b->start, b->end, color_of(r, i));
+        /* narrow bands: the name only, or nothing; their numbers are in bands.csv */
+        if (b->end - b->start < 0.04)
+            continue;
         char text[512];
-        snprintf(text, sizeof(text), "%s\n%s:%u", b->function, b->file ? strrchr(b->file, '/') ? strrchr(b->file, '/') + 1 : b->file : "",
-                 b->line);
+        const char *base = b->file ? strrchr(b->file, '/') : NULL;
+        base = base ? base + 1 : (b->file ? b->file : "");
+        if (b->end - b->start >= 0.12)
+            snprintf(text, sizeof(text), "%s\n%s:%u", b->function, base, b->line);
+        else
+            snprintf(text, sizeof(text), "%.*s", (int)((b->end - b->start) * 120), b->function);
         fprintf(f, "set label %zu ", i + 1);
         dquoted(f, text);
         fprintf(f, " at %.4f,0.5 center font ',8'\n", (b->start + b->end) / 2);
@@ -116,7 +125,12 @@ static void body(FILE *f, const fold_region_result *r)
             prefix = "k";
         }
         const char *unit = c->unit && strcmp(c->unit, "#") ? c->unit : "";
-        snprintf(label, sizeof(label), "%s rate (%s%s/s)", c->name, prefix, unit);
+        if (strcmp(unit, "ns") == 0) { /* time counters: ns per s is CPUs busy */
+            scale = 1e9;
+            snprintf(label, sizeof(label), "%s (CPUs busy)", c->name);
+        } else {
+            snprintf(label, sizeof(label), "%s rate (%s%s/s)", c->name, prefix, unit);
+        }
         fputs("\nset y2label ", f);
         quoted(f, label);
         fputc('\n', f);

@@ -145,7 +145,10 @@ typedef struct {
 } hct_symbol;
 /* Resolves code addresses of this process to function, file and line. */
 typedef struct hct_symbolizer hct_symbolizer;
-hct_symbolizer *hct_symbolizer_open(void) HCT_HIDDEN;
+/* separate_debuginfo: also look for debug information in separate files
+ * (/usr/lib/debug, distribution -dbg packages); 0: only what the modules
+ * themselves hold (cheaper: no decompression of large separate files). */
+hct_symbolizer *hct_symbolizer_open(int separate_debuginfo) HCT_HIDDEN;
 void hct_symbolize(hct_symbolizer *s, uintptr_t address, hct_symbol *out) HCT_HIDDEN;
 void hct_symbolizer_close(hct_symbolizer *s) HCT_HIDDEN;
 

@@ -217,7 +217,7 @@ typedef struct {
 typedef struct {
     sym_slot *slots;
     uint32_t cap, used;
-    hct_symbolizer *sym;
+    hct_symbolizer *sym, *sym_frames; /* call sites; sampled frames */
     /* regions and source locations deduplicated by content: fewer definitions
      * to merge when stacks touch the same function at many addresses */
     hca_ref *region_of, *scl_of; /* by (string, line) hash */
@@ -257,12 +257,16 @@ static hca_ref add_scl(void *p)
     return hca_defs_scl(&hct.defs, s->file, s->line);
 }
 
-/* Region and source location of a code address (symbolized once). */
-static void symbolize_cached(sym_cache *c, uintptr_t address, hca_ref *region, hca_ref *scl)
+/* Region and source location of a code address (symbolized once). Sampled
+ * frames use the modules' own debug information only: a separate debug file
+ * (a distribution's -dbg package: libc, libmpi) costs tens of ms to inflate at
+ * the end of every process, for line numbers inside system libraries. */
+static void symbolize_cached(sym_cache *c, uintptr_t address, int frame, hca_ref *region, hca_ref *scl)
 {
-    uint32_t mask = c->cap - 1, i = frame_hash(0, address, mask);
+    uintptr_t key = address | (frame ? (uintptr_t)1 << 63 : 0); /* user addresses are below 2^63 */
+    uint32_t mask = c->cap - 1, i = frame_hash(0, key, mask);
     while (c->slots[i].address) {
-        if (c->slots[i].address == address) {
+        if (c->slots[i].address == key) {
             *region = c->slots[i].region;
             *scl = c->slots[i].scl;
             return;
@@ -270,7 +274,9 @@ static void symbolize_cached(sym_cache *c, uintptr_t address, hca_ref *region, h
         i = (i + 1) & mask;
     }
     hct_symbol s;
-    hct_symbolize(c->sym, address, &s);
+    if (frame && !c->sym_frames)
+        c->sym_frames = hct_symbolizer_open(0);
+    hct_symbolize(frame ? c->sym_frames : c->sym, address, &s);
     sym_arg arg = { &s };
     /* keys: the strings are interned, so their IDs name them */
     hca_ref fname = hca_defs_string(&hct.defs, s.function), file = hca_defs_string(&hct.defs, s.file);
@@ -279,7 +285,7 @@ static void symbolize_cached(sym_cache *c, uintptr_t address, hca_ref *region, h
     *region = dedup(c->region_of, c->region_key, c->dcap, rkey, add_region, &arg);
     *scl = dedup(c->scl_of, c->scl_key, c->dcap, skey, add_scl, &arg);
     if (c->used * 2 < c->cap) {
-        c->slots[i] = (sym_slot){ address, *region, *scl };
+        c->slots[i] = (sym_slot){ key, *region, *scl };
         c->used++;
     }
 }
@@ -298,7 +304,7 @@ int hct_callsite_define(hca_ref (*region_def)(hca_defs *d, uint32_t key))
     int rc = 0;
     sym_cache cache;
     memset(&cache, 0, sizeof(cache));
-    cache.sym = n ? hct_symbolizer_open() : NULL;
+    cache.sym = n ? hct_symbolizer_open(1) : NULL;
     cache.cap = 1024;
     while (cache.cap < 2 * n && cache.cap < (1u << 24))
         cache.cap *= 2;
@@ -319,10 +325,10 @@ int hct_callsite_define(hca_ref (*region_def)(hca_defs *d, uint32_t key))
         hca_ref region = HCA_UNDEF, scl = HCA_UNDEF;
         if (c->key == KEY_CALLER) {
             /* the call instruction is just before the return address */
-            symbolize_cached(&cache, c->address - 1, &region, &scl);
+            symbolize_cached(&cache, c->address - 1, 0, &region, &scl);
         } else if (c->key == KEY_FRAME) {
             /* already the address to look up: the leaf's own, a caller's minus 1 */
-            symbolize_cached(&cache, c->address, &region, &scl);
+            symbolize_cached(&cache, c->address, 1, &region, &scl);
         } else {
             for (size_t k = 0; k < nknown && region == HCA_UNDEF; k++)
                 if (known[k].key == c->key)
@@ -349,5 +355,6 @@ out:
     free(cache.region_key);
     free(cache.scl_key);
     hct_symbolizer_close(cache.sym);
+    hct_symbolizer_close(cache.sym_frames);
     return rc;
 }

@@ -25,12 +25,33 @@ static const Dwfl_Callbacks proc_callbacks = {
     .debuginfo_path = &debuginfo_path,
 };
 
-hct_symbolizer *hct_symbolizer_open(void)
+/* Debug information only in the module itself: no separate file is searched. */
+static int no_separate_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+                                 const char *file, const char *debuglink, GElf_Word crc, char **debuginfo_file)
+{
+    (void)mod;
+    (void)userdata;
+    (void)modname;
+    (void)base;
+    (void)file;
+    (void)debuglink;
+    (void)crc;
+    (void)debuginfo_file;
+    return -1;
+}
+
+static const Dwfl_Callbacks embedded_callbacks = {
+    .find_elf = dwfl_linux_proc_find_elf,
+    .find_debuginfo = no_separate_debuginfo,
+    .debuginfo_path = &debuginfo_path,
+};
+
+hct_symbolizer *hct_symbolizer_open(int separate_debuginfo)
 {
     hct_symbolizer *s = calloc(1, sizeof(*s));
     if (!s)
         return NULL;
-    s->dwfl = dwfl_begin(&proc_callbacks);
+    s->dwfl = dwfl_begin(separate_debuginfo ? &proc_callbacks : &embedded_callbacks);
     if (!s->dwfl || dwfl_linux_proc_report(s->dwfl, getpid()) != 0 ||
         dwfl_report_end(s->dwfl, NULL, NULL) != 0) {
         hct_symbolizer_close(s);

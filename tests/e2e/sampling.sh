@@ -83,10 +83,14 @@ ok $(($(grep '^counters ' stat.txt | awk '{ print $NF }' | sort -u | wc -l) != 2
 ok "$(grep '^counters ' stat.txt | awk '$10 - $12 > 2 || $14 != "ok"' | wc -l)" \
     "mpi: every region boundary after MPI_Init carries counter values"
 total=0
-for p in stencil update norm; do
-    l=$(grep -n "phase_$p(size)" "$SRC" | head -1 | cut -d: -f1)
-    c=$(grep "^stack [0-9]* run_kernel@[^ ]*mpi_phases.c:[0-9]* < main@[^ ]*mpi_phases.c:$l " stat.txt | awk '{ n += $2 } END { print n + 0 }')
-    eval "n_$p=$c"
+for p in stencil:4 update:5 norm:; do
+    f=${p%%:*}
+    k=${p#*:}
+    outer=$(grep -n "phase_$f(size)" "$SRC" | head -1 | cut -d: -f1)
+    inner=$(grep -n "run_kernel(${k:+$k \\* }size)" "$SRC" | head -1 | cut -d: -f1)
+    c=$(grep "^stack [0-9]* run_kernel@[^ ]*mpi_phases.c:[0-9]* < phase_$f@[^ ]*mpi_phases.c:$inner < main@[^ ]*mpi_phases.c:$outer " stat.txt |
+        awk '{ n += $2 } END { print n + 0 }')
+    eval "n_$f=$c"
     total=$((total + c))
 done
 # the compute samples (leaf run_kernel); the others wait in MPI, more or less
@@ -94,7 +98,7 @@ done
 kernel=$(grep '^stack [0-9]* run_kernel@' stat.txt | awk '{ t += $2 } END { print t + 0 }')
 all=$(awk '$1 == "location" { t += $14 } END { print t }' stat.txt)
 ok $((total * 100 < kernel * 98 || kernel * 3 < all)) \
-    "mpi: $total of $kernel compute samples ($all in all) resolve to run_kernel called from main at the lines of phase_stencil/update/norm"
+    "mpi: $total of $kernel compute samples ($all in all) resolve to run_kernel < phase_stencil|update|norm < main, at their lines"
 share() { awk -v a="$1" -v t="$total" -v lo="$2" -v hi="$3" 'BEGIN { s = t ? 100 * a / t : 0; exit !(s >= lo && s <= hi) }'; }
 share "$n_stencil" 28 52
 ok $? "mpi: phase_stencil has 40 % of the compute samples ($n_stencil of $total; 28-52 % accepted)"

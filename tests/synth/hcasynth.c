@@ -563,7 +563,7 @@ static void ev_stats(loc_writer *L, uint64_t t, uint64_t lost)
 {
     OTF2_Type types[5];
     OTF2_MetricValue values[5];
-    uint64_t v[5] = { L->samples, 0, lost, 0, 0 };
+    const uint64_t v[5] = { L->samples, 0, lost, 0, 0 };
     for (int i = 0; i < 5; i++) {
         types[i] = OTF2_TYPE_UINT64;
         values[i].unsigned_int = v[i];

@@ -143,10 +143,18 @@ static void segment_ok(const points *p, size_t nc, const fold_segment_options *o
     assert_true(s->nphases >= 1);
     assert_true(s->bounds[0] == 0.0);
     assert_true(s->bounds[s->nphases] == 1.0);
+    assert_true(s->nphases <= o->max_phases);
     for (size_t k = 0; k < s->nphases; k++)
         assert_true(s->bounds[k + 1] - s->bounds[k] >= o->min_width - 1e-9);
     for (size_t k = 0; k < s->nphases * nc; k++)
         assert_true(isfinite(s->slopes[k]));
+    /* each slope is its phase's mean rate: they add up to the region's */
+    for (size_t c = 0; c < nc; c++) {
+        double sum = 0.0;
+        for (size_t k = 0; k < s->nphases; k++)
+            sum += s->slopes[k * nc + c] * (s->bounds[k + 1] - s->bounds[k]);
+        assert_true(fabs(sum - 1.0) < 1e-9);
+    }
 }
 
 /* Worst boundary error and worst slope error (in units of the mean rate,
