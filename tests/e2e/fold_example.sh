@@ -1,0 +1,41 @@
+# fold_example.sh: end to end, tracer and hcafold on the MPI example: its
+# iteration (a user region) folds into bands that name the phase functions in
+# the order and at the times its code gives them; the compute burst between
+# MPI_Waitall and MPI_Allreduce runs phase_update; and page faults, caused only
+# in phase_norm (-p), rise there and nowhere else.
+. "$(dirname "$0")/lib.sh"
+FOLD="$BUILD/bin/hcafold"
+dir=$(fresh_dir)
+cd "$dir" || exit 1
+traced_mpirun 2 "$EX/mpi_phases" -q -n 250 -p 4 > out 2> err
+ok $? "traced run of the example with fresh pages in phase_norm"
+trace=$(the_trace)
+"$FOLD" -f json,csv,png "$trace" > summary.txt 2> fold.err
+ok $? "hcafold folds the traced example"
+sed -n '1,16p' summary.txt | sed 's/^/# /'
+fold_dir=${trace%.otf2}.fold
+bands=$(ls "$fold_dir"/*-iteration.bands.csv 2>/dev/null | head -1)
+check "the user region 'iteration' is folded" test -f "$bands"
+# bands at the depth of the phase functions: stencil first, then update, then norm
+order=$(awk -F, 'NR > 1 && $4 ~ /^phase_/ && $3 >= 0.04 { print $4 }' "$bands" | uniq | tr '\n' ' ')
+ok $([ "$order" = "phase_stencil phase_update phase_norm " ]; echo $?) \
+    "iteration: bands in code order: phase_stencil, phase_update, phase_norm ($order)"
+stencil=$(awk -F, 'NR > 1 && $4 == "phase_stencil" { print $1, $2; exit }' "$bands")
+ok "$(echo "$stencil" | awk '{ print ($1 <= 0.05 && $2 >= 0.15 && $2 <= 0.6) ? 0 : 1 }')" \
+    "iteration: phase_stencil opens the iteration ($stencil)"
+burst=$(ls "$fold_dir"/*mpi_waitall*mpi_allreduce*.bands.csv 2>/dev/null | head -1)
+awk -F, 'NR > 1 && $4 == "phase_update" && $3 >= 0.9 { found = 1 } END { exit !found }' "$burst"
+ok $? "the burst MPI_Waitall -> MPI_Allreduce runs phase_update throughout"
+# page faults: mean rate inside the phase_norm band vs inside phase_stencil's
+curves=${bands%.bands.csv}.curves.csv
+norm=$(awk -F, 'NR > 1 && $4 ~ /^(phase_norm|touch_fresh_pages)$/ && $7 == d { print $1, $2 }' \
+    d="$(awk -F, 'NR > 1 && $4 == "phase_norm" { print $7; exit }' "$bands")" "$bands" | head -1)
+ratio=$(awk -F, -v lo="${norm% *}" -v hi="${norm#* }" -v slo="${stencil% *}" -v shi="${stencil#* }" '
+    NR == 1 { for (i = 1; i <= NF; i++) if ($i == "rate_page-faults") c = i; next }
+    c && $1 >= lo && $1 <= hi { a += $c; na++ }
+    c && $1 >= slo && $1 <= shi { b += $c; nb++ }
+    END { if (!na || !nb) print 0; else print (a / na) / ((b / nb) + 1) }' "$curves")
+ok "$(echo "$ratio" | awk '{ print ($1 >= 10) ? 0 : 1 }')" \
+    "page faults rise in phase_norm (rate there / in phase_stencil = $ratio)"
+check "the plot of the iteration is rendered" test -s "${bands%.bands.csv}.png"
+cd / && rm -rf "$dir"
