@@ -1,6 +1,7 @@
 #!/bin/sh
 # trace-examples.sh: traces the bundled examples with libhcatrace.so, as a user
-# would, checks each trace with otf2-print and says where it is.
+# would, checks each trace with otf2-print, folds the C example with hcafold
+# and says where the traces and the plots are.
 # Usage: examples/trace-examples.sh [OUTDIR]   (default: ./example-traces)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,6 +26,10 @@ run() { # name np program args...
     echo "   trace: $dir/traces.otf2 (valid OTF2, $events MPI call regions)"
 }
 
-run mpi_phases 2 "$ex/mpi_phases" -n 100
+run mpi_phases 2 "$ex/mpi_phases" -n 300 -p 4
 [ -x "$ex/mpi_ring" ] && run mpi_ring 2 "$ex/mpi_ring" 50
-echo "Look at a trace with: otf2-print -G $out/mpi_phases/traces.otf2 | less"
+echo "== hcafold $out/mpi_phases"
+"$top/build/bin/hcafold" -o "$out/mpi_phases.fold" "$out/mpi_phases"
+echo
+echo "Traces: $out/mpi_phases/traces.otf2, $out/mpi_ring/traces.otf2 (otf2-print -G ... | less)"
+echo "Folded: $out/mpi_phases.fold/fold.json; plots: $out/mpi_phases.fold/*.png (and .svg)"
