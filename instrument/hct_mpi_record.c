@@ -190,8 +190,12 @@ void hct_rec_init(int rc, uint64_t t_begin, enum hct_mpi_key key, const void *ra
         return;
     if (t_begin > t->last_ts)
         t->last_ts = t_begin;
+    /* the enter predates the counters (they start in MPI_Init); the leave has them */
+    t->in_tool++;
     hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, t->last_ts, cc, 2));
-    hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, hct_timestamp(t), cc));
+    uint64_t ts = hct_boundary_ts(t, 0);
+    hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, ts, cc));
+    t->in_tool--;
 }
 
 uint64_t hct_sum_bytes(MPI_Datatype type, const int *counts, int n)

@@ -13,6 +13,8 @@
 static inline uint64_t hct_rec_ts(hct_call *c)
 {
     if (!c->after) {
+        if (c->t->extras) /* samples taken inside PMPI are older: they go first */
+            hct_sampling_drain(c->t);
         c->ts = hct_timestamp(c->t);
         c->after = 1;
     }

@@ -100,6 +100,12 @@ void hca_defs_free(hca_defs *d)
     free(d->members);
     free(d->classes);
     free(d->igens);
+    free(d->ix_region.slots);
+    free(d->ix_scl.slots);
+    free(d->ix_cc.slots);
+    free(d->ix_member.slots);
+    free(d->ix_class.slots);
+    free(d->ix_igen.slots);
     memset(d, 0, sizeof(*d));
 }
 
@@ -356,49 +362,131 @@ static hca_ref map_ref(const uint64_t *map, uint32_t n, hca_ref r)
     return (r == HCA_UNDEF || r >= n) ? HCA_UNDEF : (hca_ref)map[r];
 }
 
-/* Linear search over the global set is fine for definition counts of a trace
- * (thousands), and keeps merging obviously correct. */
-#define FIND_OR_ADD(global, arr, n, cap, value, eq)                                          \
-    do {                                                                                     \
-        uint32_t found_ = HCA_UNDEF;                                                         \
-        for (uint32_t j_ = 0; j_ < (global)->n; j_++) {                                      \
-            if (eq(&(global)->arr[j_], &(value))) {                                          \
-                found_ = j_;                                                                 \
-                break;                                                                       \
-            }                                                                                \
-        }                                                                                    \
-        if (found_ == HCA_UNDEF)                                                             \
-            found_ = APPEND(global, arr, n, cap, value);                                     \
-        out_ = found_;                                                                       \
-    } while (0)
+/* The global set is indexed by content (hash tables of entry indices, built
+ * on first use and kept in step), so merging stays linear in the number of
+ * definitions even with the 10^5 calling contexts of sampled stacks. */
+typedef uint64_t (*hash_fn)(const void *);
+typedef int (*eq_fn)(const void *, const void *);
 
-static int region_eq(const hca_region_def *a, const hca_region_def *b)
+static uint64_t mix(uint64_t h, uint64_t v)
 {
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    return h * 0xff51afd7ed558ccdull;
+}
+
+static int index_rebuild(hca_index *ix, const void *arr, uint32_t n, size_t size, hash_fn hash)
+{
+    uint32_t cap = 64;
+    while (cap < (n + 1) * 2)
+        cap *= 2;
+    uint32_t *slots = calloc(cap, sizeof(*slots));
+    if (!slots)
+        return -1;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t i = (uint32_t)hash((const char *)arr + (size_t)k * size) & (cap - 1);
+        while (slots[i])
+            i = (i + 1) & (cap - 1);
+        slots[i] = k + 1;
+    }
+    free(ix->slots);
+    ix->slots = slots;
+    ix->cap = cap;
+    ix->n = n;
+    return 0;
+}
+
+static hca_ref find_or_add(hca_index *ix, void **arr, uint32_t *n, uint32_t *cap, size_t size, const void *value,
+                           hash_fn hash, eq_fn eq)
+{
+    if ((ix->n != *n || (*n + 1) * 2 > ix->cap) && index_rebuild(ix, *arr, *n, size, hash) != 0)
+        return HCA_UNDEF;
+    uint32_t mask = ix->cap - 1, i = (uint32_t)hash(value) & mask;
+    while (ix->slots[i]) {
+        uint32_t k = ix->slots[i] - 1;
+        if (eq((const char *)*arr + (size_t)k * size, value))
+            return k;
+        i = (i + 1) & mask;
+    }
+    if (grow(arr, cap, *n + 1, size))
+        return HCA_UNDEF;
+    memcpy((char *)*arr + (size_t)*n * size, value, size);
+    ix->slots[i] = *n + 1;
+    ix->n = *n + 1;
+    return (*n)++;
+}
+
+#define FIND_OR_ADD(global, arr, n, cap, value, kind)                                                     \
+    (out_ = find_or_add(&(global)->ix_##kind, (void **)&(global)->arr, &(global)->n, &(global)->cap,      \
+                        sizeof(*(global)->arr), &(value), kind##_hash, kind##_eq))
+
+static int region_eq(const void *pa, const void *pb)
+{
+    const hca_region_def *a = pa, *b = pb;
     return a->name == b->name && a->description == b->description && a->file == b->file &&
            a->begin_line == b->begin_line && a->end_line == b->end_line && a->role == b->role &&
            a->paradigm == b->paradigm;
 }
-static int scl_eq(const hca_scl_def *a, const hca_scl_def *b)
+static uint64_t region_hash(const void *p)
 {
+    const hca_region_def *r = p;
+    return mix(mix(mix(mix(r->name, r->description), r->file), ((uint64_t)r->begin_line << 32) | r->end_line),
+               ((uint64_t)r->role << 8) | r->paradigm);
+}
+static int scl_eq(const void *pa, const void *pb)
+{
+    const hca_scl_def *a = pa, *b = pb;
     return a->file == b->file && a->line == b->line;
 }
-static int cc_eq(const hca_cc_def *a, const hca_cc_def *b)
+static uint64_t scl_hash(const void *p)
 {
+    const hca_scl_def *s = p;
+    return mix(s->file, s->line);
+}
+static int cc_eq(const void *pa, const void *pb)
+{
+    const hca_cc_def *a = pa, *b = pb;
     return a->region == b->region && a->scl == b->scl && a->parent == b->parent;
 }
-static int member_eq(const hca_metric_member_def *a, const hca_metric_member_def *b)
+static uint64_t cc_hash(const void *p)
 {
+    const hca_cc_def *c = p;
+    return mix(mix(c->region, c->scl), c->parent);
+}
+static int member_eq(const void *pa, const void *pb)
+{
+    const hca_metric_member_def *a = pa, *b = pb;
     return a->name == b->name && a->description == b->description && a->unit == b->unit &&
            a->metric_type == b->metric_type && a->mode == b->mode && a->value_type == b->value_type;
 }
-static int class_eq(const hca_metric_class_def *a, const hca_metric_class_def *b)
+static uint64_t member_hash(const void *p)
 {
+    const hca_metric_member_def *m = p;
+    return mix(mix(mix(m->name, m->description), m->unit),
+               ((uint64_t)m->metric_type << 16) | ((uint64_t)m->mode << 8) | m->value_type);
+}
+static int class_eq(const void *pa, const void *pb)
+{
+    const hca_metric_class_def *a = pa, *b = pb;
     return a->nmembers == b->nmembers &&
            memcmp(a->members, b->members, a->nmembers * sizeof(a->members[0])) == 0;
 }
-static int igen_eq(const hca_igen_def *a, const hca_igen_def *b)
+static uint64_t class_hash(const void *p)
 {
+    const hca_metric_class_def *c = p;
+    uint64_t h = c->nmembers;
+    for (uint8_t k = 0; k < c->nmembers; k++)
+        h = mix(h, c->members[k]);
+    return h;
+}
+static int igen_eq(const void *pa, const void *pb)
+{
+    const hca_igen_def *a = pa, *b = pb;
     return a->name == b->name && a->mode == b->mode && a->period_ns == b->period_ns;
+}
+static uint64_t igen_hash(const void *p)
+{
+    const hca_igen_def *g = p;
+    return mix(mix(g->name, g->mode), g->period_ns);
 }
 
 int hca_defs_merge(hca_defs *g, const hca_defs *l, hca_defs_map *m)
@@ -432,14 +520,14 @@ int hca_defs_merge(hca_defs *g, const hca_defs *l, hca_defs_map *m)
         r.name = S(r.name);
         r.description = S(r.description);
         r.file = S(r.file);
-        FIND_OR_ADD(g, regions, nregions, cap_regions, r, region_eq);
+        FIND_OR_ADD(g, regions, nregions, cap_regions, r, region);
         if ((m->regions[i] = out_) == HCA_UNDEF)
             goto fail;
     }
     for (uint32_t i = 0; i < l->nscls; i++) {
         hca_scl_def s = l->scls[i];
         s.file = S(s.file);
-        FIND_OR_ADD(g, scls, nscls, cap_scls, s, scl_eq);
+        FIND_OR_ADD(g, scls, nscls, cap_scls, s, scl);
         if ((m->scls[i] = out_) == HCA_UNDEF)
             goto fail;
     }
@@ -449,7 +537,7 @@ int hca_defs_merge(hca_defs *g, const hca_defs *l, hca_defs_map *m)
         c.scl = map_ref(m->scls, m->nscls, c.scl);
         /* parents precede children, so the parent is mapped already */
         c.parent = c.parent < i ? (hca_ref)m->ccs[c.parent] : HCA_UNDEF;
-        FIND_OR_ADD(g, ccs, nccs, cap_ccs, c, cc_eq);
+        FIND_OR_ADD(g, ccs, nccs, cap_ccs, c, cc);
         if ((m->ccs[i] = out_) == HCA_UNDEF)
             goto fail;
     }
@@ -473,7 +561,7 @@ int hca_defs_merge(hca_defs *g, const hca_defs *l, hca_defs_map *m)
         mm.name = S(mm.name);
         mm.description = S(mm.description);
         mm.unit = S(mm.unit);
-        FIND_OR_ADD(g, members, nmembers, cap_members, mm, member_eq);
+        FIND_OR_ADD(g, members, nmembers, cap_members, mm, member);
         if ((member_map[i] = out_) == HCA_UNDEF)
             goto fail;
     }
@@ -481,14 +569,14 @@ int hca_defs_merge(hca_defs *g, const hca_defs *l, hca_defs_map *m)
         hca_metric_class_def c = l->classes[i];
         for (uint8_t k = 0; k < c.nmembers; k++)
             c.members[k] = map_ref(member_map, l->nmembers, c.members[k]);
-        FIND_OR_ADD(g, classes, nclasses, cap_classes, c, class_eq);
+        FIND_OR_ADD(g, classes, nclasses, cap_classes, c, class);
         if ((m->metrics[i] = out_) == HCA_UNDEF)
             goto fail;
     }
     for (uint32_t i = 0; i < l->nigens; i++) {
         hca_igen_def ig = l->igens[i];
         ig.name = S(ig.name);
-        FIND_OR_ADD(g, igens, nigens, cap_igens, ig, igen_eq);
+        FIND_OR_ADD(g, igens, nigens, cap_igens, ig, igen);
         if ((m->igens[i] = out_) == HCA_UNDEF)
             goto fail;
     }

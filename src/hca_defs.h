@@ -73,6 +73,12 @@ typedef struct {
     uint32_t hash_cap;
 } hca_strtab;
 
+/* A hash index of a definition array (entry index + 1 per slot). */
+typedef struct {
+    uint32_t *slots;
+    uint32_t cap, n;
+} hca_index;
+
 typedef struct {
     hca_strtab strings;
     hca_region_def *regions;
@@ -89,6 +95,8 @@ typedef struct {
     uint32_t nclasses, cap_classes;
     hca_igen_def *igens;
     uint32_t nigens, cap_igens;
+    /* content indexes, used when the set is a merge target */
+    hca_index ix_region, ix_scl, ix_cc, ix_member, ix_class, ix_igen;
 } hca_defs;
 
 /* ID maps from one local set into a global one (local index -> global ID). */

@@ -129,6 +129,43 @@ static void merge_deduplicates_and_maps(void **state)
     hca_defs_free(&g);
 }
 
+/* Sampled stacks give processes 10^5 calling contexts: two such sets, half
+ * shared, merge into the union (by content, through the index). */
+static void large_sets_merge_by_content(void **state)
+{
+    (void)state;
+    enum { N = 100000 };
+    hca_defs g, a, b;
+    hca_defs_init(&g);
+    hca_defs_init(&a);
+    hca_defs_init(&b);
+    hca_ref ra = hca_defs_region(&a, "f", HCA_KIND_FUNCTION, "x.c", 1, 0, OTF2_REGION_ROLE_FUNCTION,
+                                 OTF2_PARADIGM_SAMPLING);
+    hca_ref rb = hca_defs_region(&b, "f", HCA_KIND_FUNCTION, "x.c", 1, 0, OTF2_REGION_ROLE_FUNCTION,
+                                 OTF2_PARADIGM_SAMPLING);
+    for (uint32_t i = 0; i < N; i++) {
+        /* chains: context i's parent is i-1; b's lines are shifted by N/2 */
+        hca_defs_cc(&a, ra, hca_defs_scl(&a, "x.c", i), i ? i - 1 : HCA_UNDEF);
+    }
+    for (uint32_t i = 0; i < N; i++)
+        hca_defs_cc(&b, rb, hca_defs_scl(&b, "x.c", i < N / 2 ? i : i + N), i ? i - 1 : HCA_UNDEF);
+    hca_defs_map ma, mb;
+    assert_int_equal(hca_defs_merge(&g, &a, &ma), 0);
+    assert_int_equal(hca_defs_merge(&g, &b, &mb), 0);
+    assert_int_equal(g.nregions, 1);
+    assert_int_equal(g.nscls, N + N / 2);
+    assert_int_equal(g.nccs, N + N / 2);
+    for (uint32_t i = 0; i < N / 2; i++)
+        assert_int_equal(ma.ccs[i], mb.ccs[i]);
+    assert_int_not_equal(ma.ccs[N / 2], mb.ccs[N / 2]);
+    assert_int_equal(g.ccs[mb.ccs[N - 1]].parent, mb.ccs[N - 2]);
+    hca_defs_map_free(&ma);
+    hca_defs_map_free(&mb);
+    hca_defs_free(&a);
+    hca_defs_free(&b);
+    hca_defs_free(&g);
+}
+
 static void comm_keys_tell_communicators_apart(void **state)
 {
     (void)state;
@@ -143,6 +180,7 @@ int main(void)
         cmocka_unit_test(strings_are_deduplicated),
         cmocka_unit_test(serialization_round_trip),
         cmocka_unit_test(merge_deduplicates_and_maps),
+        cmocka_unit_test(large_sets_merge_by_content),
         cmocka_unit_test(comm_keys_tell_communicators_apart),
     };
     return cmocka_run_group_tests_name("hca_defs", tests, NULL, NULL);
