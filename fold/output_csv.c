@@ -1,6 +1,7 @@
 /* output_csv.c: CSV files of a fold, per region: <slug>.curves.csv (the fitted
  * cumulative fraction and rate of every counter on the grid), <slug>.points.csv
- * (the folded points, used and excluded) and <slug>.bands.csv (source bands). */
+ * (the folded points, used and excluded), <slug>.lines.csv (the line-number
+ * scatter) and <slug>.bands.csv (source bands). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -80,6 +81,17 @@ static int region_csv(const fold_region_result *r, const char *dir, char *err, s
         }
     }
     if (close_file(f, "points.csv", err, errlen))
+        return -1;
+
+    if (!(f = open_file(dir, r->slug, "lines", err, errlen)))
+        return -1;
+    fputs("x,function,line\n", f);
+    for (size_t i = 0; i < r->nlines; i++) {
+        fprintf(f, "%.6f,", r->line_x[i]);
+        field(f, r->line_fn[i] ? r->line_fn[i] : "");
+        fprintf(f, ",%u\n", r->line_no[i]);
+    }
+    if (close_file(f, "lines.csv", err, errlen))
         return -1;
 
     if (!(f = open_file(dir, r->slug, "bands", err, errlen)))

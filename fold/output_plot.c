@@ -66,7 +66,7 @@ static void body(FILE *f, const fold_region_result *r)
     size_t panels = r->ncounters;
     if (panels > MAX_PANELS)
         panels = MAX_PANELS;
-    double band_h = 0.14, top = 0.06, free_h = 1.0 - band_h - top;
+    double band_h = 0.14, top = 0.06, lines_h = r->nlines ? 0.12 : 0, free_h = 1.0 - band_h - top - lines_h;
     double panel_h = panels ? free_h / (double)panels : free_h;
     fputs("set multiplot\nset lmargin 12\nset rmargin 12\nset xrange [0:1]\n", f);
     /* source bands */
@@ -98,10 +98,22 @@ static void body(FILE *f, const fold_region_result *r)
         fprintf(f, " at %.4f,0.5 center font ',8'\n", (b->start + b->end) / 2);
     }
     fputs("plot NaN notitle\nunset object\nunset label\nunset title\n", f);
+    /* the line-number scatter: which source line each sample was on */
+    if (r->nlines) {
+        char lines[600];
+        snprintf(lines, sizeof(lines), "%s.lines.csv", r->slug);
+        fprintf(f, "set origin 0,%.4f\nset size 1,%.4f\n", 1.0 - top - band_h - lines_h, lines_h);
+        fputs("set autoscale y\nset ytics autofreq font ',7'\nset ylabel 'line' font ',8'\nunset key\n", f);
+        fputs("plot ", f);
+        quoted(f, lines);
+        fputs(" skip 1 using 1:($3 > 0 ? $3 : NaN) with points pt 7 ps 0.3 lc rgb '#555555' notitle\n", f);
+        fputs("unset ylabel\n", f);
+    }
     /* counters */
     for (size_t p = 0; p < panels; p++) {
         const fold_counter_result *c = &r->counters[p];
-        fprintf(f, "set origin 0,%.4f\nset size 1,%.4f\n", 1.0 - top - band_h - (double)(p + 1) * panel_h, panel_h);
+        fprintf(f, "set origin 0,%.4f\nset size 1,%.4f\n", 1.0 - top - band_h - lines_h - (double)(p + 1) * panel_h,
+                panel_h);
         fputs("set yrange [0:1]\nset ytics 0.25 nomirror\nset y2range [0:*]\nset y2tics\nset key top left font ',8'\n", f);
         fputs(p + 1 == panels ? "set format x '%g'\nset xlabel 'normalized region time'\n" : "set format x ''\nunset xlabel\n", f);
         char label[300];
