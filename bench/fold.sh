@@ -14,7 +14,8 @@
 #      runs each, alternating; wall time and peak memory (max RSS) per run;
 #      events/s = trace events / median wall time; ratio to the raw rate
 #      (goal: at least 50 %);
-#    - the same with `-f csv` (no fold.json), to show what fold.json costs;
+#    - the same with `-f csv` (no fold.json; since commit e3c4370 it writes the
+#      line-number scatter as lines.csv), to show what fold.json costs;
 #    - peak memory per million samples read (median max RSS / samples_read).
 #    Max RSS comes from GNU time (/usr/bin/time, Debian package `time`) when
 #    installed, otherwise from a tiny wait4() wrapper compiled with $CC.

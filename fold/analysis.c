@@ -132,9 +132,14 @@ static int fold_counters(const fold_trace *t, const fold_points *p, const fold_o
     g->counters = calloc(t->ncounters + 1, sizeof(*g->counters));
     fold_cloud *clouds = calloc(t->ncounters + 1, sizeof(*clouds));
     double *factor = calloc(t->ncounters + 1, sizeof(*factor));
-    if (!g->counters || !clouds || !factor) {
+    /* the capped clouds (the same deterministic choice feeds the fit and the
+     * segmentation), owned here */
+    double **cx = calloc(t->ncounters + 1, sizeof(*cx)), **cy = calloc(t->ncounters + 1, sizeof(*cy));
+    if (!g->counters || !clouds || !factor || !cx || !cy) {
         free(clouds);
         free(factor);
+        free(cx);
+        free(cy);
         return -1;
     }
     for (size_t c = 0; c < t->ncounters; c++) {
@@ -148,12 +153,43 @@ static int fold_counters(const fold_trace *t, const fold_points *p, const fold_o
         k->mean_total = fold_points_mean_total(cp);
         k->rate_scale = fold_points_rate_factor(cp);
         fold_cloud cloud = fold_points_cloud(p, c);
-        if (fold_fit_cumulative(&cloud, &o->fit, &k->curve) != 0)
+        size_t cap = o->fit.max_points;
+        if (cap && cloud.n > cap) {
+            size_t *chosen = malloc(cloud.n * sizeof(*chosen));
+            double *x = malloc(cap * sizeof(*x)), *y = malloc(cap * sizeof(*y));
+            if (!chosen || !x || !y) {
+                free(chosen);
+                free(x);
+                free(y);
+                continue;
+            }
+            size_t n = fold_cap_points(cloud.n, cap, chosen);
+            for (size_t i = 0; i < n; i++) {
+                x[i] = cloud.x[chosen[i]];
+                y[i] = cloud.y[chosen[i]];
+            }
+            free(chosen);
+            cx[g->ncounters] = x;
+            cy[g->ncounters] = y;
+            cloud = (fold_cloud){ x, y, n };
+        }
+        if (fold_fit_cumulative(&cloud, &o->fit, &k->curve) != 0) {
+            free(cx[g->ncounters]);
+            free(cy[g->ncounters]);
+            cx[g->ncounters] = cy[g->ncounters] = NULL;
             continue;
+        }
         k->points_used = k->curve.used;
         k->rate = malloc(k->curve.grid * sizeof(double));
         if (!k->rate || copy_points(cp->x, cp->y, cp->n, &k->px, &k->py, &k->npoints) != 0 ||
             copy_points(cp->ex_x, cp->ex_y, cp->nex, &k->ex, &k->ey, &k->nexcluded) != 0) {
+            g->ncounters++; /* its clouds are freed below */
+            for (size_t i = 0; i < g->ncounters; i++) {
+                free(cx[i]);
+                free(cy[i]);
+            }
+            free(cx);
+            free(cy);
             free(clouds);
             free(factor);
             return -1;
@@ -196,6 +232,12 @@ static int fold_counters(const fold_trace *t, const fold_points *p, const fold_o
             k->phase_rate[ph] = slope * factor[c];
         }
     }
+    for (size_t i = 0; i < g->ncounters; i++) {
+        free(cx[i]);
+        free(cy[i]);
+    }
+    free(cx);
+    free(cy);
     free(clouds);
     free(factor);
     return rc;
@@ -205,10 +247,17 @@ static int fold_counters(const fold_trace *t, const fold_points *p, const fold_o
 static int fold_source(const fold_trace *t, const fold_points *p, const fold_options *o, uint32_t anchor,
                        fold_region_result *g)
 {
+    /* at most max_points samples, the same deterministic choice as the fits */
+    size_t *chosen = malloc((p->ns + 1) * sizeof(*chosen));
+    if (!chosen)
+        return -1;
+    size_t nchosen = fold_cap_points(p->ns, o->fit.max_points ? o->fit.max_points : p->ns, chosen);
     size_t nframes = 0;
-    for (size_t i = 0; i < p->ns; i++)
+    for (size_t k = 0; k < nchosen; k++) {
+        size_t i = chosen[k];
         if (p->scontext[i] != FOLD_NONE && p->scontext[i] < t->ncontexts)
             nframes += t->contexts[p->scontext[i]].depth + 1;
+    }
     fold_frame *frames = malloc((nframes + 1) * sizeof(*frames));
     fold_stack_sample *stacks = malloc((p->ns + 1) * sizeof(*stacks));
     g->line_x = malloc((p->ns + 1) * sizeof(double));
@@ -218,7 +267,8 @@ static int fold_source(const fold_trace *t, const fold_points *p, const fold_opt
     if (!frames || !stacks || !g->line_x || !g->line_no || !g->line_fn)
         goto out;
     size_t used = 0, nstacks = 0;
-    for (size_t i = 0; i < p->ns; i++) {
+    for (size_t k = 0; k < nchosen; k++) {
+        size_t i = chosen[k];
         uint32_t ctx = p->scontext[i];
         if (ctx == FOLD_NONE || ctx >= t->ncontexts)
             continue;
@@ -272,6 +322,7 @@ static int fold_source(const fold_trace *t, const fold_points *p, const fold_opt
     free(bands);
     rc = 0;
 out:
+    free(chosen);
     free(frames);
     free(stacks);
     return rc;

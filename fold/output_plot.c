@@ -136,7 +136,7 @@ static void body(FILE *f, const fold_region_result *r)
             scale = 1e3;
             prefix = "k";
         }
-        const char *unit = c->unit && strcmp(c->unit, "#") ? c->unit : "";
+        const char *unit = c->unit && strcmp(c->unit, "#") != 0 ? c->unit : "";
         if (strcmp(unit, "ns") == 0) { /* time counters: ns per s is CPUs busy */
             scale = 1e9;
             snprintf(label, sizeof(label), "%s (CPUs busy)", c->name);

@@ -55,10 +55,45 @@ static int cmp_ref(const void *pa, const void *pb)
     return ra->loc_index < rb->loc_index ? -1 : ra->loc_index > rb->loc_index;
 }
 
-static int cmp_double(const void *pa, const void *pb)
+/* Puts the k-th smallest of v[0..n) at v[k], smaller ones before it, larger
+ * after (quickselect with median-of-three pivots; expected O(n)). */
+static void select_kth(double *v, size_t n, size_t k)
 {
-    double a = *(const double *)pa, b = *(const double *)pb;
-    return a < b ? -1 : a > b;
+    size_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        /* median of three into v[mid] */
+        if (v[mid] < v[lo]) {
+            double t = v[mid]; v[mid] = v[lo]; v[lo] = t;
+        }
+        if (v[hi] < v[lo]) {
+            double t = v[hi]; v[hi] = v[lo]; v[lo] = t;
+        }
+        if (v[hi] < v[mid]) {
+            double t = v[hi]; v[hi] = v[mid]; v[mid] = t;
+        }
+        double pivot = v[mid];
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < pivot)
+                i++;
+            while (pivot < v[j])
+                j--;
+            if (i <= j) {
+                double t = v[i]; v[i] = v[j]; v[j] = t;
+                i++;
+                if (j == 0)
+                    break;
+                j--;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return;
+    }
 }
 
 /* Median of a sorted array. */
@@ -69,13 +104,23 @@ static double median_sorted(const double *v, size_t n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* MAD (unscaled) of a sorted array around its median; tmp holds n doubles. */
+/* MAD (unscaled) of an array around its median; tmp holds n doubles. The
+ * median of the deviations by selection, not sorting: O(n). */
 static double mad_sorted(const double *v, size_t n, double median, double *tmp)
 {
+    if (n == 0)
+        return 0.0;
     for (size_t i = 0; i < n; i++)
         tmp[i] = fabs(v[i] - median);
-    qsort(tmp, n, sizeof(*tmp), cmp_double);
-    return median_sorted(tmp, n);
+    select_kth(tmp, n, n / 2);
+    double upper = tmp[n / 2];
+    if (n % 2)
+        return upper;
+    double lower = tmp[0]; /* the largest of the lower half */
+    for (size_t i = 1; i < n / 2; i++)
+        if (tmp[i] > lower)
+            lower = tmp[i];
+    return 0.5 * (lower + upper);
 }
 
 typedef struct {

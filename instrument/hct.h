@@ -137,6 +137,15 @@ void hct_sample_cc_reserve(uint32_t n) HCT_HIDDEN;
  * region_def(key) adds the region definition of an instrumented region. */
 int hct_callsite_define(hca_ref (*region_def)(hca_defs *d, uint32_t key)) HCT_HIDDEN;
 
+/* ---- communicators and thread teams (hct_comms.c) ---- */
+/* A communicator: the next local ID (takes ownership of members, malloc'ed). */
+uint32_t hct_comms_add(const char *name, uint32_t parent, uint64_t key, uint32_t nmembers, uint32_t *members) HCT_HIDDEN;
+/* An OpenMP thread team: *id gets its local ID; the returned bitmap (one bit
+ * per thread index) collects its members. NULL when memory ran out. */
+_Atomic uint64_t *hct_comms_add_team(const char *name, uint64_t key, uint32_t *id) HCT_HIDDEN;
+/* At the end: every communicator and team becomes a definition of hct.defs. */
+int hct_comms_define(void) HCT_HIDDEN;
+
 /* ---- symbolization (hct_symbols.c) ---- */
 typedef struct {
     char function[256];

@@ -59,7 +59,7 @@ static inline void hct_call_leave(hct_call *c)
     t->in_tool--;
 }
 
-/* ---- communicators (hct_mpi_comm.c) ---- */
+/* ---- communicators (hct_mpi_comm.c); WORLD and SELF are the registry's first IDs ---- */
 #define HCT_COMM_WORLD 0u
 #define HCT_COMM_SELF 1u
 void hct_comm_init(void) HCT_HIDDEN;
@@ -68,7 +68,6 @@ uint32_t hct_comm_id(MPI_Comm comm) HCT_HIDDEN;
 /* After a successful creation call (collective over newcomm's members). */
 void hct_comm_created(MPI_Comm parent, MPI_Comm newcomm, const char *how) HCT_HIDDEN;
 void hct_comm_freed(MPI_Comm comm) HCT_HIDDEN;
-int hct_comm_define(void) HCT_HIDDEN; /* adds the communicators to hct.defs */
 
 /* ---- requests (hct_mpi_request.c) ---- */
 enum hct_req_kind { HCT_REQ_SEND = 1, HCT_REQ_RECV, HCT_REQ_COLL, HCT_REQ_PSEND, HCT_REQ_PRECV };

@@ -1,7 +1,8 @@
 /* hct_mpi_comm.c: the communicators of the traced process. Each gets a local ID
  * used in events; its members are kept as world ranks, and its job-wide identity
  * (world rank of its rank 0, that rank's creation counter) is agreed on by a
- * broadcast when it is created, so that unification can match it across ranks. */
+ * broadcast when it is created, so that unification can match it across ranks.
+ * Local IDs and definitions come from the process's registry (hct_comms.c). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,21 +14,11 @@
 #define EMPTY ((MPI_Comm)NULL)
 
 typedef struct {
-    char name[64];
-    uint32_t parent;
-    uint64_t key;
-    uint32_t nmembers;
-    uint32_t *members;
-} comm_entry;
-
-typedef struct {
     _Atomic(MPI_Comm) handle;
     _Atomic uint32_t id; /* HCA_UNDEF once freed */
 } comm_slot;
 
 static comm_slot slots[SLOTS];
-static comm_entry *entries;
-static uint32_t nentries, cap_entries;
 static uint32_t created_here; /* creation counter of this rank as a root */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -92,34 +83,13 @@ static uint32_t *world_ranks_of(MPI_Comm comm, uint32_t *n)
     return out;
 }
 
-static uint32_t add_entry(const char *name, uint32_t parent, uint64_t key, uint32_t nmembers, uint32_t *members)
-{
-    if (nentries == cap_entries) {
-        uint32_t ncap = cap_entries ? cap_entries * 2 : 64;
-        comm_entry *p = realloc(entries, ncap * sizeof(*p));
-        if (!p) {
-            free(members);
-            return HCA_UNDEF;
-        }
-        entries = p;
-        cap_entries = ncap;
-    }
-    comm_entry *e = &entries[nentries];
-    snprintf(e->name, sizeof(e->name), "%s", name);
-    e->parent = parent;
-    e->key = key;
-    e->nmembers = nmembers;
-    e->members = members;
-    return nentries++;
-}
-
 void hct_comm_init(void)
 {
     pthread_mutex_lock(&lock);
     uint32_t n;
     uint32_t *members = world_ranks_of(MPI_COMM_WORLD, &n);
-    map_handle(MPI_COMM_WORLD, add_entry("MPI_COMM_WORLD", HCA_UNDEF, HCA_COMM_KEY_WORLD, n, members));
-    map_handle(MPI_COMM_SELF, add_entry("MPI_COMM_SELF", HCA_UNDEF, HCA_COMM_KEY_SELF, 0, NULL));
+    map_handle(MPI_COMM_WORLD, hct_comms_add("MPI_COMM_WORLD", HCA_UNDEF, HCA_COMM_KEY_WORLD, n, members));
+    map_handle(MPI_COMM_SELF, hct_comms_add("MPI_COMM_SELF", HCA_UNDEF, HCA_COMM_KEY_SELF, 0, NULL));
     pthread_mutex_unlock(&lock);
 }
 
@@ -141,7 +111,7 @@ uint32_t hct_comm_id(MPI_Comm comm)
     pthread_mutex_lock(&lock);
     id = lookup(comm);
     if (id == HCA_UNDEF) {
-        id = add_entry("communicator", HCA_UNDEF, h | (1ull << 63), n, members);
+        id = hct_comms_add("communicator", HCA_UNDEF, h | (1ull << 63), n, members);
         map_handle(comm, id);
     } else {
         free(members);
@@ -173,7 +143,7 @@ void hct_comm_created(MPI_Comm parent, MPI_Comm newcomm, const char *how)
     char name[64];
     snprintf(name, sizeof(name), "%s %u.%u", how, ident[0], ident[1]);
     pthread_mutex_lock(&lock);
-    map_handle(newcomm, add_entry(name, parent_id, HCA_COMM_KEY(ident[0], ident[1]), n, members));
+    map_handle(newcomm, hct_comms_add(name, parent_id, HCA_COMM_KEY(ident[0], ident[1]), n, members));
     pthread_mutex_unlock(&lock);
 }
 
@@ -191,14 +161,4 @@ void hct_comm_freed(MPI_Comm comm)
             break;
     }
     pthread_mutex_unlock(&lock);
-}
-
-int hct_comm_define(void)
-{
-    for (uint32_t i = 0; i < nentries; i++) {
-        const comm_entry *e = &entries[i];
-        if (hca_defs_comm(&hct.defs, e->name, e->parent, e->key, e->nmembers, e->members) != i)
-            return -1;
-    }
-    return 0;
 }

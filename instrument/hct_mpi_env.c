@@ -262,7 +262,7 @@ void hct_mpi_finish(void)
 
     hca_location_info *locs = NULL;
     uint32_t nlocs = hct_writer_close_locations(&locs);
-    int ok = hct_callsite_define(hct_region_def) == 0 && hct_comm_define() == 0;
+    int ok = hct_callsite_define(hct_region_def) == 0 && hct_comms_define() == 0;
 
     hca_defs global;
     hca_defs_init(&global);

@@ -1,7 +1,8 @@
 /* hct_regions.c: the region definition of each instrumented region key (the
- * intercepted MPI functions; later OpenMP constructs and user markers). */
+ * intercepted MPI functions, user markers, OpenMP constructs and parallel regions). */
 #include "hct_markers.h"
 #include "hct_mpi.h"
+#include "hct_openmp.h"
 #include "hct_writer.h"
 
 hca_ref hct_region_def(hca_defs *d, uint32_t key)
@@ -16,6 +17,11 @@ hca_ref hct_region_def(hca_defs *d, uint32_t key)
     };
     if (key < HCT_MPI_NFUNCTIONS)
         return hca_defs_region(d, mpi[key].name, HCA_KIND_MPI, "", 0, 0, mpi[key].role, OTF2_PARADIGM_MPI);
+    if (key >= HCT_OMP_KEY_BASE && key < HCT_OMP_KEY_END) {
+        hca_ref r = hct_omp_region_def(d, key);
+        if (r != HCA_UNDEF)
+            return r;
+    }
     const char *user = hct_marker_name(key);
     if (user)
         return hca_defs_region(d, user, HCA_KIND_USER, "", 0, 0, OTF2_REGION_ROLE_CODE, OTF2_PARADIGM_USER);

@@ -141,7 +141,7 @@ void hct_writer_finish_serial(void)
 {
     hca_location_info *locs = NULL;
     uint32_t nlocs = hct_writer_close_locations(&locs);
-    int bad = hct_callsite_define(hct_region_def) != 0;
+    int bad = hct_callsite_define(hct_region_def) != 0 || hct_comms_define() != 0;
     hca_defs global;
     hca_defs_init(&global);
     hca_defs_map map;

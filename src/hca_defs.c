@@ -139,22 +139,34 @@ hca_ref hca_defs_cc(hca_defs *d, hca_ref region, hca_ref scl, hca_ref parent)
     return APPEND(d, ccs, nccs, cap_ccs, c);
 }
 
-hca_ref hca_defs_comm(hca_defs *d, const char *name, hca_ref parent, uint64_t key,
-                      uint32_t nmembers, const uint32_t *world_ranks)
+static hca_ref add_comm(hca_defs *d, const char *name, hca_ref parent, uint64_t key, uint32_t nmembers,
+                        const uint32_t *members, OTF2_Paradigm paradigm, uint32_t rank)
 {
-    hca_comm_def c = { hca_defs_string(d, name), parent, key, nmembers, NULL };
+    hca_comm_def c = { hca_defs_string(d, name), parent, key, nmembers, NULL, (uint8_t)paradigm, rank };
     if (c.name == HCA_UNDEF)
         return HCA_UNDEF;
     if (nmembers) {
         c.members = malloc(nmembers * sizeof(*c.members));
         if (!c.members)
             return HCA_UNDEF;
-        memcpy(c.members, world_ranks, nmembers * sizeof(*c.members));
+        memcpy(c.members, members, nmembers * sizeof(*c.members));
     }
     hca_ref id = APPEND(d, comms, ncomms, cap_comms, c);
     if (id == HCA_UNDEF)
         free(c.members);
     return id;
+}
+
+hca_ref hca_defs_comm(hca_defs *d, const char *name, hca_ref parent, uint64_t key,
+                      uint32_t nmembers, const uint32_t *world_ranks)
+{
+    return add_comm(d, name, parent, key, nmembers, world_ranks, OTF2_PARADIGM_MPI, 0);
+}
+
+hca_ref hca_defs_team(hca_defs *d, const char *name, uint32_t rank, uint64_t key, uint32_t nmembers,
+                      const uint32_t *thread_indices)
+{
+    return add_comm(d, name, HCA_UNDEF, key, nmembers, thread_indices, OTF2_PARADIGM_OPENMP, rank);
 }
 
 hca_ref hca_defs_metric_member(hca_defs *d, const char *name, const char *description,
@@ -244,6 +256,8 @@ int hca_defs_serialize(const hca_defs *d, unsigned char **buf, size_t *len)
         put(&o, &c->name, sizeof(c->name));
         put(&o, &c->parent, sizeof(c->parent));
         put(&o, &c->key, sizeof(c->key));
+        put(&o, &c->paradigm, sizeof(c->paradigm));
+        put_u32(&o, c->rank);
         put_u32(&o, c->nmembers);
         put(&o, c->members, c->nmembers * sizeof(*c->members));
     }
@@ -323,12 +337,14 @@ int hca_defs_deserialize(hca_defs *d, const unsigned char *buf, size_t len)
         get_array(&in, (void **)&d->scls, &d->nscls, &d->cap_scls, sizeof(*d->scls)) ||
         get_array(&in, (void **)&d->ccs, &d->nccs, &d->cap_ccs, sizeof(*d->ccs)))
         goto fail;
-    uint32_t ncomms = get_count(&in, 20);
+    uint32_t ncomms = get_count(&in, 25);
     for (uint32_t i = 0; i < ncomms && !in.failed; i++) {
         hca_comm_def c = { 0 };
         get(&in, &c.name, sizeof(c.name));
         get(&in, &c.parent, sizeof(c.parent));
         get(&in, &c.key, sizeof(c.key));
+        get(&in, &c.paradigm, sizeof(c.paradigm));
+        get(&in, &c.rank, sizeof(c.rank));
         c.nmembers = get_count(&in, sizeof(uint32_t));
         if (in.failed)
             goto fail;
@@ -545,13 +561,14 @@ int hca_defs_merge(hca_defs *g, const hca_defs *l, hca_defs_map *m)
         const hca_comm_def *c = &l->comms[i];
         uint32_t found = HCA_UNDEF;
         for (uint32_t j = 0; j < g->ncomms; j++)
-            if (g->comms[j].key == c->key) {
+            if (g->comms[j].key == c->key && g->comms[j].paradigm == c->paradigm) {
                 found = j;
                 break;
             }
         if (found == HCA_UNDEF) {
             hca_ref parent = c->parent < i ? (hca_ref)m->comms[c->parent] : HCA_UNDEF;
-            found = hca_defs_comm(g, l->strings.items[c->name], parent, c->key, c->nmembers, c->members);
+            found = add_comm(g, l->strings.items[c->name], parent, c->key, c->nmembers, c->members,
+                             (OTF2_Paradigm)c->paradigm, c->rank);
         }
         if ((m->comms[i] = found) == HCA_UNDEF)
             goto fail;
@@ -639,6 +656,7 @@ int hca_defs_write_global(hca_defs *g, const hca_system_info *sys, OTF2_GlobalDe
     hca_ref s_machine_name = hca_defs_string(g, "cluster");
     hca_ref s_world = hca_defs_string(g, "MPI_COMM_WORLD ranks");
     hca_ref s_self = hca_defs_string(g, "MPI_COMM_SELF");
+    hca_ref s_threads = hca_defs_string(g, "OpenMP threads");
     hca_ref *s_host = calloc(sys->nranks + 1, sizeof(hca_ref));
     hca_ref *s_proc = calloc(sys->nranks + 1, sizeof(hca_ref));
     hca_ref *s_loc = calloc(sys->nlocs + 1, sizeof(hca_ref));
@@ -711,34 +729,72 @@ int hca_defs_write_global(hca_defs *g, const hca_system_info *sys, OTF2_GlobalDe
                    c->parent == HCA_UNDEF ? OTF2_UNDEFINED_CALLING_CONTEXT : c->parent) != OTF2_SUCCESS;
     }
 
-    /* MPI: group 0 = rank -> master location, then self, then one group per comm */
-    if (sys->is_mpi && g->ncomms) {
+    /* Groups: with MPI communicators, 0 = rank -> master location and 1 = self;
+     * with OpenMP teams, one group of all locations (paradigm OPENMP); then one
+     * group per communicator or team, written with its Comm. */
+    int any_mpi = 0, any_team = 0;
+    for (uint32_t i = 0; i < g->ncomms; i++) {
+        if (g->comms[i].paradigm == OTF2_PARADIGM_OPENMP)
+            any_team = 1;
+        else if (sys->is_mpi)
+            any_mpi = 1;
+    }
+    uint32_t next_group = 0, omp_group = 0;
+    if (any_mpi) {
         bad |= OTF2_GlobalDefWriter_WriteGroup(w, 0, s_world, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
                                                OTF2_GROUP_FLAG_NONE, sys->nranks, master_loc) != OTF2_SUCCESS;
         bad |= OTF2_GlobalDefWriter_WriteGroup(w, 1, s_self, OTF2_GROUP_TYPE_COMM_SELF, OTF2_PARADIGM_MPI,
                                                OTF2_GROUP_FLAG_NONE, 0, NULL) != OTF2_SUCCESS;
-        uint32_t next_group = 2;
-        for (uint32_t i = 0; i < g->ncomms; i++) {
-            const hca_comm_def *c = &g->comms[i];
-            uint32_t group = 1;
-            if (c->key != HCA_COMM_KEY_SELF) {
-                uint64_t *members = calloc(c->nmembers + 1, sizeof(uint64_t));
-                if (!members) {
-                    bad = -1;
-                    goto out;
-                }
-                for (uint32_t k = 0; k < c->nmembers; k++)
-                    members[k] = c->members[k];
-                group = next_group++;
-                bad |= OTF2_GlobalDefWriter_WriteGroup(w, group, c->name, OTF2_GROUP_TYPE_COMM_GROUP,
-                                                       OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, c->nmembers,
-                                                       members) != OTF2_SUCCESS;
-                free(members);
-            }
-            bad |= OTF2_GlobalDefWriter_WriteComm(w, i, c->name, group,
-                                                  c->parent == HCA_UNDEF ? OTF2_UNDEFINED_COMM : c->parent,
-                                                  OTF2_COMM_FLAG_NONE) != OTF2_SUCCESS;
+        next_group = 2;
+    }
+    if (any_team) {
+        uint64_t *all = calloc(sys->nlocs + 1, sizeof(uint64_t));
+        if (!all) {
+            bad = -1;
+            goto out;
         }
+        for (uint32_t i = 0; i < sys->nlocs; i++)
+            all[i] = sys->locs[i].id;
+        omp_group = next_group++;
+        bad |= OTF2_GlobalDefWriter_WriteGroup(w, omp_group, s_threads, OTF2_GROUP_TYPE_COMM_LOCATIONS,
+                                               OTF2_PARADIGM_OPENMP, OTF2_GROUP_FLAG_NONE, sys->nlocs,
+                                               all) != OTF2_SUCCESS;
+        free(all);
+    }
+    for (uint32_t i = 0; i < g->ncomms; i++) {
+        const hca_comm_def *c = &g->comms[i];
+        int team = c->paradigm == OTF2_PARADIGM_OPENMP;
+        if (!team && !any_mpi)
+            continue;
+        uint32_t group = 1;
+        if (team || c->key != HCA_COMM_KEY_SELF) {
+            uint64_t *members = calloc(c->nmembers + 1, sizeof(uint64_t));
+            if (!members) {
+                bad = -1;
+                goto out;
+            }
+            uint32_t n = 0;
+            for (uint32_t k = 0; k < c->nmembers; k++) {
+                if (!team) {
+                    members[n++] = c->members[k];
+                    continue;
+                }
+                /* a team member: its index in the OpenMP locations group */
+                for (uint32_t j = 0; j < sys->nlocs; j++)
+                    if (sys->locs[j].rank == c->rank && sys->locs[j].thread == c->members[k]) {
+                        members[n++] = j;
+                        break;
+                    }
+            }
+            group = next_group++;
+            bad |= OTF2_GlobalDefWriter_WriteGroup(w, group, c->name, OTF2_GROUP_TYPE_COMM_GROUP,
+                                                   team ? OTF2_PARADIGM_OPENMP : OTF2_PARADIGM_MPI,
+                                                   OTF2_GROUP_FLAG_NONE, n, members) != OTF2_SUCCESS;
+            free(members);
+        }
+        bad |= OTF2_GlobalDefWriter_WriteComm(w, i, c->name, group,
+                                              c->parent == HCA_UNDEF ? OTF2_UNDEFINED_COMM : c->parent,
+                                              OTF2_COMM_FLAG_NONE) != OTF2_SUCCESS;
     }
 
     for (uint32_t i = 0; i < g->nmembers; i++) {

@@ -42,12 +42,19 @@ typedef struct {
 #define HCA_COMM_KEY_SELF 2u
 #define HCA_COMM_KEY(root_world_rank, seq) ((((uint64_t)(root_world_rank) + 1u) << 32) | (uint64_t)(seq))
 
+/* An MPI communicator (paradigm MPI: members are world ranks, in comm rank
+ * order; 0 members for self) or an OpenMP thread team (paradigm OPENMP:
+ * members are thread indices of process `rank`). Keys are unique per paradigm
+ * across the job; a team's key is HCA_TEAM_KEY(rank, n). */
 typedef struct {
     hca_ref name, parent;
     uint64_t key;
-    uint32_t nmembers; /* world ranks, in comm rank order; 0 for self */
+    uint32_t nmembers;
     uint32_t *members;
+    uint8_t paradigm; /* OTF2_PARADIGM_MPI or OTF2_PARADIGM_OPENMP */
+    uint32_t rank;    /* OpenMP: the process of the member threads */
 } hca_comm_def;
+#define HCA_TEAM_KEY(rank, seq) (((uint64_t)(rank) << 32) | (uint64_t)(seq))
 
 typedef struct {
     hca_ref name, description, unit;
@@ -118,6 +125,9 @@ hca_ref hca_defs_scl(hca_defs *d, const char *file, uint32_t line);
 hca_ref hca_defs_cc(hca_defs *d, hca_ref region, hca_ref scl, hca_ref parent);
 hca_ref hca_defs_comm(hca_defs *d, const char *name, hca_ref parent, uint64_t key,
                       uint32_t nmembers, const uint32_t *world_ranks);
+/* An OpenMP thread team of process `rank`: its member threads (indices). */
+hca_ref hca_defs_team(hca_defs *d, const char *name, uint32_t rank, uint64_t key, uint32_t nmembers,
+                      const uint32_t *thread_indices);
 hca_ref hca_defs_metric_member(hca_defs *d, const char *name, const char *description,
                                const char *unit, OTF2_MetricType type, OTF2_MetricMode mode,
                                OTF2_Type value_type);
@@ -151,7 +161,7 @@ typedef struct {
     const hca_location_info *locs;
     uint32_t nlocs;
     uint64_t clock_resolution, global_offset, trace_length, realtime_ns;
-    int is_mpi;                     /* write MPI communicators */
+    int is_mpi;                     /* write MPI communicators (OpenMP teams always) */
 } hca_system_info;
 
 /* Write the global definitions: clock, strings, system tree, regions, calling

@@ -1,0 +1,333 @@
+/* hct_openmp.c: what the OpenMP adapters record, whatever the runtime. A
+ * parallel region is ThreadFork ... ThreadJoin on its master and, on every
+ * thread of the team, ThreadTeamBegin, a calling-context region named after
+ * the outlined function (its key per function address, symbolized at the end),
+ * ThreadTeamEnd. A team is a communicator named by (master thread, team size);
+ * its members are the threads that took part. Constructs (barriers, critical
+ * sections) are calling-context regions keyed by their call site, like MPI
+ * calls. Lookups are lock-free on hits; new keys and teams take a lock. */
+#include "hct_openmp.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the adapter that records ---------------------------------------------- */
+
+static _Atomic int adapter;
+
+int hct_omp_claim(enum hct_omp_adapter a)
+{
+    int none = HCT_OMP_NONE;
+    return atomic_compare_exchange_strong(&adapter, &none, (int)a) || atomic_load(&adapter) == (int)a;
+}
+
+enum hct_omp_adapter hct_omp_adapter_of(void)
+{
+    return (enum hct_omp_adapter)atomic_load(&adapter);
+}
+
+/* ---- region keys of parallel regions ----------------------------------------- */
+
+#define MAX_FNS 4096u
+#define FN_SLOTS (2 * MAX_FNS)
+
+typedef struct {
+    _Atomic uintptr_t stored; /* address | kind bit, published last; 0 = empty */
+    uint32_t index;
+} fn_slot;
+
+static fn_slot fn_table[FN_SLOTS];
+static uintptr_t fn_address[MAX_FNS]; /* by index: address | 1 for a construct's code address */
+static _Atomic uint32_t nfns;
+static pthread_mutex_t fn_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static inline uint32_t hash_slot(uint64_t v, uint32_t mask)
+{
+    return (uint32_t)((v * 0x9e3779b97f4a7c15ull) >> 40) & mask;
+}
+
+uint32_t hct_omp_parallel_key(const void *fn, const void *codeptr)
+{
+    /* functions are at least 2-aligned on x86-64? not guaranteed: the kind goes in bit 63 */
+    uintptr_t stored = fn ? (uintptr_t)fn : ((uintptr_t)codeptr | ((uintptr_t)1 << 63));
+    if (stored == 0)
+        return HCA_UNDEF;
+    uint32_t i = hash_slot(stored, FN_SLOTS - 1);
+    for (uint32_t n = 0; n < FN_SLOTS; n++, i = (i + 1) & (FN_SLOTS - 1)) {
+        uintptr_t s = atomic_load_explicit(&fn_table[i].stored, memory_order_acquire);
+        if (s == stored)
+            return HCT_OMP_KEY_FN_BASE + fn_table[i].index;
+        if (s == 0)
+            break;
+    }
+    uint32_t key = HCA_UNDEF;
+    pthread_mutex_lock(&fn_lock);
+    i = hash_slot(stored, FN_SLOTS - 1);
+    for (uint32_t n = 0; n < FN_SLOTS; n++, i = (i + 1) & (FN_SLOTS - 1)) {
+        uintptr_t s = atomic_load_explicit(&fn_table[i].stored, memory_order_relaxed);
+        if (s == stored) {
+            key = HCT_OMP_KEY_FN_BASE + fn_table[i].index;
+            break;
+        }
+        if (s == 0) {
+            uint32_t index = atomic_load(&nfns);
+            if (index < MAX_FNS) {
+                fn_address[index] = stored;
+                atomic_store(&nfns, index + 1);
+                fn_table[i].index = index;
+                atomic_store_explicit(&fn_table[i].stored, stored, memory_order_release);
+                key = HCT_OMP_KEY_FN_BASE + index;
+            }
+            break;
+        }
+    }
+    pthread_mutex_unlock(&fn_lock);
+    return key;
+}
+
+/* Names, files and lines of the parallel regions, found once at the end. */
+static hct_symbol *fn_symbols;
+static uint32_t nfn_symbols;
+
+static void symbolize_fns(void)
+{
+    uint32_t n = atomic_load(&nfns);
+    fn_symbols = calloc(n + 1, sizeof(*fn_symbols));
+    if (!fn_symbols)
+        return;
+    hct_symbolizer *s = hct_symbolizer_open(1);
+    for (uint32_t i = 0; i < n; i++) {
+        uintptr_t a = fn_address[i];
+        if (a >> 63)
+            hct_symbolize(s, (a & ~((uintptr_t)1 << 63)) - 1, &fn_symbols[i]); /* the call before the return address */
+        else
+            hct_symbolize(s, a, &fn_symbols[i]);
+    }
+    hct_symbolizer_close(s);
+    nfn_symbols = n;
+}
+
+hca_ref hct_omp_region_def(hca_defs *d, uint32_t key)
+{
+    static const struct {
+        const char *name;
+        OTF2_RegionRole role;
+    } constructs[] = {
+        { "omp barrier", OTF2_REGION_ROLE_BARRIER },
+        { "omp implicit barrier", OTF2_REGION_ROLE_IMPLICIT_BARRIER },
+        { "omp critical", OTF2_REGION_ROLE_CRITICAL },
+        { "omp for", OTF2_REGION_ROLE_LOOP },
+        { "omp sections", OTF2_REGION_ROLE_SECTIONS },
+        { "omp single", OTF2_REGION_ROLE_SINGLE },
+        { "omp taskwait", OTF2_REGION_ROLE_TASK_WAIT },
+    };
+    if (key < HCT_OMP_KEY_FN_BASE) {
+        uint32_t k = key - HCT_OMP_KEY_BASE;
+        if (k >= sizeof(constructs) / sizeof(constructs[0]))
+            return HCA_UNDEF;
+        return hca_defs_region(d, constructs[k].name, HCA_KIND_OPENMP, "", 0, 0, constructs[k].role,
+                               OTF2_PARADIGM_OPENMP);
+    }
+    if (!fn_symbols)
+        symbolize_fns();
+    uint32_t i = key - HCT_OMP_KEY_FN_BASE;
+    if (!fn_symbols || i >= nfn_symbols)
+        return hca_defs_region(d, "omp parallel", HCA_KIND_OPENMP, "", 0, 0, OTF2_REGION_ROLE_PARALLEL,
+                               OTF2_PARADIGM_OPENMP);
+    const hct_symbol *s = &fn_symbols[i];
+    if (fn_address[i] >> 63) { /* only the construct's place is known */
+        char name[300];
+        snprintf(name, sizeof(name), "omp parallel @%s", s->function);
+        return hca_defs_region(d, name, HCA_KIND_OPENMP, s->file, s->line, 0, OTF2_REGION_ROLE_PARALLEL,
+                               OTF2_PARADIGM_OPENMP);
+    }
+    return hca_defs_region(d, s->function, HCA_KIND_OPENMP, s->file, s->function_line, 0,
+                           OTF2_REGION_ROLE_PARALLEL, OTF2_PARADIGM_OPENMP);
+}
+
+/* ---- thread teams ------------------------------------------------------------------- */
+
+#define TEAM_SLOTS 2048u
+
+typedef struct {
+    _Atomic uint64_t stored; /* (master << 32 | size) + 1, published last; 0 = empty */
+    uint32_t id;
+    _Atomic uint64_t *members;
+} team_slot;
+
+static team_slot teams[TEAM_SLOTS];
+static uint32_t nteams;
+static pthread_mutex_t team_lock = PTHREAD_MUTEX_INITIALIZER;
+
+typedef struct {
+    uint64_t stored;
+    uint32_t id;
+    _Atomic uint64_t *members;
+} team_cache;
+static HCT_TLS team_cache last_team;
+
+static team_cache team_lookup(uint64_t stored)
+{
+    uint32_t i = hash_slot(stored, TEAM_SLOTS - 1);
+    for (uint32_t n = 0; n < TEAM_SLOTS; n++, i = (i + 1) & (TEAM_SLOTS - 1)) {
+        uint64_t s = atomic_load_explicit(&teams[i].stored, memory_order_acquire);
+        if (s == stored)
+            return (team_cache){ stored, teams[i].id, teams[i].members };
+        if (s == 0)
+            break;
+    }
+    team_cache found = { 0, HCA_UNDEF, NULL };
+    pthread_mutex_lock(&team_lock);
+    i = hash_slot(stored, TEAM_SLOTS - 1);
+    for (uint32_t n = 0; n < TEAM_SLOTS; n++, i = (i + 1) & (TEAM_SLOTS - 1)) {
+        uint64_t s = atomic_load_explicit(&teams[i].stored, memory_order_relaxed);
+        if (s == stored) {
+            found = (team_cache){ stored, teams[i].id, teams[i].members };
+            break;
+        }
+        if (s == 0) {
+            if (nteams * 2 >= TEAM_SLOTS)
+                break;
+            uint32_t master = (uint32_t)((stored - 1) >> 32), size = (uint32_t)(stored - 1);
+            char name[64];
+            snprintf(name, sizeof(name), "OpenMP team %d.%u/%u", hct.rank, master, size);
+            uint32_t id;
+            _Atomic uint64_t *members = hct_comms_add_team(name, HCA_TEAM_KEY(master, size), &id);
+            if (members) {
+                teams[i].id = id;
+                teams[i].members = members;
+                atomic_store_explicit(&teams[i].stored, stored, memory_order_release);
+                nteams++;
+                found = (team_cache){ stored, id, members };
+            }
+            break;
+        }
+    }
+    pthread_mutex_unlock(&team_lock);
+    return found;
+}
+
+/* The team's communicator; the calling thread becomes a member. */
+static uint32_t team_join(uint32_t master, uint32_t size, uint32_t thread)
+{
+    uint64_t stored = (((uint64_t)master << 32) | size) + 1;
+    if (last_team.stored != stored) {
+        team_cache c = team_lookup(stored);
+        if (c.id == HCA_UNDEF)
+            return HCA_UNDEF;
+        last_team = c;
+    }
+    uint64_t bit = 1ull << (thread % 64);
+    _Atomic uint64_t *word = &last_team.members[thread / 64];
+    if (!(atomic_load_explicit(word, memory_order_relaxed) & bit))
+        atomic_fetch_or(word, bit);
+    return last_team.id;
+}
+
+/* ---- records ----------------------------------------------------------------------------- */
+
+/* The time of a record that is not a region boundary: pending samples first. */
+static uint64_t record_ts(hct_thread *t)
+{
+    if (t->extras)
+        hct_sampling_drain(t);
+    return hct_timestamp(t);
+}
+
+/* Recording still on (checked inside the tool: the end waits for us). */
+static int recording(const hct_thread *t)
+{
+    return t->writer && atomic_load_explicit(&hct.active, memory_order_relaxed);
+}
+
+int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address, uint32_t requested)
+{
+    hct_thread *t = hct_thread_get();
+    if (!t || key == HCA_UNDEF)
+        return 0;
+    t->in_tool++;
+    uint32_t cc = hct_callsite_cc(key, return_address);
+    if (cc == HCA_UNDEF) {
+        t->dropped_events++;
+        t->in_tool--;
+        return 0;
+    }
+    f->t = t;
+    f->cc = cc;
+    f->master = t->index;
+    hct_otf2_check(t, OTF2_EvtWriter_ThreadFork(t->writer, NULL, record_ts(t), OTF2_PARADIGM_OPENMP, requested));
+    t->in_tool--;
+    return 1;
+}
+
+void hct_omp_fork_end(hct_omp_fork *f)
+{
+    hct_thread *t = f->t;
+    t->in_tool++;
+    if (recording(t))
+        hct_otf2_check(t, OTF2_EvtWriter_ThreadJoin(t->writer, NULL, record_ts(t), OTF2_PARADIGM_OPENMP));
+    t->in_tool--;
+}
+
+int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t team_size, uint32_t cc)
+{
+    hct_thread *t = hct_thread_get();
+    if (!t)
+        return 0;
+    t->in_tool++;
+    uint32_t team = team_join(master, team_size, t->index);
+    if (team == HCA_UNDEF) {
+        t->dropped_events++;
+        t->in_tool--;
+        return 0;
+    }
+    s->t = t;
+    s->cc = cc;
+    s->team = team;
+    hct_otf2_check(t, OTF2_EvtWriter_ThreadTeamBegin(t->writer, NULL, record_ts(t), team));
+    hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, hct_boundary_ts(t, 1), cc, 2));
+    t->in_tool--;
+    return 1;
+}
+
+void hct_omp_share_end(hct_omp_share *s)
+{
+    hct_thread *t = s->t;
+    t->in_tool++;
+    if (recording(t)) {
+        uint64_t ts = hct_boundary_ts(t, 0);
+        hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, ts, s->cc));
+        hct_otf2_check(t, OTF2_EvtWriter_ThreadTeamEnd(t->writer, NULL, ts, s->team));
+    }
+    t->in_tool--;
+}
+
+int hct_omp_region_enter(hct_omp_region *r, uint32_t key, const void *return_address)
+{
+    hct_thread *t = hct_thread_get();
+    if (!t)
+        return 0;
+    t->in_tool++;
+    uint32_t cc = hct_callsite_cc(key, return_address);
+    if (cc == HCA_UNDEF) {
+        t->dropped_events++;
+        t->in_tool--;
+        return 0;
+    }
+    r->t = t;
+    r->cc = cc;
+    hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, hct_boundary_ts(t, 1), cc, 2));
+    t->in_tool--;
+    return 1;
+}
+
+void hct_omp_region_leave(hct_omp_region *r)
+{
+    hct_thread *t = r->t;
+    t->in_tool++;
+    if (recording(t))
+        hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, hct_boundary_ts(t, 0), r->cc));
+    t->in_tool--;
+}

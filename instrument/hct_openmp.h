@@ -1,0 +1,64 @@
+/* hct_openmp.h: OpenMP recording shared by the two runtime adapters (GCC's
+ * libgomp through wrappers, hct_openmp_gomp.c; LLVM's libomp through OMPT,
+ * hct_openmp_ompt.c): region keys of OpenMP constructs, the fork/join records
+ * of a team's master, the share of each thread, thread teams as communicators
+ * (docs/openmp.md). */
+#ifndef HCT_OPENMP_H
+#define HCT_OPENMP_H
+
+#include <stdint.h>
+
+#include "hct.h"
+
+#define HCT_OMP_KEY_BASE 0x20000u                     /* region keys of OpenMP constructs */
+#define HCT_OMP_KEY_BARRIER (HCT_OMP_KEY_BASE + 0)    /* explicit barrier */
+#define HCT_OMP_KEY_IBARRIER (HCT_OMP_KEY_BASE + 1)   /* implicit barrier (end of a worksharing construct) */
+#define HCT_OMP_KEY_CRITICAL (HCT_OMP_KEY_BASE + 2)   /* critical section, waiting included */
+#define HCT_OMP_KEY_LOOP (HCT_OMP_KEY_BASE + 3)       /* worksharing loop (OMPT) */
+#define HCT_OMP_KEY_SECTIONS (HCT_OMP_KEY_BASE + 4)   /* sections (OMPT) */
+#define HCT_OMP_KEY_SINGLE (HCT_OMP_KEY_BASE + 5)     /* single (OMPT) */
+#define HCT_OMP_KEY_TASKWAIT (HCT_OMP_KEY_BASE + 6)   /* taskwait (OMPT) */
+#define HCT_OMP_KEY_FN_BASE (HCT_OMP_KEY_BASE + 0x100) /* + index of an outlined function */
+#define HCT_OMP_KEY_END (HCT_OMP_KEY_FN_BASE + 0x10000)
+
+/* Which adapter records this process: the first to claim it (libomp's OMPT
+ * takes it at its initialization, before any region; the GOMP wrappers then
+ * only pass calls through). */
+enum hct_omp_adapter { HCT_OMP_NONE = 0, HCT_OMP_GOMP, HCT_OMP_OMPT };
+int hct_omp_claim(enum hct_omp_adapter a) HCT_HIDDEN; /* 1: a records */
+enum hct_omp_adapter hct_omp_adapter_of(void) HCT_HIDDEN;
+
+/* The region key of a parallel region: per outlined function (`fn`), or, when
+ * unknown, per code address of the construct (`codeptr`, its caller's). */
+uint32_t hct_omp_parallel_key(const void *fn, const void *codeptr) HCT_HIDDEN;
+/* Region definition of an OpenMP key (symbolized at the first call). */
+hca_ref hct_omp_region_def(hca_defs *d, uint32_t key) HCT_HIDDEN;
+
+/* A parallel region on its master: ThreadFork and ThreadJoin. */
+typedef struct {
+    hct_thread *t;
+    uint32_t cc;     /* calling context of every thread's share */
+    uint32_t master; /* thread index of the master */
+} hct_omp_fork;
+/* Returns 0 (nothing recorded) when this thread does not trace. */
+int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address, uint32_t requested) HCT_HIDDEN;
+void hct_omp_fork_end(hct_omp_fork *f) HCT_HIDDEN;
+
+/* One thread's share of a parallel region: ThreadTeamBegin, the region's
+ * enter ... its leave, ThreadTeamEnd. */
+typedef struct {
+    hct_thread *t;
+    uint32_t cc, team;
+} hct_omp_share;
+int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t team_size, uint32_t cc) HCT_HIDDEN;
+void hct_omp_share_end(hct_omp_share *s) HCT_HIDDEN;
+
+/* A construct region (barrier, critical...) on the calling thread. */
+typedef struct {
+    hct_thread *t;
+    uint32_t cc;
+} hct_omp_region;
+int hct_omp_region_enter(hct_omp_region *r, uint32_t key, const void *return_address) HCT_HIDDEN;
+void hct_omp_region_leave(hct_omp_region *r) HCT_HIDDEN;
+
+#endif
