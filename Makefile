@@ -93,6 +93,13 @@ $(BUILD)/tests/test_bands: tests/unit/test_bands.c fold/bands.c fold/bands.h
 	@echo "  CC      $@"
 	@$(CC) $(TEST_CFLAGS) -Ifold -o $@ tests/unit/test_bands.c fold/bands.c $(SAN_LDFLAGS) $(CMOCKA_LIBS)
 
+# ---- model language (issue 6): its unit test links the module directly ----
+$(BUILD)/tests/test_model: tests/unit/test_model.c src/hca_model.c src/hca_model.h
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	@$(CC) $(TEST_CFLAGS) -o $@ tests/unit/test_model.c src/hca_model.c $(SAN_LDFLAGS) $(CMOCKA_LIBS) $(PFM_LIBS) -lm
+# ---- end model language ----
+
 # Unit tests link the pure modules only (not the preload machinery, whose
 # constructor would trace the test itself).
 UNIT_OBJ := $(addprefix $(BUILD)/obj/lib/,src/hca_defs.o instrument/hct_config.o instrument/hct_expdir.o \

@@ -50,7 +50,7 @@ static inline uint32_t hash_slot(uint64_t v, uint32_t mask)
 
 uint32_t hct_omp_parallel_key(const void *fn, const void *codeptr)
 {
-    /* functions are at least 2-aligned on x86-64? not guaranteed: the kind goes in bit 63 */
+    /* user-space addresses are below 2^63: the kind goes in bit 63 */
     uintptr_t stored = fn ? (uintptr_t)fn : ((uintptr_t)codeptr | ((uintptr_t)1 << 63));
     if (stored == 0)
         return HCA_UNDEF;
@@ -194,7 +194,7 @@ static team_cache team_lookup(uint64_t stored)
             char name[64];
             snprintf(name, sizeof(name), "OpenMP team %d.%u/%u", hct.rank, master, size);
             uint32_t id;
-            _Atomic uint64_t *members = hct_comms_add_team(name, HCA_TEAM_KEY(master, size), &id);
+            _Atomic uint64_t *members = hct_comms_add_team(name, HCA_TEAM_KEY(hct.rank, (master << 16) | (size & 0xffffu)), &id);
             if (members) {
                 teams[i].id = id;
                 teams[i].members = members;

@@ -117,7 +117,6 @@ void hca_model_free(hca_model *m)
     }
     free(m->plots);
     free(m->syms);
-    free(m->order);
     free(m);
 }
 
@@ -1021,7 +1020,7 @@ hca_model *hca_model_parse(const char *text, const char *filename, char *err, si
 {
     if (err && errlen)
         err[0] = 0;
-    hca_model *m = calloc(1, sizeof(*m));
+    hca_model *volatile m = calloc(1, sizeof(hca_model));
     if (!m) {
         if (err && errlen)
             snprintf(err, errlen, "%s: out of memory", filename);

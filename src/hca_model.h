@@ -1,4 +1,4 @@
-/* hca_model.h: the model language of models/*.model (docs/models.md).
+/* hca_model.h: the model language of the models/ files (NAME.model) (docs/models.md).
  *
  * A model names counter events, penalty parameters, helper expressions, a
  * tree of nodes (cycles or slots by cause, with `sum` and `rest` nodes) and

@@ -1,0 +1,268 @@
+/* hct_openmp_gomp.c: GCC's OpenMP runtime (libgomp, no OMPT) seen through its
+ * entry points. The parallel-region entries run the outlined function through
+ * a trampoline that records each thread's share (hct_openmp.c); barriers and
+ * critical sections become regions around the real call. The real functions
+ * come from dlsym(RTLD_NEXT). Everything passes straight through when tracing
+ * is off, or when libomp's OMPT interface records instead (libomp exports these
+ * GOMP_ entries too). What is and is not seen: docs/openmp.md. */
+#include "hct_openmp.h"
+
+#include <dlfcn.h>
+#include <stdlib.h>
+
+#define EXPORT __attribute__((visibility("default")))
+#define MAX_NEST 16
+
+typedef void (*outlined_fn)(void *);
+
+static void *resolve(const char *name)
+{
+    void *p = dlsym(RTLD_NEXT, name);
+    if (!p) {
+        hct_message("cannot find the OpenMP runtime's %s", name);
+        abort();
+    }
+    return p;
+}
+
+#define REAL(type, name)                                                                                     \
+    static type real_;                                                                                       \
+    if (!real_)                                                                                              \
+        real_ = (type)resolve(#name);
+
+/* This adapter records: tracing is on and OMPT does not record instead. The
+ * first call initializes the runtime (libomp starts its OMPT tool then). */
+static int recording_here(void)
+{
+    static _Atomic int state; /* 0 unknown, 1 this adapter records, 2 another does */
+    if (!atomic_load_explicit(&hct.active, memory_order_relaxed))
+        return 0;
+    int s = atomic_load_explicit(&state, memory_order_acquire);
+    if (s == 0) {
+        int (*max_threads)(void) = (int (*)(void))dlsym(RTLD_NEXT, "omp_get_max_threads");
+        if (max_threads)
+            (void)max_threads();
+        s = hct_omp_claim(HCT_OMP_GOMP) ? 1 : 2;
+        atomic_store_explicit(&state, s, memory_order_release);
+    }
+    return s == 1;
+}
+
+static uint32_t runtime_int(const char *name)
+{
+    static int (*max_threads)(void), (*num_threads)(void);
+    int (**p)(void) = name[8] == 'm' ? &max_threads : &num_threads; /* omp_get_max_threads, omp_get_num_threads */
+    if (!*p)
+        *p = (int (*)(void))resolve(name);
+    int v = (*p)();
+    return v > 0 ? (uint32_t)v : 1;
+}
+
+/* ---- parallel regions -------------------------------------------------------- */
+
+struct helper {
+    outlined_fn fn;
+    void *data;
+    int traced;
+    uint32_t master, cc;
+};
+
+/* Runs on every thread of the team. */
+static void trampoline(void *p)
+{
+    const struct helper *h = p;
+    hct_omp_share s;
+    int on = h->traced && hct_omp_share_begin(&s, h->master, runtime_int("omp_get_num_threads"), h->cc);
+    h->fn(h->data);
+    if (on)
+        hct_omp_share_end(&s);
+}
+
+/* Before the real call: ThreadFork, and the helper the trampoline needs. */
+static void fork_begin(struct helper *h, hct_omp_fork *f, outlined_fn fn, void *data, unsigned nthreads,
+                       const void *return_address)
+{
+    h->fn = fn;
+    h->data = data;
+    h->traced = 0;
+    if (!recording_here())
+        return;
+    uint32_t requested = nthreads ? nthreads : runtime_int("omp_get_max_threads");
+    uint32_t key = hct_omp_parallel_key((const void *)(uintptr_t)fn, NULL);
+    if (!hct_omp_fork_begin(f, key, return_address, requested))
+        return;
+    h->traced = 1;
+    h->master = f->master;
+    h->cc = f->cc;
+}
+
+/* GOMP_parallel and its combined loop and sections forms: the same shape. */
+#define PARALLEL(name, params, args)                                                                         \
+    typedef void (*name##_fn) params;                                                                        \
+    EXPORT void name params                                                                                  \
+    {                                                                                                        \
+        REAL(name##_fn, name)                                                                                \
+        struct helper h;                                                                                     \
+        hct_omp_fork f;                                                                                      \
+        fork_begin(&h, &f, fn, data, nthreads, __builtin_return_address(0));                                 \
+        if (!h.traced) {                                                                                     \
+            outlined_fn call = fn;                                                                           \
+            void *arg = data;                                                                                \
+            real_ args;                                                                                      \
+            return;                                                                                          \
+        }                                                                                                    \
+        outlined_fn call = trampoline;                                                                       \
+        void *arg = &h;                                                                                      \
+        real_ args;                                                                                          \
+        hct_omp_fork_end(&f);                                                                                \
+    }
+
+#define LOOP_PARAMS (outlined_fn fn, void *data, unsigned nthreads, long start, long end, long incr, long chunk, \
+                     unsigned flags)
+#define LOOP_ARGS (call, arg, nthreads, start, end, incr, chunk, flags)
+#define RUNTIME_PARAMS (outlined_fn fn, void *data, unsigned nthreads, long start, long end, long incr, unsigned flags)
+#define RUNTIME_ARGS (call, arg, nthreads, start, end, incr, flags)
+
+PARALLEL(GOMP_parallel, (outlined_fn fn, void *data, unsigned nthreads, unsigned flags),
+         (call, arg, nthreads, flags))
+PARALLEL(GOMP_parallel_sections, (outlined_fn fn, void *data, unsigned nthreads, unsigned count, unsigned flags),
+         (call, arg, nthreads, count, flags))
+PARALLEL(GOMP_parallel_loop_static, LOOP_PARAMS, LOOP_ARGS)
+PARALLEL(GOMP_parallel_loop_dynamic, LOOP_PARAMS, LOOP_ARGS)
+PARALLEL(GOMP_parallel_loop_guided, LOOP_PARAMS, LOOP_ARGS)
+PARALLEL(GOMP_parallel_loop_nonmonotonic_dynamic, LOOP_PARAMS, LOOP_ARGS)
+PARALLEL(GOMP_parallel_loop_nonmonotonic_guided, LOOP_PARAMS, LOOP_ARGS)
+PARALLEL(GOMP_parallel_loop_runtime, RUNTIME_PARAMS, RUNTIME_ARGS)
+PARALLEL(GOMP_parallel_loop_nonmonotonic_runtime, RUNTIME_PARAMS, RUNTIME_ARGS)
+PARALLEL(GOMP_parallel_loop_maybe_nonmonotonic_runtime, RUNTIME_PARAMS, RUNTIME_ARGS)
+
+/* ---- the legacy split form: *_start, the master calls fn itself, GOMP_parallel_end ---- */
+
+typedef struct {
+    struct helper h; /* read by the team's threads until GOMP_parallel_end returns */
+    hct_omp_fork f;
+    hct_omp_share s;
+    int shared;
+} legacy_region;
+
+static HCT_TLS legacy_region legacy[MAX_NEST];
+static HCT_TLS int nlegacy; /* may exceed MAX_NEST: those levels are not traced */
+
+#define PARALLEL_START(name, params, args)                                                                   \
+    typedef void (*name##_fn) params;                                                                        \
+    EXPORT void name params                                                                                  \
+    {                                                                                                        \
+        REAL(name##_fn, name)                                                                                \
+        outlined_fn call = fn;                                                                               \
+        void *arg = data;                                                                                    \
+        legacy_region *r = nlegacy < MAX_NEST ? &legacy[nlegacy] : NULL;                                     \
+        nlegacy++;                                                                                           \
+        if (r) {                                                                                             \
+            r->shared = 0;                                                                                   \
+            fork_begin(&r->h, &r->f, fn, data, nthreads, __builtin_return_address(0));                       \
+            if (r->h.traced) {                                                                               \
+                call = trampoline;                                                                           \
+                arg = &r->h;                                                                                 \
+            }                                                                                                \
+        }                                                                                                    \
+        real_ args;                                                                                          \
+        if (r && r->h.traced) /* the master's share: it runs fn itself next */                               \
+            r->shared = hct_omp_share_begin(&r->s, r->h.master, runtime_int("omp_get_num_threads"), r->h.cc);  \
+    }
+
+PARALLEL_START(GOMP_parallel_start, (outlined_fn fn, void *data, unsigned nthreads), (call, arg, nthreads))
+PARALLEL_START(GOMP_parallel_sections_start, (outlined_fn fn, void *data, unsigned nthreads, unsigned count),
+               (call, arg, nthreads, count))
+#define LOOP_START_PARAMS (outlined_fn fn, void *data, unsigned nthreads, long start, long end, long incr, long chunk)
+#define LOOP_START_ARGS (call, arg, nthreads, start, end, incr, chunk)
+PARALLEL_START(GOMP_parallel_loop_static_start, LOOP_START_PARAMS, LOOP_START_ARGS)
+PARALLEL_START(GOMP_parallel_loop_dynamic_start, LOOP_START_PARAMS, LOOP_START_ARGS)
+PARALLEL_START(GOMP_parallel_loop_guided_start, LOOP_START_PARAMS, LOOP_START_ARGS)
+PARALLEL_START(GOMP_parallel_loop_runtime_start,
+               (outlined_fn fn, void *data, unsigned nthreads, long start, long end, long incr),
+               (call, arg, nthreads, start, end, incr))
+
+EXPORT void GOMP_parallel_end(void)
+{
+    REAL(void (*)(void), GOMP_parallel_end)
+    legacy_region *r = nlegacy > 0 && nlegacy <= MAX_NEST ? &legacy[nlegacy - 1] : NULL;
+    if (r && r->shared)
+        hct_omp_share_end(&r->s);
+    real_();
+    if (nlegacy > 0)
+        nlegacy--;
+    if (r && r->h.traced)
+        hct_omp_fork_end(&r->f);
+}
+
+/* ---- barriers --------------------------------------------------------------------- */
+
+#define BARRIER(name, key)                                                                                   \
+    EXPORT void name(void)                                                                                   \
+    {                                                                                                        \
+        REAL(void (*)(void), name)                                                                           \
+        hct_omp_region r;                                                                                    \
+        int on = recording_here() && hct_omp_region_enter(&r, key, __builtin_return_address(0));             \
+        real_();                                                                                             \
+        if (on)                                                                                              \
+            hct_omp_region_leave(&r);                                                                        \
+    }
+
+BARRIER(GOMP_barrier, HCT_OMP_KEY_BARRIER)
+BARRIER(GOMP_loop_end, HCT_OMP_KEY_IBARRIER)
+BARRIER(GOMP_sections_end, HCT_OMP_KEY_IBARRIER)
+
+/* ---- critical sections: a region from the start call to the end's return ---- */
+
+typedef struct {
+    hct_omp_region r;
+    int on;
+} open_critical;
+static HCT_TLS open_critical criticals[MAX_NEST];
+static HCT_TLS int ncriticals; /* may exceed MAX_NEST: those are not traced */
+
+static void critical_enter(const void *return_address)
+{
+    if (ncriticals < MAX_NEST) {
+        open_critical *c = &criticals[ncriticals];
+        c->on = recording_here() && hct_omp_region_enter(&c->r, HCT_OMP_KEY_CRITICAL, return_address);
+    }
+    ncriticals++;
+}
+
+static void critical_leave(void)
+{
+    if (ncriticals == 0)
+        return;
+    ncriticals--;
+    if (ncriticals < MAX_NEST && criticals[ncriticals].on)
+        hct_omp_region_leave(&criticals[ncriticals].r);
+}
+
+EXPORT void GOMP_critical_start(void)
+{
+    REAL(void (*)(void), GOMP_critical_start)
+    critical_enter(__builtin_return_address(0));
+    real_();
+}
+
+EXPORT void GOMP_critical_end(void)
+{
+    REAL(void (*)(void), GOMP_critical_end)
+    real_();
+    critical_leave();
+}
+
+EXPORT void GOMP_critical_name_start(void **lock)
+{
+    REAL(void (*)(void **), GOMP_critical_name_start)
+    critical_enter(__builtin_return_address(0));
+    real_(lock);
+}
+
+EXPORT void GOMP_critical_name_end(void **lock)
+{
+    REAL(void (*)(void **), GOMP_critical_name_end)
+    real_(lock);
+    critical_leave();
+}
