@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,6 +135,10 @@ int main(int argc, char **argv)
         { "max-points", required_argument, NULL, 5 }, { "mpi", no_argument, NULL, 6 },
         { NULL, 0, NULL, 0 }
     };
+    /* large arrays come and go while folding: keep freed memory for reuse
+     * rather than unmapping it (and faulting fresh pages in again) */
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
     fold_options o;
     fold_options_defaults(&o);
     const char *regions[MAX_SELECT], *counters[MAX_SELECT];

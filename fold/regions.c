@@ -55,6 +55,117 @@ static int cmp_ref(const void *pa, const void *pb)
     return ra->loc_index < rb->loc_index ? -1 : ra->loc_index > rb->loc_index;
 }
 
+/* Orders refs as qsort with cmp_ref would (cmp_ref is a total order, so the
+ * result is the same), without sorting them all: instances are bucketed by
+ * key in encounter order, which is already (location, leave time); only the
+ * few keys are sorted, and a bucket is sorted only if found out of order
+ * (nested instances of one key). */
+static int sort_refs_by_key(inst_ref *refs, size_t n)
+{
+    if (n < 2)
+        return 0;
+    size_t cap = 64;
+    uint32_t *slots = calloc(cap, sizeof(*slots)); /* bucket + 1 */
+    uint32_t *bucket_of = malloc(n * sizeof(*bucket_of));
+    size_t *count = NULL, nb = 0, capb = 0;
+    const fold_instance **rep = NULL;
+    inst_ref *out = malloc(n * sizeof(*out));
+    int rc = -1;
+    if (!slots || !bucket_of || !out)
+        goto done;
+    for (size_t i = 0; i < n; i++) {
+        const fold_instance *in = refs[i].in;
+        if ((nb + 1) * 2 > cap) { /* grow and rehash the buckets */
+            size_t ncap = cap * 2;
+            uint32_t *ns = calloc(ncap, sizeof(*ns));
+            if (!ns)
+                goto done;
+            for (size_t b = 0; b < nb; b++) {
+                uint64_t h = ((uint64_t)rep[b]->open_context * 0x9e3779b97f4a7c15ull) ^
+                             ((uint64_t)rep[b]->close_context * 0xc2b2ae3d27d4eb4full) ^ (uint64_t)rep[b]->kind;
+                size_t j = (size_t)(h >> 17) & (ncap - 1);
+                while (ns[j])
+                    j = (j + 1) & (ncap - 1);
+                ns[j] = (uint32_t)b + 1;
+            }
+            free(slots);
+            slots = ns;
+            cap = ncap;
+        }
+        uint64_t h = ((uint64_t)in->open_context * 0x9e3779b97f4a7c15ull) ^
+                     ((uint64_t)in->close_context * 0xc2b2ae3d27d4eb4full) ^ (uint64_t)in->kind;
+        size_t j = (size_t)(h >> 17) & (cap - 1);
+        while (slots[j] && cmp_key(rep[slots[j] - 1], in) != 0)
+            j = (j + 1) & (cap - 1);
+        if (!slots[j]) {
+            if (nb == capb) {
+                size_t nc = capb ? capb * 2 : 16;
+                size_t *c2 = realloc(count, nc * sizeof(*c2));
+                if (!c2)
+                    goto done;
+                count = c2;
+                const fold_instance **r2 = realloc(rep, nc * sizeof(*r2));
+                if (!r2)
+                    goto done;
+                rep = r2;
+                capb = nc;
+            }
+            rep[nb] = in;
+            count[nb] = 0;
+            slots[j] = (uint32_t)++nb;
+        }
+        bucket_of[i] = slots[j] - 1;
+        count[bucket_of[i]]++;
+    }
+    /* the keys in cmp_key order, then each bucket's start */
+    size_t *order = malloc(nb * sizeof(*order)), *start = malloc(nb * sizeof(*start));
+    if (!order || !start) {
+        free(order);
+        free(start);
+        goto done;
+    }
+    for (size_t b = 0; b < nb; b++)
+        order[b] = b;
+    for (size_t a = 1; a < nb; a++) /* insertion sort: keys are few */
+        for (size_t b = a; b > 0 && cmp_key(rep[order[b - 1]], rep[order[b]]) > 0; b--) {
+            size_t t = order[b];
+            order[b] = order[b - 1];
+            order[b - 1] = t;
+        }
+    for (size_t b = 0, pos = 0; b < nb; b++) {
+        start[order[b]] = pos;
+        pos += count[order[b]];
+    }
+    size_t *fill = calloc(nb, sizeof(*fill));
+    if (!fill) {
+        free(order);
+        free(start);
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++)
+        out[start[bucket_of[i]] + fill[bucket_of[i]]++] = refs[i];
+    for (size_t b = 0; b < nb; b++) {
+        inst_ref *slice = out + start[b];
+        for (size_t i = 1; i < count[b]; i++)
+            if (cmp_ref(&slice[i - 1], &slice[i]) > 0) {
+                qsort(slice, count[b], sizeof(*slice), cmp_ref);
+                break;
+            }
+    }
+    memcpy(refs, out, n * sizeof(*refs));
+    free(order);
+    free(start);
+    free(fill);
+    rc = 0;
+done:
+    free(slots);
+    free(bucket_of);
+    free(count);
+    free(rep);
+    free(out);
+    return rc;
+}
+
 /* Puts the k-th smallest of v[0..n) at v[k], smaller ones before it, larger
  * after (quickselect with median-of-three pivots; expected O(n)). */
 static void select_kth(double *v, size_t n, size_t k)
@@ -162,12 +273,36 @@ typedef struct {
     double d;
 } by_duration;
 
-static int cmp_duration(const void *pa, const void *pb)
+/* Sorts by duration, ties in input order (the instances' order), as qsort
+ * comparing durations then positions would: a stable LSD radix sort on the bits of the
+ * durations, which are non-negative doubles (their bits order as they do). */
+static int sort_by_duration(by_duration *bd, size_t n)
 {
-    const by_duration *a = pa, *b = pb;
-    if (a->d != b->d)
-        return a->d < b->d ? -1 : 1;
-    return a->in < b->in ? -1 : a->in > b->in; /* the instances' order: location, time */
+    by_duration *tmp = malloc((n ? n : 1) * sizeof(*tmp));
+    if (!tmp)
+        return -1;
+    by_duration *src = bd, *dst = tmp;
+    for (int shift = 0; shift < 64; shift += 8) {
+        size_t count[257] = { 0 };
+        for (size_t i = 0; i < n; i++) {
+            uint64_t bits;
+            memcpy(&bits, &src[i].d, sizeof(bits));
+            count[((bits >> shift) & 0xff) + 1]++;
+        }
+        for (int b = 0; b < 256; b++)
+            count[b + 1] += count[b];
+        for (size_t i = 0; i < n; i++) {
+            uint64_t bits;
+            memcpy(&bits, &src[i].d, sizeof(bits));
+            dst[count[(bits >> shift) & 0xff]++] = src[i];
+        }
+        by_duration *t = src;
+        src = dst;
+        dst = t;
+    }
+    /* 8 passes: the result is back in bd */
+    free(tmp);
+    return 0;
 }
 
 /* Makes the fold(s) of one key from its instances (sorted by location, time). */
@@ -184,7 +319,8 @@ static int build_key(const fold_region_options *o, fold_instance *ins, size_t n,
         bd[i].in = &ins[i];
         bd[i].d = (double)(ins[i].t1 - ins[i].t0);
     }
-    qsort(bd, n, sizeof(*bd), cmp_duration);
+    if (sort_by_duration(bd, n) != 0)
+        goto out;
     for (size_t i = 0; i < n; i++)
         logd[i] = log(bd[i].d > 1.0 ? bd[i].d : 1.0);
     splitter s = { o, logd, tmp, 0, cuts, 0 };
@@ -350,7 +486,8 @@ int fold_regions_build(fold_trace *t, const fold_region_options *opts, char *err
         for (size_t j = 0; j < t->locations[i].ninstances; j++)
             refs[k++] = (inst_ref){ &t->locations[i].instances[j], (uint32_t)j };
     n = k;
-    qsort(refs, n, sizeof(*refs), cmp_ref);
+    if (sort_refs_by_key(refs, n) != 0)
+        goto nomem;
     for (size_t i = 0; i < n; i++)
         sorted[i] = *refs[i].in;
     free(refs);
