@@ -24,12 +24,13 @@ LIB_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden $(INCLUDES) $(OTF2_CFLAGS
     $(UNWIND_CFLAGS) $(PFM_CFLAGS)
 LIB_LIBS := $(OTF2_LIBS) $(MPI_LIBS) $(DW_LIBS) $(UNWIND_LIBS) $(PFM_LIBS) -lpthread -ldl
 
-SRC_COMMON := src/hca_defs.c
+SRC_COMMON := src/hca_defs.c src/hca_archive.c
 LIB_SRC := $(SRC_COMMON) $(wildcard instrument/*.c)
 LIB_OBJ := $(patsubst %.c,$(BUILD)/obj/lib/%.o,$(LIB_SRC))
 LIB := $(BUILD)/lib/libhcatrace.so
 
 EXAMPLES := $(BUILD)/examples/mpi_phases $(BUILD)/examples/omp_free_serial
+EXAMPLES += $(BUILD)/examples/omp_phases $(BUILD)/examples/mpi_omp_phases
 ifeq ($(MPIFC_OK),yes)
 EXAMPLES += $(BUILD)/examples/mpi_ring
 endif
@@ -65,6 +66,12 @@ $(BUILD)/examples/mpi_phases: examples/mpi_phases.c include/hcatrace.h
 $(BUILD)/examples/mpi_ring: examples/mpi_ring.f90
 	@mkdir -p $(dir $@)
 	$(MPIFC) -g -O2 -Wall -J $(dir $@) -o $@ $<
+$(BUILD)/examples/omp_phases: examples/omp_phases.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -g -O2 -fopenmp -Wall -Wextra -Werror -o $@ $<
+$(BUILD)/examples/mpi_omp_phases: examples/mpi_omp_phases.c
+	@mkdir -p $(dir $@)
+	$(MPICC) -std=c11 -g -O2 -fopenmp -Wall -Wextra -Werror -o $@ $<
 $(BUILD)/examples/omp_free_serial: examples/omp_free_serial.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -o $@ $< -lm

@@ -132,6 +132,7 @@ static int fold_counters(const fold_trace *t, const fold_points *p, const fold_o
     g->counters = calloc(t->ncounters + 1, sizeof(*g->counters));
     fold_cloud *clouds = calloc(t->ncounters + 1, sizeof(*clouds));
     double *factor = calloc(t->ncounters + 1, sizeof(*factor));
+    int rc = 0;
     /* the capped clouds (the same deterministic choice feeds the fit and the
      * segmentation), owned here */
     double **cx = calloc(t->ncounters + 1, sizeof(*cx)), **cy = calloc(t->ncounters + 1, sizeof(*cy));
@@ -184,15 +185,8 @@ static int fold_counters(const fold_trace *t, const fold_points *p, const fold_o
         if (!k->rate || copy_points(cp->x, cp->y, cp->n, &k->px, &k->py, &k->npoints) != 0 ||
             copy_points(cp->ex_x, cp->ex_y, cp->nex, &k->ex, &k->ey, &k->nexcluded) != 0) {
             g->ncounters++; /* its clouds are freed below */
-            for (size_t i = 0; i < g->ncounters; i++) {
-                free(cx[i]);
-                free(cy[i]);
-            }
-            free(cx);
-            free(cy);
-            free(clouds);
-            free(factor);
-            return -1;
+            rc = -1;
+            break;
         }
         for (size_t i = 0; i < k->curve.grid; i++)
             k->rate[i] = k->curve.rate[i] * k->rate_scale;
@@ -201,10 +195,9 @@ static int fold_counters(const fold_trace *t, const fold_points *p, const fold_o
         g->ncounters++;
     }
     /* phases: shared by all counters; a region without counters is one phase */
-    int rc = 0;
-    if (g->ncounters && fold_segment(clouds, g->ncounters, &o->segment, &g->phases) != 0)
+    if (rc == 0 && g->ncounters && fold_segment(clouds, g->ncounters, &o->segment, &g->phases) != 0)
         rc = -1;
-    if (!g->ncounters) {
+    if (rc == 0 && !g->ncounters) {
         g->phases.nphases = 1;
         g->phases.bounds = malloc(2 * sizeof(double));
         if (!g->phases.bounds)

@@ -8,6 +8,17 @@
 
 #define HCT_RA __builtin_return_address(0)
 
+/* The frame of every wrapper (C and Fortran): ENTER at the top, LEAVE before
+ * returning; traced_ says whether this call is recorded. */
+#define ENTER(name) \
+    hct_call c_;    \
+    int traced_ = hct_call_enter(&c_, HCT_MPI_##name, HCT_RA)
+#define LEAVE()                  \
+    do {                         \
+        if (traced_)             \
+            hct_call_leave(&c_); \
+    } while (0)
+
 /* Time of a record written after the PMPI call: read once, then shared by
  * the following records and the leave (saves a clock read per record). */
 static inline uint64_t hct_rec_ts(hct_call *c)

@@ -7,27 +7,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hca_archive.h"
 #include "hct.h"
 
-static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc, void *caller, bool final)
+static uint64_t flush_time(void *user)
 {
     (void)user;
-    (void)type;
-    (void)loc;
-    (void)caller;
-    (void)final;
-    return OTF2_FLUSH;
-}
-
-static OTF2_TimeStamp post_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc)
-{
-    (void)user;
-    (void)type;
-    (void)loc;
     return hca_clock_now();
 }
 
-static OTF2_FlushCallbacks flush_callbacks = { .otf2_pre_flush = pre_flush, .otf2_post_flush = post_flush };
+static hca_flush_clock flush_clock = { flush_time, NULL };
 
 int hct_writer_open(OTF2_ErrorCode (*set_collectives)(OTF2_Archive *), char *err, size_t errlen)
 {
@@ -38,7 +27,7 @@ int hct_writer_open(OTF2_ErrorCode (*set_collectives)(OTF2_Archive *), char *err
         snprintf(err, errlen, "cannot open an OTF2 archive in %s", hct.expdir);
         return -1;
     }
-    OTF2_ErrorCode rc = OTF2_Archive_SetFlushCallbacks(ar, &flush_callbacks, NULL);
+    OTF2_ErrorCode rc = hca_archive_set_flush(ar, &flush_clock);
     if (rc == OTF2_SUCCESS)
         rc = set_collectives ? set_collectives(ar) : OTF2_Archive_SetSerialCollectiveCallbacks(ar);
     if (rc == OTF2_SUCCESS)

@@ -4,14 +4,6 @@
  * it is a plain forward. The list is in hct_mpi_functions.h and docs/mpi-calls.md. */
 #include "hct_mpi_record.h"
 
-#define ENTER(name) \
-    hct_call c_;    \
-    int traced_ = hct_call_enter(&c_, HCT_MPI_##name, HCT_RA)
-#define LEAVE()                \
-    do {                       \
-        if (traced_)           \
-            hct_call_leave(&c_); \
-    } while (0)
 
 /* ---- environment ---------------------------------------------------------- */
 

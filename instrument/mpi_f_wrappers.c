@@ -48,14 +48,6 @@ static inline void *f_real(void *_Atomic *slot, const char *name)
     void fname##_ params
 #define REAL(fname) ((fname##_fn *)f_real(&fname##_real, #fname "_"))
 
-#define ENTER(name) \
-    hct_call c_;    \
-    int traced_ = hct_call_enter(&c_, HCT_MPI_##name, HCT_RA)
-#define LEAVE()                  \
-    do {                         \
-        if (traced_)             \
-            hct_call_leave(&c_); \
-    } while (0)
 /* Untraced: the real call and nothing else. */
 #define FORWARD(fname, args)     \
     do {                         \

@@ -23,6 +23,7 @@
 
 #include <otf2/otf2.h>
 
+#include "hca_archive.h"
 #include "hca_defs.h"
 #include "prng.h"
 #include "synth_spec.h"
@@ -117,25 +118,13 @@ typedef struct {
 
 static loc_writer *current; /* for the flush callback: deterministic timestamps */
 
-static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc, void *caller, bool final)
+static uint64_t flush_time(void *user)
 {
     (void)user;
-    (void)type;
-    (void)loc;
-    (void)caller;
-    (void)final;
-    return OTF2_FLUSH;
-}
-
-static OTF2_TimeStamp post_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc)
-{
-    (void)user;
-    (void)type;
-    (void)loc;
     return current ? current->now - (uint64_t)current->offset : 0;
 }
 
-static OTF2_FlushCallbacks flush_callbacks = { .otf2_pre_flush = pre_flush, .otf2_post_flush = post_flush };
+static hca_flush_clock flush_clock = { flush_time, NULL };
 
 /* ---- options ------------------------------------------------------------ */
 
@@ -900,7 +889,7 @@ int main(int argc, char **argv)
         bad = !ar;
     }
     if (!bad) {
-        bad |= OTF2_Archive_SetFlushCallbacks(ar, &flush_callbacks, NULL) != OTF2_SUCCESS;
+        bad |= hca_archive_set_flush(ar, &flush_clock) != OTF2_SUCCESS;
         bad |= OTF2_Archive_SetSerialCollectiveCallbacks(ar) != OTF2_SUCCESS;
         bad |= OTF2_Archive_SetCreator(ar, "hcasynth") != OTF2_SUCCESS;
         bad |= OTF2_Archive_SetMachineName(ar, "cluster") != OTF2_SUCCESS;

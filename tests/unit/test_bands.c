@@ -11,17 +11,14 @@
 #include <cmocka.h>
 
 #include "bands.h"
+#include "test_rng.h"
 
 enum { MAIN = 7, PHASE_A = 11, PHASE_B = 12, PHASE_C = 13 };
 
-static uint64_t rng = 12345;
+static rng gen;
 static double uniform(void)
 {
-    rng += 0x9e3779b97f4a7c15ull;
-    uint64_t z = rng;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return (double)((z ^ (z >> 31)) >> 11) / 9007199254740992.0;
+    return rng_unif(&gen);
 }
 
 #define N 3000
@@ -30,7 +27,7 @@ static fold_stack_sample samples[N];
 
 static void make_samples(void)
 {
-    rng = 12345;
+    gen.s = 12345;
     for (size_t i = 0; i < N; i++) {
         double x = uniform();
         uint32_t f = x < 0.4 ? PHASE_A : x < 0.9 ? PHASE_B : PHASE_C;

@@ -18,37 +18,11 @@
 #include <cmocka.h>
 
 #include "fit.h"
+#include "test_rng.h"
 
 #ifndef SEED_BASE
 #define SEED_BASE 0 /* shifts every seed: to check the tests over many seeds */
 #endif
-
-/* ---- deterministic random numbers ---- */
-
-typedef struct {
-    uint64_t s;
-} rng;
-
-static uint64_t rng_next(rng *r)
-{
-    uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-static double rng_unif(rng *r) /* [0, 1) */
-{
-    return (double)(rng_next(r) >> 11) * 0x1.0p-53;
-}
-
-static double rng_norm(rng *r)
-{
-    double u1 = rng_unif(r), u2 = rng_unif(r);
-    if (u1 < 1e-300)
-        u1 = 1e-300;
-    return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
-}
 
 /* ---- synthetic regions with several counters ---- */
 
