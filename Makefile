@@ -24,7 +24,7 @@ LIB_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden $(INCLUDES) $(OTF2_CFLAGS
     $(UNWIND_CFLAGS) $(PFM_CFLAGS)
 LIB_LIBS := $(OTF2_LIBS) $(MPI_LIBS) $(DW_LIBS) $(UNWIND_LIBS) $(PFM_LIBS) -lpthread -ldl
 
-SRC_COMMON := src/hca_defs.c src/hca_archive.c
+SRC_COMMON := src/hca_defs.c src/hca_archive.c src/hca_names.c
 LIB_SRC := $(SRC_COMMON) $(wildcard instrument/*.c)
 LIB_OBJ := $(patsubst %.c,$(BUILD)/obj/lib/%.o,$(LIB_SRC))
 LIB := $(BUILD)/lib/libhcatrace.so
@@ -101,15 +101,15 @@ $(BUILD)/tests/test_bands: tests/unit/test_bands.c fold/bands.c fold/bands.h
 	@$(CC) $(TEST_CFLAGS) -Ifold -o $@ tests/unit/test_bands.c fold/bands.c $(SAN_LDFLAGS) $(CMOCKA_LIBS)
 
 # ---- model language (issue 6): its unit test links the module directly ----
-$(BUILD)/tests/test_model: tests/unit/test_model.c src/hca_model.c src/hca_model.h
+$(BUILD)/tests/test_model: tests/unit/test_model.c src/hca_model.c src/hca_model.h src/hca_names.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
-	@$(CC) $(TEST_CFLAGS) -o $@ tests/unit/test_model.c src/hca_model.c $(SAN_LDFLAGS) $(CMOCKA_LIBS) $(PFM_LIBS) -lm
+	@$(CC) $(TEST_CFLAGS) -o $@ tests/unit/test_model.c src/hca_model.c src/hca_names.c $(SAN_LDFLAGS) $(CMOCKA_LIBS) $(PFM_LIBS) -lm
 # ---- end model language ----
 
 # Unit tests link the pure modules only (not the preload machinery, whose
 # constructor would trace the test itself).
-UNIT_OBJ := $(addprefix $(BUILD)/obj/lib/,src/hca_defs.o instrument/hct_config.o instrument/hct_expdir.o \
+UNIT_OBJ := $(addprefix $(BUILD)/obj/lib/,src/hca_defs.o src/hca_names.o instrument/hct_config.o instrument/hct_expdir.o \
     instrument/hct_launcher.o instrument/hct_events.o)
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(UNIT_OBJ)
 	@mkdir -p $(dir $@)

@@ -3,6 +3,8 @@
  * their defaults, so a typo never stops the application. */
 #include "hct_config.h"
 
+#include "hca_names.h"
+
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -16,38 +18,12 @@ static const char *const known_names[] = {
     "HCATRACE_SAMPLING", "HCATRACE_SAMPLING_BUFFER",
 };
 
-size_t hct_edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 63 || lb > 63)
-        return 64;
-    size_t row[64];
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t cost = tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]) ? 0 : 1;
-            size_t best = diag + cost;
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
-
 static const char *closest_name(const char *name)
 {
     const char *best = known_names[0];
     size_t best_d = (size_t)-1;
     for (size_t i = 0; i < sizeof(known_names) / sizeof(known_names[0]); i++) {
-        size_t d = hct_edit_distance(name, known_names[i]);
+        size_t d = hca_edit_distance(name, known_names[i]);
         if (d < best_d) {
             best_d = d;
             best = known_names[i];

@@ -45,7 +45,5 @@ int hct_config_parse_rotate(const char *v, unsigned *instances, uint64_t *ns);
  * default_unit_ns. */
 int hct_config_parse_duration(const char *v, uint64_t default_unit_ns, uint64_t *ns);
 
-/* Levenshtein distance, ASCII case-insensitive (names, event names). */
-size_t hct_edit_distance(const char *a, const char *b);
 
 #endif

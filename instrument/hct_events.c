@@ -5,6 +5,8 @@
  * pfm_get_os_event_encoding(PFM_OS_PERF_EVENT_EXT). */
 #include "hct_events.h"
 
+#include "hca_names.h"
+
 #include <perfmon/pfmlib_perf_event.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -214,7 +216,7 @@ typedef struct {
 
 static void consider(candidate *best, int n, const char *target, const char *name)
 {
-    size_t d = hct_edit_distance(target, name);
+    size_t d = hca_edit_distance(target, name);
     for (int i = 0; i < n; i++)
         if (best[i].name[0] && strcasecmp(best[i].name, name) == 0)
             return;

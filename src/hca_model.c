@@ -3,6 +3,8 @@
  * arena freed by hca_model_free; parse errors unwind with longjmp. */
 #include "hca_model.h"
 
+#include "hca_names.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -469,28 +471,6 @@ static int find_sym(const hca_model *m, const char *name)
     return -1;
 }
 
-static size_t edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 200 || lb > 200)
-        return la > lb ? la : lb;
-    size_t row[201];
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t sub = diag + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
-            size_t best = up + 1 < row[j - 1] + 1 ? up + 1 : row[j - 1] + 1;
-            row[j] = sub < best ? sub : best;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
-
 static int add_sym(parser *p, const char *name, int kind, int idx, int line, int col)
 {
     if (name) {
@@ -782,7 +762,7 @@ static void resolve(parser *p, expr *e)
             for (size_t i = 0; i < m->nsyms; i++) {
                 if (!m->syms[i].name)
                     continue;
-                size_t d = edit_distance(e->name, m->syms[i].name);
+                size_t d = hca_edit_distance(e->name, m->syms[i].name);
                 if (d < bd) {
                     bd = d;
                     best = m->syms[i].name;
@@ -1091,12 +1071,12 @@ hca_model *hca_model_load(const char *path, char *err, size_t errlen)
     }
     size_t cap = 4096, len = 0;
     char *buf = malloc(cap);
-    while (buf) {
+    int oom = buf == NULL;
+    while (!oom) {
         if (len + 1 >= cap) {
             char *nb = realloc(buf, cap * 2);
             if (!nb) {
-                free(buf);
-                buf = NULL;
+                oom = 1;
                 break;
             }
             buf = nb;
@@ -1106,6 +1086,10 @@ hca_model *hca_model_load(const char *path, char *err, size_t errlen)
         len += k;
         if (k == 0)
             break;
+    }
+    if (oom) {
+        free(buf);
+        buf = NULL;
     }
     int bad = !buf || ferror(f);
     fclose(f);
@@ -1186,7 +1170,7 @@ int hca_model_set_param_arg(hca_model *m, const char *arg, char *err, size_t err
         const char *best = NULL;
         size_t bd = (size_t)-1;
         for (size_t i = 0; i < m->nparams; i++) {
-            size_t d = edit_distance(name, m->params[i].name);
+            size_t d = hca_edit_distance(name, m->params[i].name);
             if (d < bd) {
                 bd = d;
                 best = m->params[i].name;
@@ -1468,7 +1452,7 @@ size_t hca_model_missing_events(const hca_model *m, const char *const *avail, si
         size_t best[3] = { (size_t)-1, (size_t)-1, (size_t)-1 };
         size_t bi[3] = { 0, 0, 0 };
         for (size_t j = 0; j < navail; j++) {
-            size_t d = edit_distance(want, strip_pmu(avail[j]));
+            size_t d = hca_edit_distance(want, strip_pmu(avail[j]));
             for (int q = 0; q < 3; q++) {
                 if (d < best[q]) {
                     for (int r = 2; r > q; r--) {

@@ -1,0 +1,700 @@
+/* test_model.c: the model language (src/hca_model.c) and the shipped models.
+ * Every shipped model (models/NAME.model) parses and its events encode with libpfm4 for the
+ * PMUs it matches (LIBPFM_FORCE_PMU, one child process per PMU); stacks on
+ * hand-computed inputs; residual, overlap, run-time division by zero,
+ * absent events; malformed models give "file:line:column: message".
+ * Run from the top of the tree (models/ is read relative to it). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <perfmon/pfmlib_perf_event.h>
+
+#include "hca_model.h"
+
+#define MODELS_DIR "models"
+
+static void assert_close(double got, double want, const char *what)
+{
+    double tol = 1e-9 * (fabs(want) > 1 ? fabs(want) : 1);
+    if (!(fabs(got - want) <= tol)) {
+        print_error("%s: got %.17g, want %.17g\n", what, got, want);
+        fail();
+    }
+}
+
+static hca_model *parse_ok(const char *text)
+{
+    char err[512];
+    hca_model *m = hca_model_parse(text, "t.model", err, sizeof(err));
+    if (!m) {
+        print_error("parse failed: %s\n", err);
+        fail();
+    }
+    return m;
+}
+
+static void expect_error(const char *text, const char *want)
+{
+    char err[512];
+    hca_model *m = hca_model_parse(text, "bad.model", err, sizeof(err));
+    if (m) {
+        hca_model_free(m);
+        print_error("parsed, expected: %s\n", want);
+        fail();
+    }
+    if (strncmp(err, want, strlen(want)) != 0) {
+        print_error("got  '%s'\nwant '%s...'\n", err, want);
+        fail();
+    }
+}
+
+static double node_val(const hca_model *m, const hca_model_result *r, const char *path, size_t k)
+{
+    int i = hca_model_find_node(m, path);
+    if (i < 0) {
+        print_error("no node %s\n", path);
+        fail();
+    }
+    return r->node[i][k];
+}
+
+static double node_ovl(const hca_model *m, const hca_model_result *r, const char *path, size_t k)
+{
+    int i = hca_model_find_node(m, path);
+    assert_true(i >= 0);
+    return r->overlap[i][k];
+}
+
+/* the shipped model files, sorted */
+static size_t list_models(char names[][256], size_t max)
+{
+    DIR *d = opendir(MODELS_DIR);
+    assert_non_null(d);
+    size_t n = 0;
+    const struct dirent *e;
+    while ((e = readdir(d)) != NULL && n < max) {
+        size_t len = strlen(e->d_name);
+        if (len > 6 && len < 200 && strcmp(e->d_name + len - 6, ".model") == 0)
+            snprintf(names[n++], 256, "%s/%.200s", MODELS_DIR, e->d_name);
+    }
+    closedir(d);
+    qsort(names, n, 256, (int (*)(const void *, const void *))strcmp);
+    return n;
+}
+
+static void test_shipped_models_parse(void **state)
+{
+    (void)state;
+    char names[64][256];
+    size_t n = list_models(names, 64);
+    assert_true(n >= 8);
+    for (size_t i = 0; i < n; i++) {
+        char err[512];
+        hca_model *m = hca_model_load(names[i], err, sizeof(err));
+        if (!m) {
+            print_error("%s\n", err);
+            fail();
+        }
+        assert_true(hca_model_nevents(m) > 0);
+        assert_true(hca_model_nnodes(m) > 0);
+        assert_true(hca_model_nplots(m) > 0);
+        assert_true(hca_model_nsources(m) > 0);
+        assert_true(*hca_model_title(m));
+        assert_true(*hca_model_match(m));
+        /* every event is used somewhere (evaluating with NaN for one event must change something) */
+        size_t ne = hca_model_nevents(m);
+        const double **ev = calloc(ne, sizeof(*ev));
+        double one = 1.0;
+        assert_non_null(ev);
+        for (size_t j = 0; j < ne; j++)
+            ev[j] = &one;
+        hca_model_result r;
+        assert_int_equal(hca_model_eval(m, ev, 1, &r), 0);
+        hca_model_result_free(&r);
+        free(ev);
+        hca_model_free(m);
+    }
+}
+
+/* the kernel's generic event names, as instrument/hct_events.c resolves them
+ * without libpfm4 (libpfm4's perf:: table is off under LIBPFM_FORCE_PMU) */
+static const char *const generic_names[] = {
+    "cycles", "cpu-cycles", "instructions", "cache-references", "cache-misses", "branch-instructions",
+    "branches", "branch-misses", "bus-cycles", "stalled-cycles-frontend", "stalled-cycles-backend",
+    "ref-cycles", "L1-dcache-loads", "L1-dcache-load-misses", "L1-icache-load-misses", "LLC-loads",
+    "LLC-load-misses", "dTLB-load-misses", "iTLB-load-misses", "cpu-clock", "task-clock", "page-faults",
+    "minor-faults", "major-faults", "context-switches", "cpu-migrations",
+};
+
+static int is_generic(const char *s)
+{
+    for (size_t i = 0; i < sizeof(generic_names) / sizeof(generic_names[0]); i++)
+        if (strcmp(s, generic_names[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* In a child: force `pmu` (NULL = none), encode every non-raw, non-generic
+ * event. Exit status = number of failures. */
+static int encode_in_child(const hca_model *m, const char *pmu, const char *file)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (pmu)
+            setenv("LIBPFM_FORCE_PMU", pmu, 1);
+        int bad = 0;
+        if (pfm_initialize() != PFM_SUCCESS) {
+            fprintf(stderr, "%s: pfm_initialize failed for %s\n", file, pmu ? pmu : "(host)");
+            _exit(100);
+        }
+        for (size_t i = 0; i < hca_model_nevents(m); i++) {
+            const hca_model_event *e = hca_model_event_at(m, i);
+            if (e->raw) {
+                if (e->type > 5 && e->type != 4) /* PERF_TYPE_RAW or a kernel generic type */
+                    bad++;
+                continue;
+            }
+            if (is_generic(e->spec))
+                continue;
+            struct perf_event_attr attr;
+            memset(&attr, 0, sizeof(attr));
+            attr.size = sizeof(attr);
+            pfm_perf_encode_arg_t arg;
+            memset(&arg, 0, sizeof(arg));
+            arg.attr = &attr;
+            arg.size = sizeof(arg);
+            int rc = pfm_get_os_event_encoding(e->spec, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
+            if (rc != PFM_SUCCESS) {
+                fprintf(stderr, "%s:%d: %s = %s: %s under LIBPFM_FORCE_PMU=%s\n", file, e->line, e->name, e->spec,
+                        pfm_strerror(rc), pmu ? pmu : "(none)");
+                bad++;
+            } else if (pmu && attr.type != PERF_TYPE_RAW) {
+                fprintf(stderr, "%s: %s encodes as type %u, not a %s event\n", file, e->spec, attr.type, pmu);
+                bad++;
+            }
+        }
+        _exit(bad > 99 ? 99 : bad);
+    }
+    int st = 0;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    return WEXITSTATUS(st);
+}
+
+static void test_shipped_models_encode(void **state)
+{
+    (void)state;
+    char names[64][256];
+    size_t n = list_models(names, 64);
+    size_t checked_pmus = 0;
+    for (size_t i = 0; i < n; i++) {
+        char err[512];
+        hca_model *m = hca_model_load(names[i], err, sizeof(err));
+        assert_non_null(m);
+        const char *match = hca_model_match(m);
+        if (strcmp(match, "any") == 0) {
+            /* portable models: generic names only */
+            for (size_t j = 0; j < hca_model_nevents(m); j++) {
+                const hca_model_event *e = hca_model_event_at(m, j);
+                if (e->raw || !is_generic(e->spec)) {
+                    print_error("%s: %s = %s is not a generic perf event\n", names[i], e->name,
+                                e->raw ? "raw()" : e->spec);
+                    fail();
+                }
+            }
+            assert_int_equal(encode_in_child(m, NULL, names[i]), 0);
+        } else {
+            char pmus[256];
+            snprintf(pmus, sizeof(pmus), "%s", match + 4);
+            char *save = NULL;
+            for (char *pmu = strtok_r(pmus, ",", &save); pmu; pmu = strtok_r(NULL, ",", &save)) {
+                int bad = encode_in_child(m, pmu, names[i]);
+                if (bad)
+                    print_error("%s: %d event(s) fail under LIBPFM_FORCE_PMU=%s\n", names[i], bad, pmu);
+                assert_int_equal(bad, 0);
+                checked_pmus++;
+            }
+        }
+        hca_model_free(m);
+    }
+    assert_true(checked_pmus >= 6);
+}
+
+/* key encodings against Intel's and AMD's tables (notes section 2) */
+static void test_key_encodings(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *pmu, *ev;
+        unsigned long long config;
+    } k[] = {
+        { "snb", "UOPS_RETIRED:STALL_CYCLES", 0x18001c2ULL },
+        { "snb", "OFFCORE_REQUESTS_OUTSTANDING:ALL_DATA_RD:c=6", 0x6000860ULL },
+        { "skx", "IDQ_UOPS_NOT_DELIVERED:CYCLES_0_UOPS_DELIV_CORE", 0x400019cULL },
+        { "skx", "CYCLE_ACTIVITY:STALLS_MEM_ANY", 0x140014a3ULL },
+        { "spr", "TOPDOWN:SLOTS", 0x400ULL },
+        { "amd64_fam19h_zen4", "DISPATCH_STALLS_1:FE_NO_OPS:c=6", 0x1060001a0ULL },
+    };
+    for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+        fflush(NULL);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            setenv("LIBPFM_FORCE_PMU", k[i].pmu, 1);
+            if (pfm_initialize() != PFM_SUCCESS)
+                _exit(2);
+            struct perf_event_attr attr;
+            memset(&attr, 0, sizeof(attr));
+            attr.size = sizeof(attr);
+            pfm_perf_encode_arg_t arg;
+            memset(&arg, 0, sizeof(arg));
+            arg.attr = &attr;
+            arg.size = sizeof(arg);
+            if (pfm_get_os_event_encoding(k[i].ev, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg) != PFM_SUCCESS)
+                _exit(3);
+            _exit(attr.config == k[i].config ? 0 : 4);
+        }
+        int st = 0;
+        assert_int_equal(waitpid(pid, &st, 0), pid);
+        assert_true(WIFEXITED(st));
+        if (WEXITSTATUS(st))
+            print_error("%s %s: status %d\n", k[i].pmu, k[i].ev, WEXITSTATUS(st));
+        assert_int_equal(WEXITSTATUS(st), 0);
+    }
+}
+
+/* a small tree by hand: expressions, sum, rest with residual and with overlap */
+static const char *tree_model =
+    "model t\n"
+    "match any\n"
+    "event A = cycles\n"
+    "event B = instructions\n"
+    "event C = branch-misses\n"
+    "param P = 2 cycles \"a penalty\"\n"
+    "let   H = (A - B) / 2\n"
+    "node root = A\n"
+    "node root.x = P * C\n"
+    "node root.y = min(H, 30) + max(C, 1) - ratio(C, B - B)\n"
+    "node root.z = sum\n"
+    "node root.z.u = clamp(C, 0, 5)\n"
+    "node root.z.v = if(C - 4, 10, 20) est\n"
+    "node root.r = rest label=\"Residual\"\n"
+    "plot p stack root.* per B\n"
+    "plot q lines cpi=ratio(A, B) hb=H per 1\n";
+
+static void test_tree_by_hand(void **state)
+{
+    (void)state;
+    hca_model *m = parse_ok(tree_model);
+    /* point 0: A=100 B=40 C=3; point 1: A=50 B=10 C=10 (overlap) */
+    double a[] = { 100, 50 }, b[] = { 40, 10 }, c[] = { 3, 10 };
+    const double *ev[] = { a, b, c };
+    hca_model_result r;
+    assert_int_equal(hca_model_eval(m, ev, 2, &r), 0);
+    /* point 0: H = 30; x = 6; y = min(30,30)+max(3,1)-0 = 33; u = 3; v = 20; z = 23; r = 100-6-33-23 = 38 */
+    assert_close(node_val(m, &r, "root", 0), 100, "root[0]");
+    assert_close(node_val(m, &r, "root.x", 0), 6, "x[0]");
+    assert_close(node_val(m, &r, "root.y", 0), 33, "y[0]");
+    assert_close(node_val(m, &r, "root.z.u", 0), 3, "u[0]");
+    assert_close(node_val(m, &r, "root.z.v", 0), 20, "v[0]");
+    assert_close(node_val(m, &r, "root.z", 0), 23, "z[0]");
+    assert_close(node_val(m, &r, "root.r", 0), 38, "r[0]");
+    assert_close(node_ovl(m, &r, "root", 0), 0, "overlap[0]");
+    /* point 1: H = 20; x = 20; y = 20+10-0 = 30; u = 5; v = 10; z = 15; others = 65 > 50:
+     * rest clamps to 0, overlap 15 */
+    assert_close(node_val(m, &r, "root.y", 1), 30, "y[1]");
+    assert_close(node_val(m, &r, "root.z", 1), 15, "z[1]");
+    assert_close(node_val(m, &r, "root.r", 1), 0, "r[1]");
+    assert_close(node_ovl(m, &r, "root", 1), 15, "overlap[1]");
+    assert_close(node_ovl(m, &r, "root.z", 1), 0, "sum has no overlap");
+    assert_int_equal(r.flags, HCA_EVAL_OVERLAP);
+    assert_int_equal(r.overlap_points, 1);
+    assert_int_equal(r.divzero_points, 0);
+    /* plots: p = root.x root.y root.z root.r per B */
+    const hca_model_plot *p = hca_model_plot_at(m, 0);
+    assert_int_equal(p->style, HCA_PLOT_STACK);
+    assert_int_equal(p->nitems, 4);
+    assert_string_equal(p->items[3].label, "Residual");
+    assert_string_equal(p->per, "B");
+    assert_close(r.plot[0][1][0], 33.0 / 40, "p.y[0]");
+    assert_close(r.plot[0][3][0], 38.0 / 40, "p.r[0]");
+    const hca_model_plot *q = hca_model_plot_at(m, 1);
+    assert_int_equal(q->style, HCA_PLOT_LINES);
+    assert_int_equal(q->items[0].node, -1);
+    assert_string_equal(q->items[1].label, "hb");
+    assert_close(r.plot[1][0][1], 5, "q.cpi[1]");
+    assert_close(r.plot[1][1][1], 20, "q.hb[1]");
+    const hca_model_node *v = hca_model_node_at(m, (size_t)hca_model_find_node(m, "root.z.v"));
+    assert_int_equal(v->est, 1);
+    assert_int_equal(v->depth, 2);
+    assert_int_equal(v->parent, hca_model_find_node(m, "root.z"));
+    hca_model_result_free(&r);
+
+    /* totals (n = 1) and a parameter override */
+    assert_int_equal(hca_model_set_param(m, "P", 3), 0);
+    assert_int_equal(hca_model_set_param(m, "NOPE", 3), -1);
+    double ta = 100, tb = 40, tc = 3;
+    const double *tot[] = { &ta, &tb, &tc };
+    assert_int_equal(hca_model_eval(m, tot, 1, &r), 0);
+    assert_close(node_val(m, &r, "root.x", 0), 9, "x with P=3");
+    assert_close(node_val(m, &r, "root.r", 0), 35, "r with P=3");
+    hca_model_result_free(&r);
+    char err[256];
+    assert_int_equal(hca_model_set_param_arg(m, "P=2.5", err, sizeof(err)), 0);
+    assert_close(hca_model_param_at(m, 0)->value, 2.5, "P=2.5");
+    assert_close(hca_model_param_at(m, 0)->default_value, 2, "default kept");
+    assert_int_equal(hca_model_set_param_arg(m, "Q=1", err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "no parameter 'Q'"));
+    assert_int_equal(hca_model_set_param_arg(m, "P=abc", err, sizeof(err)), -1);
+    hca_model_free(m);
+}
+
+static void test_runtime_division_by_zero(void **state)
+{
+    (void)state;
+    hca_model *m = parse_ok("model d\nmatch any\nevent A = cycles\nevent B = instructions\n"
+                            "node n = A / B\nnode s = ratio(A, B)\nplot p lines n s per B\n");
+    double a[] = { 6, 6, 6 }, b[] = { 3, 0, 2 };
+    const double *ev[] = { a, b };
+    hca_model_result r;
+    assert_int_equal(hca_model_eval(m, ev, 3, &r), 0);
+    assert_close(r.node[0][0], 2, "6/3");
+    assert_true(isnan(r.node[0][1]));
+    assert_close(r.node[1][1], 0, "ratio(6,0)");
+    assert_close(r.node[0][2], 3, "6/2");
+    assert_true(r.flags & HCA_EVAL_DIVZERO);
+    assert_int_equal(r.divzero_points, 1);
+    assert_true(isnan(r.plot[0][1][1]));
+    assert_close(r.plot[0][0][2], 1.5, "plot per B");
+    hca_model_result_free(&r);
+    hca_model_free(m);
+}
+
+static hca_model *load_shipped(const char *name)
+{
+    char path[256], err[512];
+    snprintf(path, sizeof(path), "%s/%s", MODELS_DIR, name);
+    hca_model *m = hca_model_load(path, err, sizeof(err));
+    if (!m) {
+        print_error("%s\n", err);
+        fail();
+    }
+    return m;
+}
+
+/* values per event, in the model's order, from NAME=value pairs */
+static void set_ev(const hca_model *m, double *vals, const char *name, double v)
+{
+    int i = hca_model_find_event(m, name);
+    if (i < 0) {
+        print_error("no event %s\n", name);
+        fail();
+    }
+    vals[i] = v;
+}
+
+static void test_nethercote(void **state)
+{
+    (void)state;
+    hca_model *m = load_shipped("nethercote.model");
+    double v[8] = { 0 };
+    set_ev(m, v, "CYC", 1200);
+    set_ev(m, v, "I", 1000);
+    set_ev(m, v, "C1", 10);
+    set_ev(m, v, "C2", 1);
+    set_ev(m, v, "B", 5);
+    const double *ev[8];
+    for (size_t i = 0; i < hca_model_nevents(m); i++)
+        ev[i] = &v[i];
+    hca_model_result r;
+    assert_int_equal(hca_model_eval(m, ev, 1, &r), 0);
+    /* 0.8*1000 + 12*10 + 206*1 + 10*5 = 1176 */
+    assert_close(node_val(m, &r, "predicted", 0), 1176, "Sum");
+    assert_close(node_val(m, &r, "predicted.l2_miss", 0), 206, "206 C2");
+    size_t sva = 0;
+    while (strcmp(hca_model_plot_at(m, sva)->name, "sum_vs_actual") != 0)
+        sva++;
+    assert_close(r.plot[sva][0][0], 1.176, "Sum per instruction");
+    assert_close(r.plot[sva][1][0], 1.2, "Actual per instruction");
+    assert_close(r.plot[3][0][0], (1176.0 - 1200) / 1200, "relative error");
+    assert_int_equal(r.flags, 0);
+    hca_model_result_free(&r);
+    hca_model_free(m);
+}
+
+static void test_hca_snb_overlap(void **state)
+{
+    (void)state;
+    hca_model *m = load_shipped("hca-snb.model");
+    size_t ne = hca_model_nevents(m);
+    double v[64] = { 0 };
+    assert_true(ne <= 64);
+    set_ev(m, v, "CYC", 10000);
+    set_ev(m, v, "INST", 8000);
+    set_ev(m, v, "STALL", 5000);
+    set_ev(m, v, "LLC_MISS", 10);     /* 2500 */
+    set_ev(m, v, "XSNP_NONE", 20);    /* 600 */
+    set_ev(m, v, "L2_HIT", 100);      /* 600 */
+    set_ev(m, v, "DTLB_STLB", 10);    /* 30 */
+    set_ev(m, v, "DTLB_WALK", 2);     /* 14 */
+    set_ev(m, v, "DTLB_WCYC", 40);    /* 40: load latency 3784 */
+    set_ev(m, v, "RS_EMPTY", 500);    /* starvation 500 */
+    set_ev(m, v, "BW6", 300);
+    set_ev(m, v, "BR_MISP", 50);      /* 300 */
+    set_ev(m, v, "BACLEAR", 10);      /* 60 */
+    set_ev(m, v, "UISS", 12000);
+    set_ev(m, v, "UISS_C1", 4000);    /* issue width 3 */
+    set_ev(m, v, "URET_SL", 11400);   /* wrong path = 600/3 = 200: branch 560 */
+    set_ev(m, v, "SB_FULL", 100);
+    set_ev(m, v, "DIV", 50);          /* stalled children: 3784+500+300+560+100+50 = 5294 > 5000 */
+    set_ev(m, v, "MS_CYC", 200);
+    set_ev(m, v, "CALLS", 100);       /* 300, estimate */
+    set_ev(m, v, "P0", 9000);         /* > 0.8 * 10000: port saturation 9000 */
+    set_ev(m, v, "P1", 100);
+    const double *ev[64];
+    for (size_t i = 0; i < ne; i++)
+        ev[i] = &v[i];
+    hca_model_result r;
+    assert_int_equal(hca_model_eval(m, ev, 1, &r), 0);
+    assert_close(node_val(m, &r, "cycles.stalled.load_latency", 0), 3784, "load latency");
+    assert_close(node_val(m, &r, "cycles.stalled.branch_misprediction.wrong_path", 0), 200, "wrong path");
+    assert_close(node_val(m, &r, "cycles.stalled.branch_misprediction", 0), 560, "branch");
+    assert_close(node_val(m, &r, "cycles.stalled.other", 0), 0, "stall rest clamped");
+    assert_close(node_ovl(m, &r, "cycles.stalled", 0), 294, "stall overlap");
+    assert_close(node_val(m, &r, "cycles.unstalled", 0), 5000, "unstalled");
+    assert_close(node_val(m, &r, "cycles.unstalled.port_saturation", 0), 9000, "port saturation");
+    /* unstalled children 9000 + 300 + 200 > 5000: overlap 4500 */
+    assert_close(node_ovl(m, &r, "cycles.unstalled", 0), 4500, "unstalled overlap");
+    assert_close(node_ovl(m, &r, "cycles", 0), 0, "stalled + unstalled = cycles");
+    assert_true(r.flags & HCA_EVAL_OVERLAP);
+    hca_model_result_free(&r);
+    /* below the threshold, no port saturation and a residual */
+    set_ev(m, v, "P0", 7000);
+    set_ev(m, v, "LLC_MISS", 0);
+    assert_int_equal(hca_model_eval(m, ev, 1, &r), 0);
+    assert_close(node_val(m, &r, "cycles.unstalled.port_saturation", 0), 0, "no saturation");
+    assert_close(node_val(m, &r, "cycles.unstalled.other", 0), 4500, "unstalled rest");
+    assert_close(node_val(m, &r, "cycles.stalled.other", 0), 5000 - 2794, "stall rest");
+    assert_close(node_ovl(m, &r, "cycles.stalled", 0), 0, "no overlap");
+    hca_model_result_free(&r);
+    /* a penalty from the command line */
+    char err[256];
+    assert_int_equal(hca_model_set_param_arg(m, "P_L2_HIT=10", err, sizeof(err)), 0);
+    assert_int_equal(hca_model_eval(m, ev, 1, &r), 0);
+    assert_close(node_val(m, &r, "cycles.stalled.load_latency.l2_hit", 0), 1000, "P_L2_HIT=10");
+    hca_model_result_free(&r);
+    hca_model_free(m);
+}
+
+static void test_tma_skx(void **state)
+{
+    (void)state;
+    hca_model *m = load_shipped("tma-skx.model");
+    double v[32] = { 0 };
+    set_ev(m, v, "CLK", 1000);
+    set_ev(m, v, "INST", 1500);
+    set_ev(m, v, "FE_BUB", 600);
+    set_ev(m, v, "FE_LAT_C", 100);
+    set_ev(m, v, "ISSUED", 2000);
+    set_ev(m, v, "RETSL", 1600);
+    set_ev(m, v, "RECOV", 40);
+    set_ev(m, v, "BR_MISP", 30);
+    set_ev(m, v, "MCLEAR", 10);
+    set_ev(m, v, "ST_TOTAL", 400);
+    set_ev(m, v, "ST_MEM", 300);
+    set_ev(m, v, "B_STORES", 20);
+    set_ev(m, v, "EXE1", 100);
+    set_ev(m, v, "EXE2", 80);
+    set_ev(m, v, "MFUSED", 100);
+    const double *ev[32];
+    for (size_t i = 0; i < hca_model_nevents(m); i++)
+        ev[i] = &v[i];
+    hca_model_result r;
+    assert_int_equal(hca_model_eval(m, ev, 1, &r), 0);
+    /* perf's formulas with SLOTS = 4000 */
+    double fe = 600.0 / 4000, bad = (2000 - 1600 + 4 * 40) / 4000.0, ret = 1600.0 / 4000;
+    double be = 1 - fe - (2000 + 4 * 40) / 4000.0;
+    double mem = (300.0 + 20) / (400 + (100 + ret * 80) + 20) * be;
+    size_t l1 = 0, l2 = 1;
+    assert_close(r.plot[l1][0][0], fe, "frontend");
+    assert_close(r.plot[l1][1][0], bad, "bad speculation");
+    assert_close(r.plot[l1][2][0], be, "backend");
+    assert_close(r.plot[l1][3][0], ret, "retiring");
+    assert_close(r.plot[l1][0][0] + r.plot[l1][1][0] + r.plot[l1][2][0] + r.plot[l1][3][0], 1, "L1 sums to 1");
+    assert_close(node_val(m, &r, "slots.frontend_bound.fetch_latency", 0) / 4000, 4 * 100 / 4000.0, "fetch latency");
+    assert_close(node_val(m, &r, "slots.bad_speculation.branch_mispredicts", 0) / 4000, 30.0 / 40 * bad, "mispredicts");
+    assert_close(node_val(m, &r, "slots.retiring.heavy_operations", 0) / 4000, (1600 + 100 - 1500) / 4000.0, "heavy");
+    assert_close(node_val(m, &r, "slots.backend_bound.memory_bound", 0) / 4000, mem, "memory bound");
+    assert_close(node_val(m, &r, "slots.backend_bound.core_bound", 0) / 4000, be - mem, "core bound");
+    assert_int_equal(hca_model_plot_at(m, l2)->nitems, 8);
+    assert_int_equal(r.flags, 0);
+    hca_model_result_free(&r);
+    hca_model_free(m);
+}
+
+static void test_generic_absent(void **state)
+{
+    (void)state;
+    hca_model *m = load_shipped("generic.model");
+    double cyc = 2000, inst = 1000, tclk = 1000, brm = 10;
+    const double *ev[7] = { 0 };
+    ev[hca_model_find_event(m, "CYC")] = &cyc;
+    ev[hca_model_find_event(m, "INST")] = &inst;
+    ev[hca_model_find_event(m, "TCLK")] = &tclk;
+    ev[hca_model_find_event(m, "BRM")] = &brm;
+    hca_model_result r;
+    assert_int_equal(hca_model_eval(m, ev, 1, &r), 0);
+    assert_true(r.flags & HCA_EVAL_ABSENT);
+    assert_close(node_val(m, &r, "cycles.branch_mispredict_est", 0), 150, "15 x 10");
+    assert_true(isnan(node_val(m, &r, "cycles.cache_miss_est", 0))); /* CM absent: NaN, not 0 */
+    assert_close(node_val(m, &r, "cycles.unattributed", 0), 1850, "rest skips absent");
+    hca_model_result_free(&r);
+
+    const char *avail[] = { "cycles", "instructions", "task-clock", "branch-miss" };
+    char out[1024];
+    assert_int_equal(hca_model_missing_events(m, avail, 4, 0, out, sizeof(out)), 0);
+    assert_int_equal(hca_model_missing_events(m, avail, 4, 1, out, sizeof(out)), 4);
+    assert_non_null(strstr(out, "BRM (branch-misses), closest present: branch-miss"));
+    hca_model_free(m);
+
+    hca_model *h = load_shipped("hca-snb.model");
+    const char *trace[] = { "UNHALTED_CORE_CYCLES", "snb::INSTRUCTION_RETIRED", "uops_retired:stall_cycles" };
+    size_t miss = hca_model_missing_events(h, trace, 3, 1, out, sizeof(out));
+    assert_int_equal(miss, hca_model_nevents(h) - 3);
+    assert_null(strstr(out, "STALL ("));
+    assert_non_null(strstr(out, "LLC_MISS (MEM_LOAD_UOPS_MISC_RETIRED:LLC_MISS), closest present: "));
+    hca_model_free(h);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    const char *hdr = "model e\nmatch any\nevent A = cycles\n";
+    char buf[1024];
+#define BAD(body, want)                                  \
+    do {                                                 \
+        snprintf(buf, sizeof(buf), "%s%s", hdr, body);   \
+        expect_error(buf, want);                         \
+    } while (0)
+    /* unknown name, with its line and column */
+    BAD("node n = A + CYCLES\n", "bad.model:4:14: unknown name 'CYCLES'");
+    BAD("node n = A + AA\n", "bad.model:4:14: unknown name 'AA' (did you mean 'A'?)");
+    BAD("node n = A\nnode m.x = A\n", "bad.model:5:6: 'm.x': no parent node 'm'");
+    BAD("node n = A\nnode n.a = A\nplot p stack n.* q per A\n", "bad.model:6:18: unknown node 'q'");
+    BAD("node n = A\nplot p stack n.* per A\n", "bad.model:5:14: 'n.*' matches no node");
+    /* syntax */
+    BAD("node n = A +\n", "bad.model:4:13: expected an expression, found end of line");
+    BAD("node n = (A\n", "bad.model:4:12: expected ')' to close '('");
+    BAD("node n = A B\n", "bad.model:4:12: unknown node option 'B'");
+    BAD("node n = foo(A)\n", "bad.model:4:10: unknown function 'foo'");
+    BAD("node n = min(A)\n", "bad.model:4:10: min() takes at least 2 arguments");
+    BAD("node n = A $\n", "bad.model:4:12: unexpected character '$'");
+    BAD("nod n = A\n", "bad.model:4:1: unknown directive 'nod'");
+    BAD("param P = x\nnode n = A\n", "bad.model:4:11: a parameter's default is a number");
+    BAD("event B = raw(4)\nnode n = A\n", "bad.model:4:11: raw() takes raw(type, config[, config1])");
+    BAD("event B\nnode n = A\n", "bad.model:4:8: expected '=' after the event name");
+    BAD("node n = 1.5e\n", "bad.model:4:10: malformed number");
+    BAD("title \"x\nnode n = A\n", "bad.model:4:7: unterminated string");
+    /* duplicates */
+    BAD("node n = A\nlet n = 2\n", "bad.model:5:5: duplicate definition of 'n' (first defined at line 4)");
+    BAD("event A = instructions\nnode n = A\n", "bad.model:4:7: duplicate definition of 'A'");
+    BAD("node n = A\nplot p lines n\nplot p lines n\n", "bad.model:6:6: duplicate plot 'p'");
+    BAD("let min = 2\nnode n = A\n", "bad.model:4:5: 'min' is a reserved word");
+    /* cycles */
+    BAD("let x = y + 1\nlet y = 2 * x\nnode n = x\n", "bad.model:4:5: cyclic definition: x -> y -> x");
+    BAD("let x = x\nnode n = x\n", "bad.model:4:5: cyclic definition: x -> x");
+    BAD("node n = n.a\nnode n.a = n\n", "bad.model:4:6: cyclic definition: n -> n.a -> n");
+    BAD("node n = sum\nnode n.r = rest\n", "bad.model:5:6: 'n.r': the parent of a rest node cannot be a sum");
+    /* division by a literal zero, at the '/' */
+    BAD("node n = A / 0\n", "bad.model:4:12: division by zero");
+    BAD("node n = A / (2 - 2.0)\n", "bad.model:4:12: division by zero");
+    BAD("node n = A / -0\n", "bad.model:4:12: division by zero");
+    /* structure */
+    BAD("node n = rest\n", "bad.model:4:6: 'n': a rest node needs a parent");
+    BAD("node n = sum\n", "bad.model:4:6: 'n': a sum node without children");
+    BAD("node n = A\nnode n.a = rest\nnode n.b = rest\n", "bad.model:6:6: 'n.b': a second rest node under 'n'");
+    BAD("node n = A\nnode x = n.*\n", "bad.model:5:10: a glob ('n.*') is allowed in plot items only");
+#undef BAD
+    expect_error("match any\nevent A = cycles\nnode n = A\n", "bad.model:1:1: the model has no 'model <id>' line");
+    expect_error("model m\nnode n = A\n", "bad.model:2:10: unknown name 'A'");
+    /* continuation lines keep positions right */
+    expect_error("model m\nevent A = cycles\nnode n = A + \\\n    B\n", "bad.model:4:5: unknown name 'B'");
+    char err[256];
+    assert_null(hca_model_load("models/does-not-exist.model", err, sizeof(err)));
+    assert_non_null(strstr(err, "models/does-not-exist.model: cannot read"));
+}
+
+static void test_syntax_details(void **state)
+{
+    (void)state;
+    hca_model *m = parse_ok("# comment\nmodel x-1   # trailing comment\ntitle \"T\"\nmatch pmu=snb,ivb\nunit cycles\n"
+                            "source \"s1\"\nsource \"s2\"\n"
+                            "event R = raw(4, 0x4c2, 7) optional\nevent L = MEM_LOAD_UOPS_RETIRED:L2_HIT:precise=2\n"
+                            "param Q = -1.5e1 ns \"doc\"\n"
+                            "node a = R * 2 + \\\n   L * Q\n  node a.b = -R + +L  est label=\"B!\"\nnode a.c = rest\n"
+                            "plot s stack a.* per 1\n");
+    assert_string_equal(hca_model_id(m), "x-1");
+    assert_string_equal(hca_model_title(m), "T");
+    assert_string_equal(hca_model_match(m), "pmu=snb,ivb");
+    assert_string_equal(hca_model_unit(m), "cycles");
+    assert_int_equal(hca_model_nsources(m), 2);
+    assert_string_equal(hca_model_source(m, 1), "s2");
+    const hca_model_event *r = hca_model_event_at(m, 0);
+    assert_int_equal(r->raw, 1);
+    assert_int_equal(r->type, 4);
+    assert_int_equal(r->config, 0x4c2);
+    assert_int_equal(r->config1, 7);
+    assert_int_equal(r->optional, 1);
+    assert_null(r->spec);
+    assert_string_equal(hca_model_event_at(m, 1)->spec, "MEM_LOAD_UOPS_RETIRED:L2_HIT:precise=2");
+    const hca_model_param *q = hca_model_param_at(m, 0);
+    assert_close(q->value, -15, "Q");
+    assert_string_equal(q->unit, "ns");
+    assert_string_equal(q->doc, "doc");
+    const hca_model_node *b = hca_model_node_at(m, 1);
+    assert_string_equal(b->label, "B!");
+    assert_int_equal(b->est, 1);
+    assert_int_equal(hca_model_node_at(m, 2)->kind, HCA_NODE_REST);
+    assert_string_equal(hca_model_plot_at(m, 0)->per, "1");
+    double rv = 3, lv = 2;
+    const double *ev[] = { &rv, &lv };
+    hca_model_result res;
+    assert_int_equal(hca_model_eval(m, ev, 1, &res), 0);
+    assert_close(res.node[0][0], 6 - 30, "a");
+    assert_close(res.node[1][0], -1, "a.b");
+    assert_close(res.node[2][0], 0, "a.c clamped");
+    hca_model_result_free(&res);
+    hca_model_free(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_shipped_models_parse),
+        cmocka_unit_test(test_shipped_models_encode),
+        cmocka_unit_test(test_key_encodings),
+        cmocka_unit_test(test_tree_by_hand),
+        cmocka_unit_test(test_runtime_division_by_zero),
+        cmocka_unit_test(test_nethercote),
+        cmocka_unit_test(test_hca_snb_overlap),
+        cmocka_unit_test(test_tma_skx),
+        cmocka_unit_test(test_generic_absent),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_syntax_details),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
