@@ -41,6 +41,8 @@ HCAFOLD := $(BUILD)/bin/hcafold
 TOOLS := $(BUILD)/tests/tracestat $(BUILD)/tests/markers_app $(BUILD)/bench/mpi_call_cost
 # sampling and counters: a test program with known phases, and a benchmark
 TOOLS += $(BUILD)/tests/sampling_app $(BUILD)/bench/sample_cost
+# OpenMP: the cost of a parallel region
+TOOLS += $(BUILD)/bench/omp_region_cost
 # hcafold's reading side (fold/read, regions, points) and its test tools
 FOLD_READ_SRC := fold/read.c fold/regions.c fold/points.c
 FOLD_READ_OBJ := $(patsubst fold/%.c,$(BUILD)/obj/fold/%.o,$(FOLD_READ_SRC))
@@ -91,6 +93,9 @@ $(BUILD)/tests/markers_app: tests/markers_app.c include/hcatrace.h
 $(BUILD)/tests/sampling_app: tests/sampling_app.c include/hcatrace.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $< -lpthread
+$(BUILD)/bench/omp_region_cost: bench/omp_region_cost.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -g -O2 -fopenmp -Wall -Wextra -Werror -o $@ $<
 $(BUILD)/bench/sample_cost: bench/sample_cost.c include/hcatrace.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $<
@@ -178,6 +183,7 @@ bench: all
 	bench/sampling.sh
 	bench/counters.sh
 	bench/overhead.sh
+	bench/openmp.sh
 
 install: $(LIB) $(HCAFOLD)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include \

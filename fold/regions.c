@@ -30,6 +30,8 @@ typedef struct {
 
 static int cmp_key(const fold_instance *a, const fold_instance *b)
 {
+    if (!a || !b) /* never: every ref points at an instance */
+        return (a != NULL) - (b != NULL);
     if (a->kind != b->kind)
         return a->kind < b->kind ? -1 : 1;
     if (a->open_context != b->open_context)
@@ -44,7 +46,7 @@ static int cmp_ref(const void *pa, const void *pb)
     const inst_ref *ra = pa, *rb = pb;
     const fold_instance *a = ra->in, *b = rb->in;
     int c = cmp_key(a, b);
-    if (c)
+    if (c || !a || !b)
         return c;
     if (a->location != b->location)
         return a->location < b->location ? -1 : 1;
@@ -67,11 +69,11 @@ static int sort_refs_by_key(inst_ref *refs, size_t n)
     size_t cap = 64;
     uint32_t *slots = calloc(cap, sizeof(*slots)); /* bucket + 1 */
     uint32_t *bucket_of = malloc(n * sizeof(*bucket_of));
-    size_t *count = NULL, nb = 0, capb = 0;
-    const fold_instance **rep = NULL;
-    inst_ref *out = malloc(n * sizeof(*out));
+    size_t nb = 0, capb = 16;
+    size_t *count = malloc(capb * sizeof(*count)), *rep = malloc(capb * sizeof(*rep)); /* rep: index into refs */
+    inst_ref *out = calloc(n, sizeof(*out));
     int rc = -1;
-    if (!slots || !bucket_of || !out)
+    if (!slots || !bucket_of || !out || !count || !rep)
         goto done;
     for (size_t i = 0; i < n; i++) {
         const fold_instance *in = refs[i].in;
@@ -81,8 +83,9 @@ static int sort_refs_by_key(inst_ref *refs, size_t n)
             if (!ns)
                 goto done;
             for (size_t b = 0; b < nb; b++) {
-                uint64_t h = ((uint64_t)rep[b]->open_context * 0x9e3779b97f4a7c15ull) ^
-                             ((uint64_t)rep[b]->close_context * 0xc2b2ae3d27d4eb4full) ^ (uint64_t)rep[b]->kind;
+                const fold_instance *rb = refs[rep[b]].in;
+                uint64_t h = ((uint64_t)rb->open_context * 0x9e3779b97f4a7c15ull) ^
+                             ((uint64_t)rb->close_context * 0xc2b2ae3d27d4eb4full) ^ (uint64_t)rb->kind;
                 size_t j = (size_t)(h >> 17) & (ncap - 1);
                 while (ns[j])
                     j = (j + 1) & (ncap - 1);
@@ -95,22 +98,22 @@ static int sort_refs_by_key(inst_ref *refs, size_t n)
         uint64_t h = ((uint64_t)in->open_context * 0x9e3779b97f4a7c15ull) ^
                      ((uint64_t)in->close_context * 0xc2b2ae3d27d4eb4full) ^ (uint64_t)in->kind;
         size_t j = (size_t)(h >> 17) & (cap - 1);
-        while (slots[j] && cmp_key(rep[slots[j] - 1], in) != 0)
+        while (slots[j] && cmp_key(refs[rep[slots[j] - 1]].in, in) != 0)
             j = (j + 1) & (cap - 1);
         if (!slots[j]) {
             if (nb == capb) {
-                size_t nc = capb ? capb * 2 : 16;
+                size_t nc = capb * 2;
                 size_t *c2 = realloc(count, nc * sizeof(*c2));
                 if (!c2)
                     goto done;
                 count = c2;
-                const fold_instance **r2 = realloc(rep, nc * sizeof(*r2));
+                size_t *r2 = realloc(rep, nc * sizeof(*r2));
                 if (!r2)
                     goto done;
                 rep = r2;
                 capb = nc;
             }
-            rep[nb] = in;
+            rep[nb] = i;
             count[nb] = 0;
             slots[j] = (uint32_t)++nb;
         }
@@ -118,7 +121,7 @@ static int sort_refs_by_key(inst_ref *refs, size_t n)
         count[bucket_of[i]]++;
     }
     /* the keys in cmp_key order, then each bucket's start */
-    size_t *order = malloc(nb * sizeof(*order)), *start = malloc(nb * sizeof(*start));
+    size_t *order = malloc((nb + 1) * sizeof(*order)), *start = malloc((nb + 1) * sizeof(*start));
     if (!order || !start) {
         free(order);
         free(start);
@@ -127,7 +130,7 @@ static int sort_refs_by_key(inst_ref *refs, size_t n)
     for (size_t b = 0; b < nb; b++)
         order[b] = b;
     for (size_t a = 1; a < nb; a++) /* insertion sort: keys are few */
-        for (size_t b = a; b > 0 && cmp_key(rep[order[b - 1]], rep[order[b]]) > 0; b--) {
+        for (size_t b = a; b > 0 && cmp_key(refs[rep[order[b - 1]]].in, refs[rep[order[b]]].in) > 0; b--) {
             size_t t = order[b];
             order[b] = order[b - 1];
             order[b - 1] = t;
@@ -136,7 +139,7 @@ static int sort_refs_by_key(inst_ref *refs, size_t n)
         start[order[b]] = pos;
         pos += count[order[b]];
     }
-    size_t *fill = calloc(nb, sizeof(*fill));
+    size_t *fill = calloc(nb + 1, sizeof(*fill));
     if (!fill) {
         free(order);
         free(start);
@@ -166,47 +169,6 @@ done:
     return rc;
 }
 
-/* Puts the k-th smallest of v[0..n) at v[k], smaller ones before it, larger
- * after (quickselect with median-of-three pivots; expected O(n)). */
-static void select_kth(double *v, size_t n, size_t k)
-{
-    size_t lo = 0, hi = n - 1;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        /* median of three into v[mid] */
-        if (v[mid] < v[lo]) {
-            double t = v[mid]; v[mid] = v[lo]; v[lo] = t;
-        }
-        if (v[hi] < v[lo]) {
-            double t = v[hi]; v[hi] = v[lo]; v[lo] = t;
-        }
-        if (v[hi] < v[mid]) {
-            double t = v[hi]; v[hi] = v[mid]; v[mid] = t;
-        }
-        double pivot = v[mid];
-        size_t i = lo, j = hi;
-        while (i <= j) {
-            while (v[i] < pivot)
-                i++;
-            while (pivot < v[j])
-                j--;
-            if (i <= j) {
-                double t = v[i]; v[i] = v[j]; v[j] = t;
-                i++;
-                if (j == 0)
-                    break;
-                j--;
-            }
-        }
-        if (k <= j)
-            hi = j;
-        else if (k >= i)
-            lo = i;
-        else
-            return;
-    }
-}
-
 /* Median of a sorted array. */
 static double median_sorted(const double *v, size_t n)
 {
@@ -215,29 +177,36 @@ static double median_sorted(const double *v, size_t n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* MAD (unscaled) of an array around its median; tmp holds n doubles. The
- * median of the deviations by selection, not sorting: O(n). */
-static double mad_sorted(const double *v, size_t n, double median, double *tmp)
+/* MAD (unscaled) of a sorted array around its median, in O(n): the
+ * deviations below and above the median are two sorted runs; walking both
+ * from the median outwards meets the deviations in increasing order. */
+static double mad_sorted(const double *v, size_t n, double median)
 {
     if (n == 0)
         return 0.0;
-    for (size_t i = 0; i < n; i++)
-        tmp[i] = fabs(v[i] - median);
-    select_kth(tmp, n, n / 2);
-    double upper = tmp[n / 2];
-    if (n % 2)
-        return upper;
-    double lower = tmp[0]; /* the largest of the lower half */
-    for (size_t i = 1; i < n / 2; i++)
-        if (tmp[i] > lower)
-            lower = tmp[i];
-    return 0.5 * (lower + upper);
+    size_t r = 0;
+    while (r < n && v[r] < median)
+        r++;
+    size_t l = r; /* v[l-1] is the next below, v[r] the next above */
+    double prev = 0.0, cur = 0.0;
+    for (size_t k = 0; k <= n / 2; k++) {
+        double dl = l > 0 ? median - v[l - 1] : INFINITY;
+        double dr = r < n ? v[r] - median : INFINITY;
+        prev = cur;
+        if (dl <= dr) {
+            cur = dl;
+            l--;
+        } else {
+            cur = dr;
+            r++;
+        }
+    }
+    return n % 2 ? cur : 0.5 * (prev + cur);
 }
 
 typedef struct {
     const fold_region_options *o;
     const double *logd; /* sorted ln(duration) of the key */
-    double *tmp;
     size_t min;         /* smallest group */
     size_t *cuts;       /* group starts after the first, ascending */
     size_t ncuts;
@@ -256,8 +225,8 @@ static void split_range(splitter *s, size_t a, size_t b)
             best = i;
         }
     }
-    double sl = 1.4826 * mad_sorted(s->logd + a, best - a, median_sorted(s->logd + a, best - a), s->tmp);
-    double sr = 1.4826 * mad_sorted(s->logd + best, b - best, median_sorted(s->logd + best, b - best), s->tmp);
+    double sl = 1.4826 * mad_sorted(s->logd + a, best - a, median_sorted(s->logd + a, best - a));
+    double sr = 1.4826 * mad_sorted(s->logd + best, b - best, median_sorted(s->logd + best, b - best));
     double need = s->o->gap_factor * (sl > sr ? sl : sr);
     if (need < s->o->min_gap)
         need = s->o->min_gap;
@@ -311,9 +280,9 @@ static int build_key(const fold_region_options *o, fold_instance *ins, size_t n,
 {
     int rc = -1;
     by_duration *bd = malloc(n * sizeof(*bd));
-    double *logd = malloc(n * sizeof(*logd)), *tmp = malloc(n * sizeof(*tmp)), *dur = malloc(n * sizeof(*dur));
+    double *logd = calloc(n ? n : 1, sizeof(*logd)), *dur = calloc(n ? n : 1, sizeof(*dur));
     size_t *cuts = malloc((n + 1) * sizeof(*cuts)), *group_of = calloc(n, sizeof(*group_of));
-    if (!bd || !logd || !tmp || !dur || !cuts || !group_of)
+    if (!bd || !logd || !dur || !cuts || !group_of)
         goto out;
     for (size_t i = 0; i < n; i++) {
         bd[i].in = &ins[i];
@@ -323,7 +292,7 @@ static int build_key(const fold_region_options *o, fold_instance *ins, size_t n,
         goto out;
     for (size_t i = 0; i < n; i++)
         logd[i] = log(bd[i].d > 1.0 ? bd[i].d : 1.0);
-    splitter s = { o, logd, tmp, 0, cuts, 0 };
+    splitter s = { o, logd, 0, cuts, 0 };
     if (o->split) {
         s.min = (size_t)ceil(o->min_group_fraction * (double)n);
         if (s.min < o->min_group)
@@ -353,7 +322,7 @@ static int build_key(const fold_region_options *o, fold_instance *ins, size_t n,
         size_t m = end - start;
         for (size_t i = 0; i < m; i++)
             dur[i] = bd[start + i].d;
-        double med = median_sorted(dur, m), mad = mad_sorted(dur, m, med, tmp);
+        double med = median_sorted(dur, m), mad = mad_sorted(dur, m, med);
         double spread = o->mad_scale * mad;
         if (spread < o->mad_floor * med)
             spread = o->mad_floor * med;
@@ -401,7 +370,6 @@ static int build_key(const fold_region_options *o, fold_instance *ins, size_t n,
 out:
     free(bd);
     free(logd);
-    free(tmp);
     free(dur);
     free(cuts);
     free(group_of);

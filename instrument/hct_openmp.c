@@ -2,8 +2,9 @@
  * parallel region is ThreadFork ... ThreadJoin on its master and, on every
  * thread of the team, ThreadTeamBegin, a calling-context region named after
  * the outlined function (its key per function address, symbolized at the end),
- * ThreadTeamEnd. A team is a communicator named by (master thread, team size);
- * its members are the threads that took part. Constructs (barriers, critical
+ * ThreadTeamEnd. A team is a communicator named by (master thread, nesting
+ * level, team size); its members are the threads that took part (the union
+ * over its instances, when the runtime gave it other threads over time). Constructs (barriers, critical
  * sections) are calling-context regions keyed by their call site, like MPI
  * calls. Lookups are lock-free on hits; new keys and teams take a lock. */
 #include "hct_openmp.h"
@@ -152,7 +153,7 @@ hca_ref hct_omp_region_def(hca_defs *d, uint32_t key)
 #define TEAM_SLOTS 2048u
 
 typedef struct {
-    _Atomic uint64_t stored; /* (master << 32 | size) + 1, published last; 0 = empty */
+    _Atomic uint64_t stored; /* (master << 32 | level << 16 | size) + 1, published last; 0 = empty */
     uint32_t id;
     _Atomic uint64_t *members;
 } team_slot;
@@ -190,11 +191,12 @@ static team_cache team_lookup(uint64_t stored)
         if (s == 0) {
             if (nteams * 2 >= TEAM_SLOTS)
                 break;
-            uint32_t master = (uint32_t)((stored - 1) >> 32), size = (uint32_t)(stored - 1);
+            uint32_t master = (uint32_t)((stored - 1) >> 32), level = (uint32_t)((stored - 1) >> 16) & 0xffffu,
+                     size = (uint32_t)(stored - 1) & 0xffffu;
             char name[64];
-            snprintf(name, sizeof(name), "OpenMP team %d.%u/%u", hct.rank, master, size);
-            uint32_t id;
-            _Atomic uint64_t *members = hct_comms_add_team(name, HCA_TEAM_KEY(hct.rank, (master << 16) | (size & 0xffffu)), &id);
+            snprintf(name, sizeof(name), "OpenMP team %d.%u.%u/%u", hct.rank, master, level, size);
+            uint32_t id, seq = (master << 16) | ((level & 0xfu) << 12) | (size & 0xfffu);
+            _Atomic uint64_t *members = hct_comms_add_team(name, HCA_TEAM_KEY(hct.rank, seq), &id);
             if (members) {
                 teams[i].id = id;
                 teams[i].members = members;
@@ -210,9 +212,11 @@ static team_cache team_lookup(uint64_t stored)
 }
 
 /* The team's communicator; the calling thread becomes a member. */
-static uint32_t team_join(uint32_t master, uint32_t size, uint32_t thread)
+static uint32_t team_join(uint32_t master, uint32_t level, uint32_t size, uint32_t thread)
 {
-    uint64_t stored = (((uint64_t)master << 32) | size) + 1;
+    if (level > 0xfu || size > 0xfffu)
+        return HCA_UNDEF; /* beyond the key's room: not recorded */
+    uint64_t stored = (((uint64_t)master << 32) | (level << 16) | size) + 1;
     if (last_team.stored != stored) {
         team_cache c = team_lookup(stored);
         if (c.id == HCA_UNDEF)
@@ -225,6 +229,9 @@ static uint32_t team_join(uint32_t master, uint32_t size, uint32_t thread)
         atomic_fetch_or(word, bit);
     return last_team.id;
 }
+
+/* Nesting level of the calling thread: the teams it is in now. */
+static HCT_TLS uint32_t share_depth;
 
 /* ---- records ----------------------------------------------------------------------------- */
 
@@ -257,6 +264,7 @@ int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address
     f->t = t;
     f->cc = cc;
     f->master = t->index;
+    f->level = share_depth + 1;
     hct_otf2_check(t, OTF2_EvtWriter_ThreadFork(t->writer, NULL, record_ts(t), OTF2_PARADIGM_OPENMP, requested));
     t->in_tool--;
     return 1;
@@ -271,13 +279,13 @@ void hct_omp_fork_end(hct_omp_fork *f)
     t->in_tool--;
 }
 
-int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t team_size, uint32_t cc)
+int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint32_t team_size, uint32_t cc)
 {
     hct_thread *t = hct_thread_get();
     if (!t)
         return 0;
     t->in_tool++;
-    uint32_t team = team_join(master, team_size, t->index);
+    uint32_t team = team_join(master, level, team_size, t->index);
     if (team == HCA_UNDEF) {
         t->dropped_events++;
         t->in_tool--;
@@ -288,6 +296,7 @@ int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t team_size, u
     s->team = team;
     hct_otf2_check(t, OTF2_EvtWriter_ThreadTeamBegin(t->writer, NULL, record_ts(t), team));
     hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, hct_boundary_ts(t, 1), cc, 2));
+    share_depth++;
     t->in_tool--;
     return 1;
 }
@@ -296,6 +305,7 @@ void hct_omp_share_end(hct_omp_share *s)
 {
     hct_thread *t = s->t;
     t->in_tool++;
+    share_depth--;
     if (recording(t)) {
         uint64_t ts = hct_boundary_ts(t, 0);
         hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, ts, s->cc));

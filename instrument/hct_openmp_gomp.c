@@ -14,6 +14,8 @@
 #define MAX_NEST 16
 
 typedef void (*outlined_fn)(void *);
+typedef void (*void_fn)(void);
+typedef void (*lock_fn)(void **);
 
 static void *resolve(const char *name)
 {
@@ -30,6 +32,26 @@ static void *resolve(const char *name)
     if (!real_)                                                                                              \
         real_ = (type)resolve(#name);
 
+typedef int (*int_fn)(void);
+
+static uint32_t positive(int v)
+{
+    return v > 0 ? (uint32_t)v : 1;
+}
+
+/* The size of the calling thread's team. */
+static uint32_t team_size(void)
+{
+    REAL(int_fn, omp_get_num_threads)
+    return positive(real_());
+}
+
+static uint32_t max_threads(void)
+{
+    REAL(int_fn, omp_get_max_threads)
+    return positive(real_());
+}
+
 /* This adapter records: tracing is on and OMPT does not record instead. The
  * first call initializes the runtime (libomp starts its OMPT tool then). */
 static int recording_here(void)
@@ -39,23 +61,11 @@ static int recording_here(void)
         return 0;
     int s = atomic_load_explicit(&state, memory_order_acquire);
     if (s == 0) {
-        int (*max_threads)(void) = (int (*)(void))dlsym(RTLD_NEXT, "omp_get_max_threads");
-        if (max_threads)
-            (void)max_threads();
+        (void)max_threads();
         s = hct_omp_claim(HCT_OMP_GOMP) ? 1 : 2;
         atomic_store_explicit(&state, s, memory_order_release);
     }
     return s == 1;
-}
-
-static uint32_t runtime_int(const char *name)
-{
-    static int (*max_threads)(void), (*num_threads)(void);
-    int (**p)(void) = name[8] == 'm' ? &max_threads : &num_threads; /* omp_get_max_threads, omp_get_num_threads */
-    if (!*p)
-        *p = (int (*)(void))resolve(name);
-    int v = (*p)();
-    return v > 0 ? (uint32_t)v : 1;
 }
 
 /* ---- parallel regions -------------------------------------------------------- */
@@ -64,18 +74,39 @@ struct helper {
     outlined_fn fn;
     void *data;
     int traced;
-    uint32_t master, cc;
+    uint32_t master, level, cc;
 };
 
-/* Runs on every thread of the team. */
-static void trampoline(void *p)
+/* The outlined function the calling thread runs now, for calls it makes as
+ * tail calls (their return address is then in the trampoline). */
+static HCT_TLS outlined_fn current_fn;
+
+/* Runs on every thread of the team; in a section of its own, so that return
+ * addresses inside it are recognized. */
+__attribute__((section("hct_omp_trampoline"), noinline)) static void trampoline(void *p)
 {
     const struct helper *h = p;
     hct_omp_share s;
-    int on = h->traced && hct_omp_share_begin(&s, h->master, runtime_int("omp_get_num_threads"), h->cc);
+    int on = h->traced && hct_omp_share_begin(&s, h->master, h->level, team_size(), h->cc);
+    outlined_fn outer = current_fn;
+    current_fn = h->fn;
     h->fn(h->data);
+    current_fn = outer;
     if (on)
         hct_omp_share_end(&s);
+}
+
+extern const char __start_hct_omp_trampoline[] __attribute__((visibility("hidden")));
+extern const char __stop_hct_omp_trampoline[] __attribute__((visibility("hidden")));
+
+/* The call site to record for a return address: a tail call from an outlined
+ * function returns into the trampoline; its site is then the function's start. */
+static const void *call_site(const void *return_address)
+{
+    const char *a = return_address;
+    if (a >= __start_hct_omp_trampoline && a < __stop_hct_omp_trampoline && current_fn)
+        return (const char *)(const void *)current_fn + 1; /* symbolized at the address before: the entry */
+    return return_address;
 }
 
 /* Before the real call: ThreadFork, and the helper the trampoline needs. */
@@ -87,12 +118,13 @@ static void fork_begin(struct helper *h, hct_omp_fork *f, outlined_fn fn, void *
     h->traced = 0;
     if (!recording_here())
         return;
-    uint32_t requested = nthreads ? nthreads : runtime_int("omp_get_max_threads");
-    uint32_t key = hct_omp_parallel_key((const void *)(uintptr_t)fn, NULL);
+    uint32_t requested = nthreads ? nthreads : max_threads();
+    uint32_t key = hct_omp_parallel_key((const void *)fn, NULL);
     if (!hct_omp_fork_begin(f, key, return_address, requested))
         return;
     h->traced = 1;
     h->master = f->master;
+    h->level = f->level;
     h->cc = f->cc;
 }
 
@@ -104,7 +136,7 @@ static void fork_begin(struct helper *h, hct_omp_fork *f, outlined_fn fn, void *
         REAL(name##_fn, name)                                                                                \
         struct helper h;                                                                                     \
         hct_omp_fork f;                                                                                      \
-        fork_begin(&h, &f, fn, data, nthreads, __builtin_return_address(0));                                 \
+        fork_begin(&h, &f, fn, data, nthreads, call_site(__builtin_return_address(0)));                                 \
         if (!h.traced) {                                                                                     \
             outlined_fn call = fn;                                                                           \
             void *arg = data;                                                                                \
@@ -159,7 +191,7 @@ static HCT_TLS int nlegacy; /* may exceed MAX_NEST: those levels are not traced 
         nlegacy++;                                                                                           \
         if (r) {                                                                                             \
             r->shared = 0;                                                                                   \
-            fork_begin(&r->h, &r->f, fn, data, nthreads, __builtin_return_address(0));                       \
+            fork_begin(&r->h, &r->f, fn, data, nthreads, call_site(__builtin_return_address(0)));                       \
             if (r->h.traced) {                                                                               \
                 call = trampoline;                                                                           \
                 arg = &r->h;                                                                                 \
@@ -167,7 +199,7 @@ static HCT_TLS int nlegacy; /* may exceed MAX_NEST: those levels are not traced 
         }                                                                                                    \
         real_ args;                                                                                          \
         if (r && r->h.traced) /* the master's share: it runs fn itself next */                               \
-            r->shared = hct_omp_share_begin(&r->s, r->h.master, runtime_int("omp_get_num_threads"), r->h.cc);  \
+            r->shared = hct_omp_share_begin(&r->s, r->h.master, r->h.level, team_size(), r->h.cc);  \
     }
 
 PARALLEL_START(GOMP_parallel_start, (outlined_fn fn, void *data, unsigned nthreads), (call, arg, nthreads))
@@ -184,7 +216,7 @@ PARALLEL_START(GOMP_parallel_loop_runtime_start,
 
 EXPORT void GOMP_parallel_end(void)
 {
-    REAL(void (*)(void), GOMP_parallel_end)
+    REAL(void_fn, GOMP_parallel_end)
     legacy_region *r = nlegacy > 0 && nlegacy <= MAX_NEST ? &legacy[nlegacy - 1] : NULL;
     if (r && r->shared)
         hct_omp_share_end(&r->s);
@@ -200,9 +232,9 @@ EXPORT void GOMP_parallel_end(void)
 #define BARRIER(name, key)                                                                                   \
     EXPORT void name(void)                                                                                   \
     {                                                                                                        \
-        REAL(void (*)(void), name)                                                                           \
+        REAL(void_fn, name)                                                                           \
         hct_omp_region r;                                                                                    \
-        int on = recording_here() && hct_omp_region_enter(&r, key, __builtin_return_address(0));             \
+        int on = recording_here() && hct_omp_region_enter(&r, key, call_site(__builtin_return_address(0)));             \
         real_();                                                                                             \
         if (on)                                                                                              \
             hct_omp_region_leave(&r);                                                                        \
@@ -241,28 +273,28 @@ static void critical_leave(void)
 
 EXPORT void GOMP_critical_start(void)
 {
-    REAL(void (*)(void), GOMP_critical_start)
-    critical_enter(__builtin_return_address(0));
+    REAL(void_fn, GOMP_critical_start)
+    critical_enter(call_site(__builtin_return_address(0)));
     real_();
 }
 
 EXPORT void GOMP_critical_end(void)
 {
-    REAL(void (*)(void), GOMP_critical_end)
+    REAL(void_fn, GOMP_critical_end)
     real_();
     critical_leave();
 }
 
 EXPORT void GOMP_critical_name_start(void **lock)
 {
-    REAL(void (*)(void **), GOMP_critical_name_start)
-    critical_enter(__builtin_return_address(0));
+    REAL(lock_fn, GOMP_critical_name_start)
+    critical_enter(call_site(__builtin_return_address(0)));
     real_(lock);
 }
 
 EXPORT void GOMP_critical_name_end(void **lock)
 {
-    REAL(void (*)(void **), GOMP_critical_name_end)
+    REAL(lock_fn, GOMP_critical_name_end)
     real_(lock);
     critical_leave();
 }

@@ -146,7 +146,7 @@ typedef struct {
     jmp_buf jb;
 } parser;
 
-static void fail_at(parser *p, int line, int col, const char *fmt, ...)
+static _Noreturn void fail_at(parser *p, int line, int col, const char *fmt, ...)
 {
     if (p->err && p->errlen) {
         int k = snprintf(p->err, p->errlen, "%s:%d:%d: ", p->file, line, col);
@@ -323,7 +323,7 @@ static expr *mk(parser *p, int op, int line, int col, int nargs)
 /* 1 and *v if e is made of numbers only */
 static int const_value(const expr *e, double *v)
 {
-    double a[8];
+    double a[8] = { 0 };
     if (e->op == X_NUM) {
         *v = e->num;
         return 1;
@@ -517,7 +517,7 @@ static void stmt_event(parser *p)
         int line = p->tk.line, col = p->tk.col;
         next(p); /* ( */
         next(p);
-        double v[3];
+        double v[3] = { 0 };
         int k = 0;
         for (;;) {
             if (p->tk.t != T_NUM || p->tk.num < 0 || p->tk.num != floor(p->tk.num) || p->tk.num >= 18446744073709551616.0)

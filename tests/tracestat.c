@@ -4,6 +4,10 @@
  *            samples <n> program_begin <n> program_end <n>
  *   callsite <region> <caller> <file>:<line> <count>      (summed over locations)
  *   comm <name> size <n>
+ *   threads <loc> fork <n> join <n> team_begin <n> team_end <n> nesting <ok|bad>
+ *       OpenMP records of the location (printed when it has any); nesting ok:
+ *       every join closes a fork and every team end the innermost team begin
+ *       of the same team, with region instances balanced inside, none left open
  *   records <kind> <count>                              (message and collective records)
  * Counters and samples (docs/trace-format.md, "Counters and samples"):
  *   metricclass <id> <kind: counters|sampling> <member>,<member>,...
@@ -41,6 +45,11 @@ typedef struct {
     uint64_t events, mpi_calls, samples, program_begin, program_end;
     uint32_t stack[MAXDEPTH];
     int depth, balanced, monotonic;
+    /* OpenMP: fork/join and team begin/end counts; open teams (comm, region depth) */
+    uint64_t forks, joins, team_begins, team_ends;
+    int open_forks, nteams, threads_bad;
+    uint32_t team_comm[MAXDEPTH];
+    int team_depth[MAXDEPTH];
     uint64_t last_ts;
     /* counters */
     uint64_t metrics, boundaries, with_counters;
@@ -490,6 +499,71 @@ static void print_frame(uint32_t cc)
            scl < T.nscls ? str(T.scls[scl].file) : "-", scl < T.nscls ? T.scls[scl].line : 0);
 }
 
+/* ---- OpenMP thread records ---- */
+static OTF2_CallbackCode ev_fork(OTF2_LocationRef loc, OTF2_TimeStamp ts, uint64_t pos, void *u, OTF2_AttributeList *a,
+                                 OTF2_Paradigm paradigm, uint32_t requested)
+{
+    (void)loc;
+    (void)pos;
+    (void)a;
+    (void)paradigm;
+    (void)requested;
+    loc_t *l = u;
+    event(l, ts);
+    l->forks++;
+    l->open_forks++;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_join(OTF2_LocationRef loc, OTF2_TimeStamp ts, uint64_t pos, void *u, OTF2_AttributeList *a,
+                                 OTF2_Paradigm paradigm)
+{
+    (void)loc;
+    (void)pos;
+    (void)a;
+    (void)paradigm;
+    loc_t *l = u;
+    event(l, ts);
+    l->joins++;
+    if (l->open_forks-- <= 0)
+        l->threads_bad = 1;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_team_begin(OTF2_LocationRef loc, OTF2_TimeStamp ts, uint64_t pos, void *u, OTF2_AttributeList *a,
+                                       OTF2_CommRef team)
+{
+    (void)loc;
+    (void)pos;
+    (void)a;
+    loc_t *l = u;
+    event(l, ts);
+    l->team_begins++;
+    if (l->nteams >= MAXDEPTH) {
+        l->threads_bad = 1;
+        return OTF2_CALLBACK_SUCCESS;
+    }
+    l->team_comm[l->nteams] = team;
+    l->team_depth[l->nteams++] = l->depth;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_team_end(OTF2_LocationRef loc, OTF2_TimeStamp ts, uint64_t pos, void *u, OTF2_AttributeList *a,
+                                     OTF2_CommRef team)
+{
+    (void)loc;
+    (void)pos;
+    (void)a;
+    loc_t *l = u;
+    event(l, ts);
+    l->team_ends++;
+    if (l->nteams <= 0 || l->team_comm[l->nteams - 1] != team || l->team_depth[l->nteams - 1] != l->depth)
+        l->threads_bad = 1;
+    else
+        l->nteams--;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 static void print_counters_and_samples(void)
 {
     for (uint32_t c = 0; c < M.nclasses; c++) {
@@ -628,6 +702,10 @@ int main(int argc, char **argv)
     OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(ecb, ev_coll_end);
     OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(ecb, ev_nbc_request);
     OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(ecb, ev_nbc_complete);
+    OTF2_EvtReaderCallbacks_SetThreadForkCallback(ecb, ev_fork);
+    OTF2_EvtReaderCallbacks_SetThreadJoinCallback(ecb, ev_join);
+    OTF2_EvtReaderCallbacks_SetThreadTeamBeginCallback(ecb, ev_team_begin);
+    OTF2_EvtReaderCallbacks_SetThreadTeamEndCallback(ecb, ev_team_end);
     int status = 0;
     for (uint32_t i = 0; i < T.nlocs; i++) {
         loc_t *l = &T.locs[i];
@@ -667,6 +745,14 @@ int main(int argc, char **argv)
                " balanced %s monotonic %s samples %" PRIu64 " program_begin %" PRIu64 " program_end %" PRIu64 "\n",
                l->id, l->group, l->events, l->mpi_calls, l->balanced ? "yes" : "no", l->monotonic ? "yes" : "no",
                l->samples, l->program_begin, l->program_end);
+    }
+    for (uint32_t i = 0; i < T.nlocs; i++) {
+        const loc_t *l = &T.locs[i];
+        if (l->forks || l->joins || l->team_begins || l->team_ends)
+            printf("threads %" PRIu64 " fork %" PRIu64 " join %" PRIu64 " team_begin %" PRIu64 " team_end %" PRIu64
+                   " nesting %s\n",
+                   l->id, l->forks, l->joins, l->team_begins, l->team_ends,
+                   l->threads_bad || l->open_forks || l->nteams ? "bad" : "ok");
     }
     for (uint32_t i = 0; i < T.nccs; i++) {
         if (!T.cc_count[i])

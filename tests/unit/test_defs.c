@@ -1,7 +1,8 @@
 /* test_defs.c: unit tests of the trace schema's definition sets (src/hca_defs.c):
  * string deduplication, serialization round trip and rejection of corrupt
  * input, merging of several processes' sets with content deduplication and
- * correct ID maps, parents before children in the merged calling contexts. */
+ * correct ID maps, parents before children in the merged calling contexts,
+ * OpenMP thread teams beside MPI communicators. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -174,6 +175,46 @@ static void comm_keys_tell_communicators_apart(void **state)
     assert_true(HCA_COMM_KEY(0, 1) > HCA_COMM_KEY_SELF);
 }
 
+/* Teams of two processes with the same sequence number stay apart, survive
+ * serialization with their members and process, and never match an MPI
+ * communicator with the same key. */
+static void teams_merge_per_process(void **state)
+{
+    (void)state;
+    hca_defs a, b, back, g;
+    fill(&a, 88, NULL);
+    fill(&b, 88, NULL);
+    uint32_t threads[3] = { 0, 2, 5 };
+    hca_ref ta = hca_defs_team(&a, "OpenMP team 0.0.1/3", 0, HCA_TEAM_KEY(0, 7), 3, threads);
+    hca_defs_team(&b, "OpenMP team 1.0.1/3", 1, HCA_TEAM_KEY(1, 7), 3, threads);
+    hca_defs_comm(&b, "same key", HCA_UNDEF, HCA_TEAM_KEY(1, 7), 0, NULL);
+    assert_int_equal(ta, 1);
+    unsigned char *buf;
+    size_t len;
+    assert_int_equal(hca_defs_serialize(&a, &buf, &len), 0);
+    assert_int_equal(hca_defs_deserialize(&back, buf, len), 0);
+    free(buf);
+    assert_int_equal(back.ncomms, 2);
+    assert_int_equal(back.comms[1].paradigm, OTF2_PARADIGM_OPENMP);
+    assert_int_equal(back.comms[1].nmembers, 3);
+    assert_int_equal(back.comms[1].members[2], 5);
+    assert_int_equal(back.comms[0].paradigm, OTF2_PARADIGM_MPI);
+    hca_defs_init(&g);
+    hca_defs_map m0, m1;
+    assert_int_equal(hca_defs_merge(&g, &back, &m0), 0);
+    assert_int_equal(hca_defs_merge(&g, &b, &m1), 0);
+    assert_int_equal(g.ncomms, 4); /* world, two teams, the MPI comm with a team's key */
+    assert_int_equal(m0.comms[0], m1.comms[0]);
+    assert_int_not_equal(m0.comms[1], m1.comms[1]);
+    assert_int_equal(g.comms[m1.comms[1]].rank, 1);
+    hca_defs_map_free(&m0);
+    hca_defs_map_free(&m1);
+    hca_defs_free(&a);
+    hca_defs_free(&b);
+    hca_defs_free(&back);
+    hca_defs_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -182,6 +223,7 @@ int main(void)
         cmocka_unit_test(merge_deduplicates_and_maps),
         cmocka_unit_test(large_sets_merge_by_content),
         cmocka_unit_test(comm_keys_tell_communicators_apart),
+        cmocka_unit_test(teams_merge_per_process),
     };
     return cmocka_run_group_tests_name("hca_defs", tests, NULL, NULL);
 }

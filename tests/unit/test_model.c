@@ -164,7 +164,7 @@ static int encode_in_child(const hca_model *m, const char *pmu, const char *file
         for (size_t i = 0; i < hca_model_nevents(m); i++) {
             const hca_model_event *e = hca_model_event_at(m, i);
             if (e->raw) {
-                if (e->type > 5 && e->type != 4) /* PERF_TYPE_RAW or a kernel generic type */
+                if (e->type > 5) /* raw(): PERF_TYPE_RAW (4) or another fixed kernel type (0-5) */
                     bad++;
                 continue;
             }

@@ -1,0 +1,62 @@
+#!/bin/sh
+# bench/openmp.sh: the tracer's added cost per OpenMP parallel region per thread
+# (goal: <= 1 us beyond the runtime's own fork/join, docs/benchmarks.md). Runs
+# build/bench/omp_region_cost (nearly empty parallel regions) with 2 threads
+# without the tracer, with it at the default settings, and with counters and
+# sampling off, in alternating rounds in a temporary directory that is removed
+# afterwards; prints the medians over the rounds of ns per region and the
+# added ns per region per thread. Builds nothing: run `make` first.
+# Environment: ROUNDS (5), REGIONS per batch (20000), THREADS (2).
+set -eu
+
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+BIN=$ROOT/build/bench/omp_region_cost
+LIB=$ROOT/build/lib/libhcatrace.so
+ROUNDS=${ROUNDS:-5}
+REGIONS=${REGIONS:-20000}
+THREADS=${THREADS:-2}
+for f in "$BIN" "$LIB"; do
+    [ -e "$f" ] || { echo "bench/openmp.sh: $f is missing; build first: make" >&2; exit 1; }
+done
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/hcabench.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT INT TERM
+cd "$TMP"
+
+run() { # config
+    case $1 in
+    plain) OMP_NUM_THREADS=$THREADS "$BIN" "$REGIONS" ;;
+    traced) OMP_NUM_THREADS=$THREADS HCATRACE_DIR="$TMP/t" LD_PRELOAD="$LIB" "$BIN" "$REGIONS" 2>/dev/null ;;
+    bare) OMP_NUM_THREADS=$THREADS HCATRACE_COUNTERS=off HCATRACE_SAMPLING=off HCATRACE_DIR="$TMP/t" \
+        LD_PRELOAD="$LIB" "$BIN" "$REGIONS" ;;
+    esac | awk -v c="$1" '{ print c, $4 }' >> "$TMP/results"
+    rm -rf "$TMP/t"
+}
+
+i=1
+while [ "$i" -le "$ROUNDS" ]; do
+    if [ $((i % 2)) = 1 ]; then run plain; run traced; run bare; else run bare; run traced; run plain; fi
+    i=$((i + 1))
+done
+
+model=$(lscpu 2>/dev/null | sed -n 's/^Model name:[[:space:]]*//p' | head -n 1)
+echo "hcatrace cost per OpenMP parallel region per thread (bench/openmp.sh)"
+echo "date:    $(date '+%Y-%m-%d %H:%M %Z')"
+echo "machine: ${model:-unknown CPU}, $(nproc) cores, $(uname -sr)"
+echo "runs:    $ROUNDS rounds x (plain, traced, bare), $REGIONS regions per batch, $THREADS threads"
+echo
+awk -v nt="$THREADS" '
+function median(list,    n, a, i, j, t) {
+    n = split(list, a, " ")
+    for (i = 2; i <= n; i++) { t = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+    return n % 2 ? a[(n + 1) / 2] + 0 : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+{ v[$1] = v[$1] " " $2 }
+END {
+    p = median(v["plain"])
+    printf "%-40s %10s %22s\n", "config", "ns/region", "added ns/region/thread"
+    printf "%-40s %10.0f %22s\n", "untraced (libgomp fork/join)", p, "-"
+    t = median(v["traced"]); b = median(v["bare"])
+    printf "%-40s %10.0f %22.0f\n", "traced, defaults (counters, sampling)", t, (t - p) / nt
+    printf "%-40s %10.0f %22.0f\n", "traced, counters and sampling off", b, (b - p) / nt
+}' "$TMP/results"

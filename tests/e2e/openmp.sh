@@ -1,0 +1,89 @@
+# openmp.sh: OpenMP programs built with GCC (libgomp), traced through the GOMP
+# wrappers: one location per thread, samples on every thread, one region
+# instance per thread per parallel region the program ran, fork/join and team
+# records balanced, valid traces, output and exit code unchanged.
+. "$(dirname "$0")/lib.sh"
+export HCATRACE_SAMPLING=5ms # enough samples on the lightest thread of a short run
+
+# omp_case NTHREADS ARGS...: plain and traced runs of omp_phases in a fresh
+# directory (left as the current one), tracestat's facts in stat.txt; sets
+# $regions to the number of parallel regions the program says it ran.
+omp_case() {
+    nt=$1
+    shift
+    label="openmp $nt threads${1:+ $*}"
+    dir=$(fresh_dir)
+    cd "$dir" || exit 1
+    OMP_NUM_THREADS=$nt "$EX/omp_phases" "$@" > plain.out 2> plain.err
+    OMP_NUM_THREADS=$nt LD_PRELOAD="$PRELOAD" "$EX/omp_phases" "$@" > traced.out 2> traced.err
+    ok $? "$label: exit code 0"
+    check "$label: stdout identical" cmp plain.out traced.out
+    ok "$(other_stderr traced.err | grep -c .)" "$label: nothing on stderr (but the no-PMU line)"
+    trace=$(the_trace)
+    check "$label: otf2-print --silent -Werror accepts the trace" valid_otf2 "$trace"
+    "$TRACESTAT" "$trace" > stat.txt
+    ok $? "$label: the trace reads back"
+    regions=$(awk '/parallel regions/ { print $NF }' traced.out)
+}
+
+for nt in 2 4; do
+    omp_case $nt 10
+    label="openmp $nt threads"
+    ok $(($(grep -c '^location ' stat.txt) != nt)) "$label: one location per thread ($(grep -c '^location ' stat.txt))"
+    ok "$(grep '^location ' stat.txt | grep -vc ' balanced yes monotonic yes samples [1-9]')" \
+        "$label: every location balanced, monotonic, with samples"
+    ok $((regions != 20)) "$label: the program ran 20 parallel regions ($regions)"
+    ok "$(awk -v r="$regions" '$1 == "threads" && ($8 != r || $10 != r || $12 != "ok") { print }' stat.txt | grep -c .)" \
+        "$label: every thread begins and ends one team per parallel region, nested correctly"
+    ok "$(awk -v r="$regions" '$1 == "threads" && $2 == 0 && ($4 != r || $6 != r) { print } END {}' stat.txt | grep -c .)" \
+        "$label: the master forks and joins once per parallel region"
+    inst=$(awk '$1 == "region" && $2 ~ /^main\._omp_fn\./ { s += $4 } END { print s + 0 }' stat.txt)
+    ok $((inst != nt * regions)) "$label: one region instance per thread per parallel region ($inst = $nt x $regions)"
+    grep -q "^callsite main._omp_fn.0 main [^ ]*omp_phases.c:$(marker_line "$TOP/examples/omp_phases.c" imbalanced) " stat.txt
+    ok $? "$label: the parallel region is named after its outlined function, called from main"
+    ok $(($(awk '$1 == "region" && $2 == "omp" && $3 == "critical" { print $5 }' stat.txt) != nt * 10)) \
+        "$label: one critical section per thread per iteration"
+    grep -q "^comm OpenMP team 0.0.1/$nt size $nt$" stat.txt
+    ok $? "$label: the team is a communicator of $nt threads"
+    cd / && rm -rf "$dir"
+done
+
+# nested parallelism: every thread of the outer team runs an inner team of 2
+omp_case 2 3 nested
+label="openmp nested"
+inst=$(awk '$1 == "region" && $2 ~ /^main\._omp_fn\./ { s += $4 } END { print s + 0 }' stat.txt)
+ok $((regions != 12 || inst != 2 * regions)) "$label: 2 instances per parallel region, inner ones included ($inst, $regions regions)"
+ok "$(grep '^location ' stat.txt | grep -vc ' balanced yes monotonic yes ')" "$label: every location balanced"
+ok "$(awk '$1 == "threads" && $12 != "ok"' stat.txt | grep -c .)" "$label: teams nested correctly on every thread"
+grep -q '^callsite main._omp_fn.1 main._omp_fn.0 ' stat.txt
+ok $? "$label: the inner region is called from the outer one"
+cd / && rm -rf "$dir"
+
+# tracing off: the wrappers pass everything through
+dir=$(fresh_dir)
+cd "$dir" || exit 1
+OMP_NUM_THREADS=2 HCATRACE_ENABLE=0 LD_PRELOAD="$PRELOAD" "$EX/omp_phases" 2 > traced.out 2> traced.err
+ok $? "openmp untraced: exit code 0"
+ok $(($(ls -d hcatrace-* 2>/dev/null | wc -l) != 0 || $(grep -c . traced.err) != 0)) "openmp untraced: no trace, nothing on stderr"
+cd / && rm -rf "$dir"
+
+# MPI + OpenMP (MPI_THREAD_FUNNELED): 2 ranks x 2 threads
+dir=$(fresh_dir)
+cd "$dir" || exit 1
+OMP_NUM_THREADS=2 plain_mpirun 2 "$EX/mpi_omp_phases" 4 > plain.out 2> plain.err
+OMP_NUM_THREADS=2 traced_mpirun 2 "$EX/mpi_omp_phases" 4 > traced.out 2> traced.err
+ok $? "mpi+openmp: exit code 0"
+check "mpi+openmp: stdout identical" cmp plain.out traced.out
+trace=$(the_trace)
+check "mpi+openmp: valid trace" valid_otf2 "$trace"
+"$TRACESTAT" "$trace" > stat.txt
+ok $(($(grep -c '^location ' stat.txt) != 4)) "mpi+openmp: 4 locations (2 ranks x 2 threads)"
+ok "$(grep '^location ' stat.txt | grep -vc ' balanced yes monotonic yes ')" "mpi+openmp: every location balanced"
+ok "$(awk '$1 == "threads" && ($8 != 4 || $10 != 4 || $12 != "ok")' stat.txt | grep -c .)" \
+    "mpi+openmp: every thread in 4 teams, nested correctly"
+inst=$(awk '$1 == "region" && $2 ~ /^main\._omp_fn\./ { s += $4 } END { print s + 0 }' stat.txt)
+ok $((inst != 16)) "mpi+openmp: 16 region instances (2 ranks x 2 threads x 4 regions): $inst"
+ok $(($(grep -c '^comm OpenMP team [01].0.1/2 size 2$' stat.txt) != 2)) "mpi+openmp: one team communicator per rank"
+ok $(($(awk '$1 == "callsite" && $2 == "MPI_Allreduce" { s += $5 } END { print s + 0 }' stat.txt) != 8)) \
+    "mpi+openmp: the MPI calls are traced too"
+cd / && rm -rf "$dir"
