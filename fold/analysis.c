@@ -14,6 +14,7 @@
 #include "regions.h"
 
 #define PLOT_POINTS 4000 /* folded points kept per counter for the plots */
+#define MIN_EVENTS_TO_SEGMENT 10.0 /* mean events per instance for a counter to place phase boundaries */
 
 void fold_options_defaults(fold_options *o)
 {
@@ -194,8 +195,22 @@ static int fold_counters(const fold_trace *t, const fold_points *p, const fold_o
         factor[g->ncounters] = k->rate_scale;
         g->ncounters++;
     }
-    /* phases: shared by all counters; a region without counters is one phase */
-    if (rc == 0 && g->ncounters && fold_segment(clouds, g->ncounters, &o->segment, &g->phases) != 0)
+    /* phases: shared by all counters; a region without counters is one phase.
+     * Counters with a handful of events per instance (page faults in a compute
+     * loop) make cumulative fractions that jump 0 -> 1 at random times: they
+     * do not vote on the boundaries, unless no counter has more. */
+    size_t *voter = calloc(g->ncounters + 1, sizeof(*voter)), nvoters = 0;
+    if (!voter)
+        rc = -1;
+    for (size_t c = 0; rc == 0 && c < g->ncounters; c++)
+        if (g->counters[c].mean_total >= MIN_EVENTS_TO_SEGMENT)
+            voter[nvoters++] = c;
+    if (rc == 0 && nvoters == 0)
+        for (size_t c = 0; c < g->ncounters; c++)
+            voter[nvoters++] = c;
+    for (size_t i = 0; i < nvoters; i++)
+        clouds[i] = clouds[voter[i]];
+    if (rc == 0 && nvoters && fold_segment(clouds, nvoters, &o->segment, &g->phases) != 0)
         rc = -1;
     if (rc == 0 && !g->ncounters) {
         g->phases.nphases = 1;
@@ -214,17 +229,21 @@ static int fold_counters(const fold_trace *t, const fold_points *p, const fold_o
             rc = -1;
             break;
         }
+        size_t v = 0;
+        while (v < nvoters && voter[v] != c)
+            v++;
         for (size_t ph = 0; ph < g->phases.nphases; ph++) {
-            double slope = g->phases.slopes[ph * g->phases.nclouds + c];
+            double slope = v < nvoters ? g->phases.slopes[ph * g->phases.nclouds + v] : -1;
             if (!(slope >= 0)) {
-                /* a line through few noisy points can fall: take the mean slope
-                 * of the monotone fit over the phase instead */
+                /* a line through few noisy points can fall (or the counter did
+                 * not vote): take the mean slope of the monotone fit instead */
                 double a = g->phases.bounds[ph], b = g->phases.bounds[ph + 1];
                 slope = b > a ? (curve_at(&k->curve, b) - curve_at(&k->curve, a)) / (b - a) : 0;
             }
             k->phase_rate[ph] = slope * factor[c];
         }
     }
+    free(voter);
     for (size_t i = 0; i < g->ncounters; i++) {
         free(cx[i]);
         free(cy[i]);
