@@ -31,6 +31,9 @@ LIB := $(BUILD)/lib/libhcatrace.so
 
 EXAMPLES := $(BUILD)/examples/mpi_phases $(BUILD)/examples/omp_free_serial
 EXAMPLES += $(BUILD)/examples/omp_phases $(BUILD)/examples/mpi_omp_phases
+ifneq ($(CLANG),)
+EXAMPLES += $(BUILD)/examples/omp_phases_clang
+endif
 ifeq ($(MPIFC_OK),yes)
 EXAMPLES += $(BUILD)/examples/mpi_ring
 endif
@@ -71,6 +74,9 @@ $(BUILD)/examples/mpi_ring: examples/mpi_ring.f90
 $(BUILD)/examples/omp_phases: examples/omp_phases.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -fopenmp -Wall -Wextra -Werror -o $@ $<
+$(BUILD)/examples/omp_phases_clang: examples/omp_phases.c
+	@mkdir -p $(dir $@)
+	$(CLANG) -std=c11 -g -O2 -fopenmp -Wall -Wextra -Werror -o $@ $<
 $(BUILD)/examples/mpi_omp_phases: examples/mpi_omp_phases.c
 	@mkdir -p $(dir $@)
 	$(MPICC) -std=c11 -g -O2 -fopenmp -Wall -Wextra -Werror -o $@ $<
@@ -172,11 +178,11 @@ $(HCAFOLD): $(patsubst fold/%.c,$(BUILD)/obj/fold/%.o,$(wildcard fold/*.c)) $(BU
 	@$(CC) -o $@ $^ $(SAN_LDFLAGS) $(OTF2_LIBS) $(GSL_LIBS) $(CJSON_LIBS) -lpthread -lm
 
 check: all $(UNIT_BIN)
-	BUILD=$(BUILD) MPIRUN=$(MPIRUN) tests/run-tests.sh
+	BUILD=$(BUILD) MPIRUN=$(MPIRUN) LIBOMP=$(LIBOMP) tests/run-tests.sh
 	$(MAKE) BUILD=build/san SANITIZE=1 check-sanitized
 
 check-sanitized: all $(UNIT_BIN)
-	BUILD=$(BUILD) MPIRUN=$(MPIRUN) SANITIZED=1 tests/run-tests.sh
+	BUILD=$(BUILD) MPIRUN=$(MPIRUN) LIBOMP=$(LIBOMP) SANITIZED=1 tests/run-tests.sh
 
 bench: all
 	bench/run.sh

@@ -6,7 +6,9 @@
 # sampling off, in alternating rounds in a temporary directory that is removed
 # afterwards; prints the medians over the rounds of ns per region and the
 # added ns per region per thread. Builds nothing: run `make` first.
-# Environment: ROUNDS (5), REGIONS per batch (20000), THREADS (2).
+# Environment: ROUNDS (5), REGIONS per batch (20000), THREADS (2), RUNTIME
+# (libgomp, or libomp: every run preloads LIBOMP, libomp.so.5 from config.mk,
+# after the tracer; the tracer then records through OMPT).
 set -eu
 
 cd "$(dirname "$0")/.."
@@ -16,6 +18,12 @@ LIB=$ROOT/build/lib/libhcatrace.so
 ROUNDS=${ROUNDS:-5}
 REGIONS=${REGIONS:-20000}
 THREADS=${THREADS:-2}
+RUNTIME=${RUNTIME:-libgomp}
+OMP=
+if [ "$RUNTIME" = libomp ]; then
+    OMP=${LIBOMP:-$(sed -n 's/^LIBOMP = //p' config.mk 2>/dev/null)}
+    [ -n "$OMP" ] && [ -e "$OMP" ] || { echo "bench/openmp.sh: libomp.so.5 not found: set LIBOMP" >&2; exit 1; }
+fi
 for f in "$BIN" "$LIB"; do
     [ -e "$f" ] || { echo "bench/openmp.sh: $f is missing; build first: make" >&2; exit 1; }
 done
@@ -25,10 +33,10 @@ cd "$TMP"
 
 run() { # config
     case $1 in
-    plain) OMP_NUM_THREADS=$THREADS "$BIN" "$REGIONS" ;;
-    traced) OMP_NUM_THREADS=$THREADS HCATRACE_DIR="$TMP/t" LD_PRELOAD="$LIB" "$BIN" "$REGIONS" 2>/dev/null ;;
+    plain) OMP_NUM_THREADS=$THREADS LD_PRELOAD="$OMP" "$BIN" "$REGIONS" ;;
+    traced) OMP_NUM_THREADS=$THREADS HCATRACE_DIR="$TMP/t" LD_PRELOAD="$LIB $OMP" "$BIN" "$REGIONS" 2>/dev/null ;;
     bare) OMP_NUM_THREADS=$THREADS HCATRACE_COUNTERS=off HCATRACE_SAMPLING=off HCATRACE_DIR="$TMP/t" \
-        LD_PRELOAD="$LIB" "$BIN" "$REGIONS" ;;
+        LD_PRELOAD="$LIB $OMP" "$BIN" "$REGIONS" ;;
     esac | awk -v c="$1" '{ print c, $4 }' >> "$TMP/results"
     rm -rf "$TMP/t"
 }
@@ -43,9 +51,9 @@ model=$(lscpu 2>/dev/null | sed -n 's/^Model name:[[:space:]]*//p' | head -n 1)
 echo "hcatrace cost per OpenMP parallel region per thread (bench/openmp.sh)"
 echo "date:    $(date '+%Y-%m-%d %H:%M %Z')"
 echo "machine: ${model:-unknown CPU}, $(nproc) cores, $(uname -sr)"
-echo "runs:    $ROUNDS rounds x (plain, traced, bare), $REGIONS regions per batch, $THREADS threads"
+echo "runs:    $ROUNDS rounds x (plain, traced, bare), $REGIONS regions per batch, $THREADS threads, $RUNTIME"
 echo
-awk -v nt="$THREADS" '
+awk -v nt="$THREADS" -v rt="$RUNTIME" '
 function median(list,    n, a, i, j, t) {
     n = split(list, a, " ")
     for (i = 2; i <= n; i++) { t = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
@@ -55,7 +63,7 @@ function median(list,    n, a, i, j, t) {
 END {
     p = median(v["plain"])
     printf "%-40s %10s %22s\n", "config", "ns/region", "added ns/region/thread"
-    printf "%-40s %10.0f %22s\n", "untraced (libgomp fork/join)", p, "-"
+    printf "%-40s %10.0f %22s\n", "untraced (" rt " fork/join)", p, "-"
     t = median(v["traced"]); b = median(v["bare"])
     printf "%-40s %10.0f %22.0f\n", "traced, defaults (counters, sampling)", t, (t - p) / nt
     printf "%-40s %10.0f %22.0f\n", "traced, counters and sampling off", b, (b - p) / nt

@@ -17,6 +17,7 @@
 /* ---- the adapter that records ---------------------------------------------- */
 
 static _Atomic int adapter;
+HCT_TLS hct_omp_hint hct_omp_hints;
 
 int hct_omp_claim(enum hct_omp_adapter a)
 {

@@ -28,6 +28,16 @@ enum hct_omp_adapter { HCT_OMP_NONE = 0, HCT_OMP_GOMP, HCT_OMP_OMPT };
 int hct_omp_claim(enum hct_omp_adapter a) HCT_HIDDEN; /* 1: a records */
 enum hct_omp_adapter hct_omp_adapter_of(void) HCT_HIDDEN;
 
+/* What the GOMP wrappers know and libomp's OMPT callbacks do not, when OMPT
+ * records (a GCC-built program on libomp, libhcatrace.so first in LD_PRELOAD):
+ * set for the time of the wrapped call into libomp, which would report a code
+ * address inside the wrapper. fn: the outlined function of a parallel region
+ * (taken by its parallel_begin); site: the program's call site. */
+typedef struct {
+    const void *fn, *site;
+} hct_omp_hint;
+extern HCT_TLS hct_omp_hint hct_omp_hints HCT_HIDDEN;
+
 /* The region key of a parallel region: per outlined function (`fn`), or, when
  * unknown, per code address of the construct (`codeptr`, its caller's). */
 uint32_t hct_omp_parallel_key(const void *fn, const void *codeptr) HCT_HIDDEN;

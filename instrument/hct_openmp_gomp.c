@@ -4,7 +4,8 @@
  * critical sections become regions around the real call. The real functions
  * come from dlsym(RTLD_NEXT). Everything passes straight through when tracing
  * is off, or when libomp's OMPT interface records instead (libomp exports these
- * GOMP_ entries too). What is and is not seen: docs/openmp.md. */
+ * GOMP_ entries too; they then only leave hints for hct_openmp_ompt.c). What is
+ * and is not seen: docs/openmp.md. */
 #include "hct_openmp.h"
 
 #include <dlfcn.h>
@@ -67,6 +68,19 @@ static int recording_here(void)
     }
     return s == 1;
 }
+
+/* The call into libomp when its OMPT interface records: with the outlined
+ * function and the program's call site as hints for the OMPT callbacks. */
+#define HINTED(fnp, site, call)                                                                              \
+    do {                                                                                                     \
+        hct_omp_hint saved_ = hct_omp_hints;                                                                 \
+        int hinted_ = hct_omp_adapter_of() == HCT_OMP_OMPT;                                                  \
+        if (hinted_)                                                                                         \
+            hct_omp_hints = (hct_omp_hint){ (fnp), (site) };                                                 \
+        call;                                                                                                \
+        if (hinted_)                                                                                         \
+            hct_omp_hints = saved_;                                                                          \
+    } while (0)
 
 /* ---- parallel regions -------------------------------------------------------- */
 
@@ -136,11 +150,12 @@ static void fork_begin(struct helper *h, hct_omp_fork *f, outlined_fn fn, void *
         REAL(name##_fn, name)                                                                                \
         struct helper h;                                                                                     \
         hct_omp_fork f;                                                                                      \
-        fork_begin(&h, &f, fn, data, nthreads, call_site(__builtin_return_address(0)));                                 \
+        const void *site = call_site(__builtin_return_address(0));                                           \
+        fork_begin(&h, &f, fn, data, nthreads, site);                                                        \
         if (!h.traced) {                                                                                     \
             outlined_fn call = fn;                                                                           \
             void *arg = data;                                                                                \
-            real_ args;                                                                                      \
+            HINTED((const void *)fn, site, real_ args);                                                      \
             return;                                                                                          \
         }                                                                                                    \
         outlined_fn call = trampoline;                                                                       \
@@ -189,15 +204,16 @@ static HCT_TLS int nlegacy; /* may exceed MAX_NEST: those levels are not traced 
         void *arg = data;                                                                                    \
         legacy_region *r = nlegacy < MAX_NEST ? &legacy[nlegacy] : NULL;                                     \
         nlegacy++;                                                                                           \
+        const void *site = call_site(__builtin_return_address(0));                                           \
         if (r) {                                                                                             \
             r->shared = 0;                                                                                   \
-            fork_begin(&r->h, &r->f, fn, data, nthreads, call_site(__builtin_return_address(0)));                       \
+            fork_begin(&r->h, &r->f, fn, data, nthreads, site);                                              \
             if (r->h.traced) {                                                                               \
                 call = trampoline;                                                                           \
                 arg = &r->h;                                                                                 \
             }                                                                                                \
         }                                                                                                    \
-        real_ args;                                                                                          \
+        HINTED((const void *)fn, site, real_ args);                                                          \
         if (r && r->h.traced) /* the master's share: it runs fn itself next */                               \
             r->shared = hct_omp_share_begin(&r->s, r->h.master, r->h.level, team_size(), r->h.cc);  \
     }
@@ -234,8 +250,9 @@ EXPORT void GOMP_parallel_end(void)
     {                                                                                                        \
         REAL(void_fn, name)                                                                           \
         hct_omp_region r;                                                                                    \
-        int on = recording_here() && hct_omp_region_enter(&r, key, call_site(__builtin_return_address(0)));             \
-        real_();                                                                                             \
+        const void *site = call_site(__builtin_return_address(0));                                           \
+        int on = recording_here() && hct_omp_region_enter(&r, key, site);                                    \
+        HINTED(NULL, site, real_());                                                                         \
         if (on)                                                                                              \
             hct_omp_region_leave(&r);                                                                        \
     }
@@ -274,8 +291,9 @@ static void critical_leave(void)
 EXPORT void GOMP_critical_start(void)
 {
     REAL(void_fn, GOMP_critical_start)
-    critical_enter(call_site(__builtin_return_address(0)));
-    real_();
+    const void *site = call_site(__builtin_return_address(0));
+    critical_enter(site);
+    HINTED(NULL, site, real_());
 }
 
 EXPORT void GOMP_critical_end(void)
@@ -288,8 +306,9 @@ EXPORT void GOMP_critical_end(void)
 EXPORT void GOMP_critical_name_start(void **lock)
 {
     REAL(lock_fn, GOMP_critical_name_start)
-    critical_enter(call_site(__builtin_return_address(0)));
-    real_(lock);
+    const void *site = call_site(__builtin_return_address(0));
+    critical_enter(site);
+    HINTED(NULL, site, real_(lock));
 }
 
 EXPORT void GOMP_critical_name_end(void **lock)
