@@ -256,8 +256,25 @@ static int fold_counters(const fold_trace *t, const fold_points *p, const fold_o
 }
 
 /* Source bands and the line scatter from the samples' calling contexts. */
-static int fold_source(const fold_trace *t, const fold_points *p, const fold_options *o, uint32_t anchor,
-                       fold_region_result *g)
+/* The depth of the outermost frame of `ctx`'s stack running function `name`,
+ * or UINT32_MAX. */
+static uint32_t anchor_depth(const fold_trace *t, uint32_t ctx, const char *name)
+{
+    uint32_t found = UINT32_MAX;
+    for (uint32_t c = ctx; name && c != FOLD_NONE && c < t->ncontexts; c = t->contexts[c].parent) {
+        uint32_t r = t->contexts[c].region;
+        if (r < t->nregions && t->regions[r].name && strcmp(t->regions[r].name, name) == 0)
+            found = t->contexts[c].depth;
+    }
+    return found;
+}
+
+/* anchor: the name of the function the region's code runs in (its caller for
+ * bursts and user regions, the outlined function for OpenMP); stacks are cut
+ * above it, so that threads entering the same code from different places (an
+ * OpenMP master and its workers) line up. */
+static int fold_source(const fold_trace *t, const fold_points *p, const fold_options *o, const char *anchor,
+                       const char *anchor2, fold_region_result *g)
 {
     /* at most max_points samples, the same deterministic choice as the fits */
     size_t *chosen = malloc((p->ns + 1) * sizeof(*chosen));
@@ -284,9 +301,14 @@ static int fold_source(const fold_trace *t, const fold_points *p, const fold_opt
         uint32_t ctx = p->scontext[i];
         if (ctx == FOLD_NONE || ctx >= t->ncontexts)
             continue;
-        uint32_t depth = t->contexts[ctx].depth + 1;
+        uint32_t depth = t->contexts[ctx].depth + 1, cut = anchor_depth(t, ctx, anchor);
+        if (cut == UINT32_MAX)
+            cut = anchor_depth(t, ctx, anchor2);
+        if (cut == UINT32_MAX)
+            cut = 0;
+        depth -= cut;
         fold_frame *f = frames + used;
-        /* leaf to root into frames[depth-1 .. 0] */
+        /* leaf to root into frames[depth-1 .. 0], the anchor's frame at 0 */
         for (uint32_t d = depth, c = ctx; d > 0 && c != FOLD_NONE && c < t->ncontexts; d--) {
             f[d - 1] = (fold_frame){ t->contexts[c].region, t->contexts[c].line };
             c = t->contexts[c].parent;
@@ -303,7 +325,7 @@ static int fold_source(const fold_trace *t, const fold_points *p, const fold_opt
     size_t nbands = 0;
     uint32_t best = 0;
     fold_band_options bo = o->bands;
-    bo.anchor_function = anchor;
+    bo.anchor_function = nstacks ? stacks[0].frames[0].function : UINT32_MAX;
     if (fold_bands(stacks, nstacks, &bo, &bands, &nbands, &best) != 0)
         goto out;
     g->bands = calloc(nbands + 1, sizeof(*g->bands));
@@ -366,15 +388,20 @@ static int fold_one(const fold_trace *t, const fold_region *f, size_t index, con
     int rc = (!g->name || !g->slug || !g->open_site || !g->close_site) ? -1 : 0;
     if (rc == 0)
         rc = fold_counters(t, &p, o, g);
-    /* the function calling the region: the parent of its opening context */
-    uint32_t anchor = FOLD_NONE;
+    /* the function the region's code runs in: its own name for OpenMP
+     * outlined code, else (and for OpenMP constructs such as barriers) the
+     * caller of its opening context */
+    const char *own = NULL, *caller = NULL;
     if (f->open_context < t->ncontexts) {
-        uint32_t parent = t->contexts[f->open_context].parent;
-        anchor = f->kind == FOLD_KIND_BURST ? (parent < t->ncontexts ? t->contexts[parent].region : FOLD_NONE)
-                                            : t->contexts[f->open_context].region;
+        uint32_t self = f->open_context, parent = t->contexts[self].parent;
+        if (t->contexts[self].region < t->nregions)
+            own = t->regions[t->contexts[self].region].name;
+        if (parent < t->ncontexts && t->contexts[parent].region < t->nregions)
+            caller = t->regions[t->contexts[parent].region].name;
     }
+    const char *anchor = f->kind == FOLD_KIND_OPENMP ? own : caller, *anchor2 = caller;
     if (rc == 0)
-        rc = fold_source(t, &p, o, anchor, g);
+        rc = fold_source(t, &p, o, anchor, anchor2, g);
     double per_instance = f->nused ? (double)p.used_samples / (double)f->nused : 0;
     if (rc == 0 && per_instance < 0.5) {
         char w[200];

@@ -66,7 +66,10 @@ static void body(FILE *f, const fold_region_result *r)
     size_t panels = r->ncounters;
     if (panels > MAX_PANELS)
         panels = MAX_PANELS;
-    double band_h = 0.14, top = 0.06, lines_h = r->nlines ? 0.12 : 0, free_h = 1.0 - band_h - top - lines_h;
+    size_t known_lines = 0; /* samples whose leaf frame has a line number */
+    for (size_t i = 0; i < r->nlines; i++)
+        known_lines += r->line_no[i] > 0;
+    double band_h = 0.14, top = 0.06, lines_h = known_lines ? 0.12 : 0, free_h = 1.0 - band_h - top - lines_h;
     double panel_h = panels ? free_h / (double)panels : free_h;
     fputs("set multiplot\nset lmargin 12\nset rmargin 12\nset xrange [0:1]\n", f);
     /* source bands */
@@ -99,7 +102,7 @@ static void body(FILE *f, const fold_region_result *r)
     }
     fputs("plot NaN notitle\nunset object\nunset label\nunset title\n", f);
     /* the line-number scatter: which source line each sample was on */
-    if (r->nlines) {
+    if (known_lines) {
         char lines[600];
         snprintf(lines, sizeof(lines), "%s.lines.csv", r->slug);
         fprintf(f, "set origin 0,%.4f\nset size 1,%.4f\n", 1.0 - top - band_h - lines_h, lines_h);

@@ -39,3 +39,17 @@ ok "$(echo "$ratio" | awk '{ print ($1 >= 10) ? 0 : 1 }')" \
     "page faults rise in phase_norm (rate there / in phase_stencil = $ratio)"
 check "the plot of the iteration is rendered" test -s "${bands%.bands.csv}.png"
 cd / && rm -rf "$dir"
+
+# OpenMP: each thread's share of a parallel region folds as one region, its
+# stacks cut at the outlined function, so master and workers line up
+dir=$(fresh_dir)
+cd "$dir" || exit 1
+OMP_NUM_THREADS=2 LD_PRELOAD="$PRELOAD" "$EX/omp_phases" 150 > out 2> err
+ok $? "traced OpenMP example"
+"$FOLD" -f json "$(the_trace)" > summary.txt 2> fold.err
+ok $? "hcafold folds the OpenMP example"
+grep -q '^ *1\. main\._omp_fn\.[0-9]* \[openmp\]' summary.txt
+ok $? "the parallel region is the first region, of kind openmp"
+awk '/^ *1\. /{ on = 1; next } /^ *2\. /{ on = 0 } on && /source .* work .*called from main\._omp_fn/ { found = 1 } END { exit !found }' summary.txt
+ok $? "its source bands name the loop's function 'work' inside the outlined function"
+cd / && rm -rf "$dir"
