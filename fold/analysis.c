@@ -287,7 +287,7 @@ static int fold_source(const fold_trace *t, const fold_points *p, const fold_opt
         if (p->scontext[i] != FOLD_NONE && p->scontext[i] < t->ncontexts)
             nframes += t->contexts[p->scontext[i]].depth + 1;
     }
-    fold_frame *frames = malloc((nframes + 1) * sizeof(*frames));
+    fold_frame *frames = calloc(nframes + 1, sizeof(*frames));
     fold_stack_sample *stacks = malloc((p->ns + 1) * sizeof(*stacks));
     g->line_x = malloc((p->ns + 1) * sizeof(double));
     g->line_no = malloc((p->ns + 1) * sizeof(uint32_t));
@@ -325,7 +325,8 @@ static int fold_source(const fold_trace *t, const fold_points *p, const fold_opt
     size_t nbands = 0;
     uint32_t best = 0;
     fold_band_options bo = o->bands;
-    bo.anchor_function = nstacks ? stacks[0].frames[0].function : UINT32_MAX;
+    /* frame 0 of every stack is the anchor's, when it was found */
+    bo.anchor_function = nstacks && stacks[0].depth ? stacks[0].frames[0].function : UINT32_MAX;
     if (fold_bands(stacks, nstacks, &bo, &bands, &nbands, &best) != 0)
         goto out;
     g->bands = calloc(nbands + 1, sizeof(*g->bands));
