@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "bands.h"
-#include "test_rng.h"
+#include "test_data.h"
 
 enum { MAIN = 7, PHASE_A = 11, PHASE_B = 12, PHASE_C = 13 };
 

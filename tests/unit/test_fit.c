@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "fit.h"
-#include "test_rng.h"
+#include "test_data.h"
 
 #ifndef SEED_BASE
 #define SEED_BASE 0 /* shifts every seed: to check the tests over many seeds */
@@ -52,32 +52,6 @@ static double truth_rate(const truth *t, double x)
     while (p + 1 < t->nph && x >= t->b[p + 1])
         p++;
     return t->r[p] / total;
-}
-
-typedef struct {
-    double *x, *y;
-    size_t n, cap;
-} points;
-
-static void points_add(points *p, double x, double y)
-{
-    if (p->n == p->cap) {
-        p->cap = p->cap ? 2 * p->cap : 1024;
-        p->x = realloc(p->x, p->cap * sizeof(double));
-        p->y = realloc(p->y, p->cap * sizeof(double));
-        assert_non_null(p->x);
-        assert_non_null(p->y);
-    }
-    p->x[p->n] = x;
-    p->y[p->n] = y;
-    p->n++;
-}
-
-static void points_free(points *p)
-{
-    free(p->x);
-    free(p->y);
-    memset(p, 0, sizeof(*p));
 }
 
 /* Simulates ninst instances: each has its phase rates jittered by +-jitter

@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "fit.h"
-#include "test_rng.h"
+#include "test_data.h"
 
 #ifndef SEED_BASE
 #define SEED_BASE 0 /* shifts every seed: to check the tests over many seeds */
@@ -50,32 +50,6 @@ static double cum_abs(const double *b, const double *r, size_t nph, double x)
 static double truth_slope(const truth *t, size_t c, size_t p)
 {
     return t->r[c][p] / cum_abs(t->b, t->r[c], t->nph, 1.0);
-}
-
-typedef struct {
-    double *x, *y;
-    size_t n, cap;
-} points;
-
-static void points_add(points *p, double x, double y)
-{
-    if (p->n == p->cap) {
-        p->cap = p->cap ? 2 * p->cap : 1024;
-        p->x = realloc(p->x, p->cap * sizeof(double));
-        p->y = realloc(p->y, p->cap * sizeof(double));
-        assert_non_null(p->x);
-        assert_non_null(p->y);
-    }
-    p->x[p->n] = x;
-    p->y[p->n] = y;
-    p->n++;
-}
-
-static void points_free(points *p)
-{
-    free(p->x);
-    free(p->y);
-    memset(p, 0, sizeof(*p));
 }
 
 /* ninst instances, each with every counter's phase rates jittered by
