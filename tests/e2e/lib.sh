@@ -65,3 +65,15 @@ other_stderr() { grep -v "$NOPMU_LINE" "$1"; }
 
 # line number of the marker /* CALLSITE:name */ (or ! CALLSITE:name) in a source
 marker_line() { grep -n "CALLSITE:$2\b" "$1" | head -1 | cut -d: -f1; }
+
+# nested_checks LABEL: the checks of the nested OpenMP case (omp_phases N
+# nested, 12 parallel regions), on stat.txt of the current directory
+nested_checks() {
+    label=$1
+    inst=$(awk '$1 == "region" && $2 ~ /^main\._omp_fn\./ { s += $4 } END { print s + 0 }' stat.txt)
+    ok $((regions != 12 || inst != 2 * regions)) "$label: 2 instances per parallel region, inner ones included ($inst, $regions regions)"
+    ok "$(grep '^location ' stat.txt | grep -vc ' balanced yes monotonic yes ')" "$label: every location balanced"
+    ok "$(awk '$1 == "threads" && $12 != "ok"' stat.txt | grep -c .)" "$label: teams nested correctly on every thread"
+    grep -q '^callsite main._omp_fn.1 main._omp_fn.0 ' stat.txt
+    ok $? "$label: the inner region is called from the outer one"
+}

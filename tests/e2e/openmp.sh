@@ -50,13 +50,7 @@ done
 
 # nested parallelism: every thread of the outer team runs an inner team of 2
 omp_case 2 3 nested
-label="openmp nested"
-inst=$(awk '$1 == "region" && $2 ~ /^main\._omp_fn\./ { s += $4 } END { print s + 0 }' stat.txt)
-ok $((regions != 12 || inst != 2 * regions)) "$label: 2 instances per parallel region, inner ones included ($inst, $regions regions)"
-ok "$(grep '^location ' stat.txt | grep -vc ' balanced yes monotonic yes ')" "$label: every location balanced"
-ok "$(awk '$1 == "threads" && $12 != "ok"' stat.txt | grep -c .)" "$label: teams nested correctly on every thread"
-grep -q '^callsite main._omp_fn.1 main._omp_fn.0 ' stat.txt
-ok $? "$label: the inner region is called from the outer one"
+nested_checks "openmp nested"
 cd / && rm -rf "$dir"
 
 # tracing off: the wrappers pass everything through
