@@ -10,6 +10,7 @@
 # boundary, (ns(N) - ns(off)) / 2. Builds nothing: run `make` first.
 # Environment: ROUNDS (5), CALLS per batch (20000), BATCHES (7), MPIRUN. ~1 minute.
 set -eu
+. "$(cd "$(dirname "$0")" && pwd)/lib.sh"
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 BIN=$ROOT/build/bench/mpi_call_cost
@@ -54,19 +55,13 @@ while [ "$i" -le "$ROUNDS" ]; do
 done
 printf '%20s\r' '' >&2
 
-model=$(lscpu 2>/dev/null | sed -n 's/^Model name:[[:space:]]*//p' | head -n 1)
 echo "hcatrace cost of the counter values at a region boundary (bench/counters.sh)"
 echo "date:    $(date '+%Y-%m-%d %H:%M %Z')"
-echo "machine: ${model:-unknown CPU}, $(nproc) cores, $(uname -sr)"
+echo "machine: $(bench_machine)"
 echo "runs:    $ROUNDS rounds x (counters off, 1, 2, 3, 4, 6 events), MPI_Iprobe(MPI_PROC_NULL), 1 rank, sampling off"
 echo "events:  $EVENTS (in this order)"
 echo
-awk '
-function median(list,    n, a, i, j, t) {
-    n = split(list, a, " ")
-    for (i = 2; i <= n; i++) { t = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-    return n % 2 ? a[(n + 1) / 2] + 0 : (a[n / 2] + a[n / 2 + 1]) / 2
-}
+awk "$AWK_MEDIAN"'
 FNR == 1 { split(FILENAME, p, "/"); cfg = substr(p[length(p)], 2); sub(/\.[0-9]+$/, "", cfg) }
 /^call=iprobe_proc_null/ { for (f = 1; f <= NF; f++) { split($f, kv, "="); if (kv[1] == "ns_per_call") v[cfg] = v[cfg] " " kv[2] } }
 END {

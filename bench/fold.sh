@@ -31,6 +31,7 @@
 # Runs from anywhere (works in the repository root); builds nothing: run
 # `make` first. Environment: REPS (3), CC (cc). About 1 minute.
 set -eu
+. "$(cd "$(dirname "$0")" && pwd)/lib.sh"
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 FOLD=$ROOT/build/bin/hcafold
@@ -142,10 +143,9 @@ raw=$( (rate_of stat1.before otf2_raw; rate_of stat2.before otf2_raw; rate_of st
 raw_all=$(for f in stat1.before stat2.before stat1.after stat2.after; do rate_of $f otf2_raw; done |
           awk '{ printf "%s%.1f", (NR > 1 ? ", " : ""), $1 / 1e6 }')
 
-model=$(lscpu 2>/dev/null | sed -n 's/^Model name:[[:space:]]*//p' | head -n 1)
 echo "hcafold speed, memory and fold error (bench/fold.sh)"
 echo "date:    $(date '+%Y-%m-%d %H:%M %Z')"
-echo "machine: ${model:-unknown CPU}, $(nproc) cores, $(uname -sr)"
+echo "machine: $(bench_machine)"
 echo "load:    $load_before (start), $load_mid (after part 1)  [uptime: 1, 5, 15 min]"
 echo "memory:  $RSS_HOW"
 echo

@@ -10,6 +10,7 @@
 # (libgomp, or libomp: every run preloads LIBOMP, libomp.so.5 from config.mk,
 # after the tracer; the tracer then records through OMPT).
 set -eu
+. "$(cd "$(dirname "$0")" && pwd)/lib.sh"
 
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -47,18 +48,12 @@ while [ "$i" -le "$ROUNDS" ]; do
     i=$((i + 1))
 done
 
-model=$(lscpu 2>/dev/null | sed -n 's/^Model name:[[:space:]]*//p' | head -n 1)
 echo "hcatrace cost per OpenMP parallel region per thread (bench/openmp.sh)"
 echo "date:    $(date '+%Y-%m-%d %H:%M %Z')"
-echo "machine: ${model:-unknown CPU}, $(nproc) cores, $(uname -sr)"
+echo "machine: $(bench_machine)"
 echo "runs:    $ROUNDS rounds x (plain, traced, bare), $REGIONS regions per batch, $THREADS threads, $RUNTIME"
 echo
-awk -v nt="$THREADS" -v rt="$RUNTIME" '
-function median(list,    n, a, i, j, t) {
-    n = split(list, a, " ")
-    for (i = 2; i <= n; i++) { t = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-    return n % 2 ? a[(n + 1) / 2] + 0 : (a[n / 2] + a[n / 2 + 1]) / 2
-}
+awk -v nt="$THREADS" -v rt="$RUNTIME" "$AWK_MEDIAN"'
 { v[$1] = v[$1] " " $2 }
 END {
     p = median(v["plain"])

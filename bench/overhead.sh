@@ -14,6 +14,7 @@
 # start-up and the writing of the trace at the end.
 # Environment: ROUNDS (5), ITER (200), MPIRUN. Builds nothing: run `make` first.
 set -eu
+. "$(cd "$(dirname "$0")" && pwd)/lib.sh"
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 EX=$ROOT/build/examples
@@ -77,18 +78,12 @@ while [ "$i" -le "$ROUNDS" ]; do
 done
 printf '%20s\r' '' >&2
 
-model=$(lscpu 2>/dev/null | sed -n 's/^Model name:[[:space:]]*//p' | head -n 1)
 echo "hcatrace whole-run overhead at default settings (bench/overhead.sh)"
 echo "date:    $(date '+%Y-%m-%d %H:%M %Z')"
-echo "machine: ${model:-unknown CPU}, $(nproc) cores, $(uname -sr)"
+echo "machine: $(bench_machine)"
 echo "runs:    $ROUNDS rounds x (untraced, default, MPI tracer alone); mpi_phases -n $ITER, 2 ranks"
 echo
-awk '
-function median(list,    n, a, i, j, t) {
-    n = split(list, a, " ")
-    for (i = 2; i <= n; i++) { t = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-    return n % 2 ? a[(n + 1) / 2] + 0 : (a[n / 2] + a[n / 2 + 1]) / 2
-}
+awk "$AWK_MEDIAN"'
 FNR == 1 { split(FILENAME, p, "/"); cfg = p[length(p)]; sub(/\.[0-9]+$/, "", cfg) }
 { if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } v[cfg, $1] = v[cfg, $1] " " $2 }
 function minimum(list,    n, a, i, m) {

@@ -11,6 +11,7 @@
 # Environment: ROUNDS (7), CALLS per batch (20000), BATCHES (11), NP ranks (1),
 # MPIRUN (mpirun). Takes about 15-30 s with the defaults.
 set -eu
+. "$(cd "$(dirname "$0")" && pwd)/lib.sh"
 
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -87,22 +88,16 @@ while [ "$i" -le "$ROUNDS" ]; do
 done
 printf '%20s\r' '' >&2
 
-model=$(lscpu 2>/dev/null | sed -n 's/^Model name:[[:space:]]*//p' | head -n 1)
 mpiver=$("$MPIRUN" --version 2>/dev/null | head -n 1 || true)
 echo "hcatrace cost per intercepted MPI call (bench/run.sh)"
 echo "date:    $(date '+%Y-%m-%d %H:%M %Z')"
-echo "machine: ${model:-unknown CPU}, $(nproc) cores, $(uname -sr); ${mpiver:-MPI unknown}"
+echo "machine: $(bench_machine); ${mpiver:-MPI unknown}"
 echo "runs:    $ROUNDS rounds x (untraced, traced, traced with HCATRACE_CALLSITES=off), $NP rank(s),"
 echo "         each the median of $BATCHES batches of $CALLS repetitions; medians over the rounds below"
 echo
 
 # One awk program over all results: medians over the rounds, per kind and configuration.
-awk -v goal="$GOAL_NS" '
-function median(list,    n, a, i, j, t) {
-    n = split(list, a, " ")
-    for (i = 2; i <= n; i++) { t = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-    return n % 2 ? a[(n + 1) / 2] + 0 : (a[n / 2] + a[n / 2 + 1]) / 2
-}
+awk -v goal="$GOAL_NS" "$AWK_MEDIAN"'
 FNR == 1 { split(FILENAME, p, "/"); cfg = p[length(p)]; sub(/\.[0-9]+$/, "", cfg) }
 /^call=/ {
     name = ""; ns = ""; per = ""

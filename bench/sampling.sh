@@ -14,6 +14,7 @@
 # periods of 10, 20 and 50 ms. Builds nothing: run `make` first.
 # Environment: ROUNDS (5), UNITS (3000), PERIOD (1ms). About 1 minute.
 set -eu
+. "$(cd "$(dirname "$0")" && pwd)/lib.sh"
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 BIN=$ROOT/build/bench/sample_cost
@@ -54,18 +55,12 @@ while [ "$i" -le "$ROUNDS" ]; do
 done
 printf '%20s\r' '' >&2
 
-model=$(lscpu 2>/dev/null | sed -n 's/^Model name:[[:space:]]*//p' | head -n 1)
 echo "hcatrace cost of one sample, 10 frames deep (bench/sampling.sh)"
 echo "date:    $(date '+%Y-%m-%d %H:%M %Z')"
-echo "machine: ${model:-unknown CPU}, $(nproc) cores, $(uname -sr)"
+echo "machine: $(bench_machine)"
 echo "runs:    $ROUNDS rounds x (off, sampled, counted), $UNITS units of ~1 ms, sampling every $PERIOD +- 10 %"
 echo
-awk '
-function median(list,    n, a, i, j, t) {
-    n = split(list, a, " ")
-    for (i = 2; i <= n; i++) { t = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-    return n % 2 ? a[(n + 1) / 2] + 0 : (a[n / 2] + a[n / 2 + 1]) / 2
-}
+awk "$AWK_MEDIAN"'
 FNR == 1 { split(FILENAME, p, "/"); cfg = p[length(p)]; sub(/\.[0-9]+$/, "", cfg) }
 /^units=/ { split($2, kv, "="); cpu[cfg] = cpu[cfg] " " kv[2] }
 / samples \(/ {
