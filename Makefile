@@ -14,6 +14,9 @@ DESTDIR ?=
 
 WARN := -Wall -Wextra -Werror -Werror=incompatible-pointer-types -Wshadow -Wstrict-prototypes
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS_USER) -DHCATRACE_VERSION='"$(VERSION)"'
+# where models are looked up by name (src/hca_model_path.c): installed, then this tree
+MODEL_DIRS := -DHCA_MODELS_INSTALL_DIR='"$(PREFIX)/share/hcatrace/models"' -DHCA_MODELS_SOURCE_DIR='"$(CURDIR)/models"'
+BASE_CFLAGS += $(MODEL_DIRS)
 ifeq ($(SANITIZE),1)
 BASE_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 SAN_LDFLAGS := -fsanitize=address,undefined
@@ -22,10 +25,12 @@ endif
 INCLUDES := -Isrc -Iinstrument -Iinclude
 LIB_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden $(INCLUDES) $(OTF2_CFLAGS) $(MPI_CFLAGS) $(DW_CFLAGS) \
     $(UNWIND_CFLAGS) $(PFM_CFLAGS)
-LIB_LIBS := $(OTF2_LIBS) $(MPI_LIBS) $(DW_LIBS) $(UNWIND_LIBS) $(PFM_LIBS) -lpthread -ldl
+LIB_LIBS := $(OTF2_LIBS) $(MPI_LIBS) $(DW_LIBS) $(UNWIND_LIBS) $(PFM_LIBS) -lpthread -ldl -lm
 
 SRC_COMMON := src/hca_defs.c src/hca_archive.c src/hca_names.c
-LIB_SRC := $(SRC_COMMON) $(wildcard instrument/*.c)
+# the model language and model lookup: used by the tracer and hcafold
+MODEL_SRC := src/hca_model.c src/hca_model_path.c
+LIB_SRC := $(SRC_COMMON) $(MODEL_SRC) $(wildcard instrument/*.c)
 LIB_OBJ := $(patsubst %.c,$(BUILD)/obj/lib/%.o,$(LIB_SRC))
 LIB := $(BUILD)/lib/libhcatrace.so
 
@@ -112,10 +117,10 @@ $(BUILD)/tests/test_bands: tests/unit/test_bands.c fold/bands.c fold/bands.h
 	@$(CC) $(TEST_CFLAGS) -Ifold -o $@ tests/unit/test_bands.c fold/bands.c $(SAN_LDFLAGS) $(CMOCKA_LIBS)
 
 # ---- model language (issue 6): its unit test links the module directly ----
-$(BUILD)/tests/test_model: tests/unit/test_model.c src/hca_model.c src/hca_model.h src/hca_names.c
+$(BUILD)/tests/test_model: tests/unit/test_model.c $(MODEL_SRC) src/hca_model.h src/hca_model_path.h src/hca_names.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
-	@$(CC) $(TEST_CFLAGS) -o $@ tests/unit/test_model.c src/hca_model.c src/hca_names.c $(SAN_LDFLAGS) $(CMOCKA_LIBS) $(PFM_LIBS) -lm
+	@$(CC) $(TEST_CFLAGS) -o $@ tests/unit/test_model.c $(MODEL_SRC) src/hca_names.c $(SAN_LDFLAGS) $(CMOCKA_LIBS) $(PFM_LIBS) -lm
 # ---- end model language ----
 
 # Unit tests link the pure modules only (not the preload machinery, whose
@@ -172,7 +177,8 @@ $(BUILD)/tests/foldcheck: tests/foldcheck.c
 	@$(CC) $(TEST_CFLAGS) -o $@ $< $(SAN_LDFLAGS) $(CJSON_LIBS) -lm
 
 # ---- hcafold: every fold/ module, GSL for the numerics, cJSON for fold.json ----
-$(HCAFOLD): $(patsubst fold/%.c,$(BUILD)/obj/fold/%.o,$(wildcard fold/*.c)) $(BUILD)/obj/lib/src/hca_defs.o
+$(HCAFOLD): $(patsubst fold/%.c,$(BUILD)/obj/fold/%.o,$(wildcard fold/*.c)) $(BUILD)/obj/lib/src/hca_defs.o \
+    $(patsubst %.c,$(BUILD)/obj/lib/%.o,$(MODEL_SRC) src/hca_names.c)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	@$(CC) -o $@ $^ $(SAN_LDFLAGS) $(OTF2_LIBS) $(GSL_LIBS) $(CJSON_LIBS) -lpthread -lm
@@ -194,7 +200,7 @@ bench: all
 install: $(LIB) $(HCAFOLD)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include \
 	    $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/doc/hcatrace \
-	    $(DESTDIR)$(PREFIX)/share/hcatrace/examples
+	    $(DESTDIR)$(PREFIX)/share/hcatrace/examples $(DESTDIR)$(PREFIX)/share/hcatrace/models
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/libhcatrace.so
 	install -m 755 scripts/hcatrace $(DESTDIR)$(PREFIX)/bin/hcatrace
 	install -m 755 $(HCAFOLD) $(DESTDIR)$(PREFIX)/bin/hcafold
@@ -202,6 +208,7 @@ install: $(LIB) $(HCAFOLD)
 	install -m 644 include/hcatrace.h $(DESTDIR)$(PREFIX)/include/hcatrace.h
 	install -m 644 docs/*.md README.md $(DESTDIR)$(PREFIX)/share/doc/hcatrace/
 	install -m 644 examples/*.c examples/*.f90 examples/*.sh $(DESTDIR)$(PREFIX)/share/hcatrace/examples/
+	install -m 644 models/*.model models/README.md $(DESTDIR)$(PREFIX)/share/hcatrace/models/
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/lib/libhcatrace.so $(DESTDIR)$(PREFIX)/bin/hcatrace $(DESTDIR)$(PREFIX)/bin/hcafold \

@@ -43,6 +43,18 @@ typedef struct {
     int per_sym;
 } plot_int;
 
+typedef struct {
+    const char *name;
+    int line, col;
+} tok_ref;
+
+typedef struct {
+    tok_ref *members;    /* as written, resolved by check() */
+    size_t nmembers;
+    size_t *events;      /* event indices, leader first */
+    int line;
+} group_int;
+
 struct hca_model {
     void **ar;
     size_t nar;
@@ -62,6 +74,12 @@ struct hca_model {
     size_t nsyms;
     int *order;     /* evaluation order of symbols */
     size_t norder;
+    group_int *groups;
+    size_t ngroups;
+    int predict_sym, actual_sym; /* hidden symbols of `predict ... against ...`, -1 if none */
+    int predict_line;
+    tok_ref instructions;        /* `instructions NAME`; name NULL if none */
+    int inst_event;              /* resolved event index, -1 */
 };
 
 /* ---------------------------------------------------------------- arena */
@@ -118,6 +136,9 @@ void hca_model_free(hca_model *m)
         free(m->plots[i].item_sym);
     }
     free(m->plots);
+    for (size_t i = 0; i < m->ngroups; i++)
+        free(m->groups[i].members);
+    free(m->groups);
     free(m->syms);
     free(m);
 }
@@ -722,6 +743,66 @@ static void stmt_plot(parser *p)
     expect_eol(p);
 }
 
+/* group A B C: events the tracer must count in one counter set, A leading */
+static void stmt_group(parser *p)
+{
+    hca_model *m = p->m;
+    int line = p->tk.line;
+    next(p);
+    group_int *g = grow(&m->groups, &m->ngroups, sizeof(group_int), &p->jb);
+    g->line = line;
+    while (p->tk.t == T_NAME) {
+        tok_ref *r = grow(&g->members, &g->nmembers, sizeof(tok_ref), &p->jb);
+        r->name = p->tk.text;
+        r->line = p->tk.line;
+        r->col = p->tk.col;
+        next(p);
+    }
+    if (g->nmembers < 2)
+        fail_at(p, p->tk.line, p->tk.col, "a group names at least two events (the first leads)");
+    expect_eol(p);
+}
+
+/* predict EXPR against EXPR: the model's prediction and what it predicts */
+static void stmt_predict(parser *p)
+{
+    hca_model *m = p->m;
+    int line = p->tk.line, col = p->tk.col;
+    if (m->predict_sym >= 0)
+        fail_at(p, line, col, "'predict' given twice (first at line %d)", m->predict_line);
+    next(p);
+    int l1 = p->tk.line, c1 = p->tk.col;
+    expr *e = parse_expr(p);
+    if (!is_name(p, "against"))
+        fail_at(p, p->tk.line, p->tk.col, "expected 'against' and the measured expression");
+    next(p);
+    int l2 = p->tk.line, c2 = p->tk.col;
+    expr *a = parse_expr(p);
+    expect_eol(p);
+    m->predict_sym = add_sym(p, NULL, S_LET, -1, l1, c1);
+    m->syms[m->predict_sym].e = e;
+    m->actual_sym = add_sym(p, NULL, S_LET, -1, l2, c2);
+    m->syms[m->actual_sym].e = a;
+    m->predict_line = line;
+}
+
+/* instructions NAME: the event counting retired instructions */
+static void stmt_instructions(parser *p)
+{
+    hca_model *m = p->m;
+    int line = p->tk.line, col = p->tk.col;
+    if (m->instructions.name)
+        fail_at(p, line, col, "'instructions' given twice (first at line %d)", m->instructions.line);
+    next(p);
+    if (p->tk.t != T_NAME || strchr(p->tk.text, '.') || strchr(p->tk.text, '*'))
+        fail_at(p, p->tk.line, p->tk.col, "'instructions' takes the name of an event");
+    m->instructions.name = p->tk.text;
+    m->instructions.line = p->tk.line;
+    m->instructions.col = p->tk.col;
+    next(p);
+    expect_eol(p);
+}
+
 static void stmt_header(parser *p, const char *kw)
 {
     hca_model *m = p->m;
@@ -985,6 +1066,30 @@ static void check(parser *p)
         }
         pl->pub.items = pl->items;
     }
+    /* groups: events, each in one group at most */
+    for (size_t i = 0; i < m->ngroups; i++) {
+        group_int *g = &m->groups[i];
+        g->events = ar_alloc(m, g->nmembers * sizeof(size_t), &p->jb);
+        for (size_t k = 0; k < g->nmembers; k++) {
+            const tok_ref *r = &g->members[k];
+            int s = find_sym(m, r->name);
+            if (s < 0 || m->syms[s].kind != S_EVENT)
+                fail_at(p, r->line, r->col, "group: '%s' is not an event", r->name);
+            g->events[k] = (size_t)m->syms[s].idx;
+            for (size_t j = 0; j <= i; j++)
+                for (size_t q = 0; q < (j < i ? m->groups[j].nmembers : k); q++)
+                    if (m->groups[j].events[q] == g->events[k])
+                        fail_at(p, r->line, r->col, "group: event '%s' is already in the group of line %d", r->name,
+                                m->groups[j].line);
+        }
+    }
+    if (m->instructions.name) {
+        int s = find_sym(m, m->instructions.name);
+        if (s < 0 || m->syms[s].kind != S_EVENT)
+            fail_at(p, m->instructions.line, m->instructions.col, "instructions: '%s' is not an event",
+                    m->instructions.name);
+        m->inst_event = m->syms[s].idx;
+    }
     /* names */
     for (size_t i = 0; i < m->nsyms; i++)
         if (m->syms[i].e)
@@ -1007,6 +1112,8 @@ hca_model *hca_model_parse(const char *text, const char *filename, char *err, si
         return NULL;
     }
     m->id = m->title = m->match = m->unit = "";
+    m->predict_sym = m->actual_sym = -1;
+    m->inst_event = -1;
     parser p;
     memset(&p, 0, sizeof(p));
     p.m = m;
@@ -1034,7 +1141,7 @@ hca_model *hca_model_parse(const char *text, const char *filename, char *err, si
         if (p.tk.t != T_NAME) {
             char b[128];
             fail_at(&p, p.tk.line, p.tk.col, "expected a directive (model, title, match, unit, source, event, "
-                    "param, let, node, plot), found %s", tok_desc(&p.tk, b, sizeof(b)));
+                    "param, let, node, plot, group, predict, instructions), found %s", tok_desc(&p.tk, b, sizeof(b)));
         }
         const char *kw = p.tk.text;
         if (!strcmp(kw, "event"))
@@ -1047,6 +1154,12 @@ hca_model *hca_model_parse(const char *text, const char *filename, char *err, si
             stmt_node(&p);
         else if (!strcmp(kw, "plot"))
             stmt_plot(&p);
+        else if (!strcmp(kw, "group"))
+            stmt_group(&p);
+        else if (!strcmp(kw, "predict"))
+            stmt_predict(&p);
+        else if (!strcmp(kw, "instructions"))
+            stmt_instructions(&p);
         else if (!strcmp(kw, "model") || !strcmp(kw, "title") || !strcmp(kw, "match") || !strcmp(kw, "unit") ||
                  !strcmp(kw, "source"))
             stmt_header(&p, kw);
@@ -1127,6 +1240,19 @@ size_t hca_model_nnodes(const hca_model *m) { return m->nnodes; }
 const hca_model_node *hca_model_node_at(const hca_model *m, size_t i) { return i < m->nnodes ? &m->nodes[i] : NULL; }
 size_t hca_model_nplots(const hca_model *m) { return m->nplots; }
 const hca_model_plot *hca_model_plot_at(const hca_model *m, size_t i) { return i < m->nplots ? &m->plots[i].pub : NULL; }
+
+size_t hca_model_ngroups(const hca_model *m) { return m->ngroups; }
+const size_t *hca_model_group_at(const hca_model *m, size_t i, size_t *n)
+{
+    if (i >= m->ngroups) {
+        *n = 0;
+        return NULL;
+    }
+    *n = m->groups[i].nmembers;
+    return m->groups[i].events;
+}
+int hca_model_has_prediction(const hca_model *m) { return m->predict_sym >= 0; }
+int hca_model_instructions(const hca_model *m) { return m->inst_event; }
 
 int hca_model_find_event(const hca_model *m, const char *name)
 {
@@ -1263,6 +1389,8 @@ void hca_model_result_free(hca_model_result *r)
     }
     free(r->plot);
     free(r->nitems);
+    free(r->predicted);
+    free(r->actual);
     memset(r, 0, sizeof(*r));
 }
 
@@ -1278,6 +1406,12 @@ static int result_alloc(const hca_model *m, size_t n, hca_model_result *r)
     r->plot = calloc(m->nplots ? m->nplots : 1, sizeof(double **));
     if (!r->node || !r->overlap || !r->nitems || !r->plot)
         return -1;
+    if (m->predict_sym >= 0) {
+        r->predicted = calloc(nn, sizeof(double));
+        r->actual = calloc(nn, sizeof(double));
+        if (!r->predicted || !r->actual)
+            return -1;
+    }
     for (size_t i = 0; i < m->nnodes; i++) {
         r->node[i] = calloc(nn, sizeof(double));
         r->overlap[i] = calloc(nn, sizeof(double));
@@ -1396,6 +1530,10 @@ int hca_model_eval(const hca_model *m, const double *const *event_values, size_t
                 }
                 out->plot[i][j][k] = v;
             }
+        }
+        if (m->predict_sym >= 0) {
+            out->predicted[k] = val[m->predict_sym];
+            out->actual[k] = val[m->actual_sym];
         }
         if (c.divzero) {
             out->divzero_points++;

@@ -85,6 +85,16 @@ int hca_model_find_node(const hca_model *m, const char *path); /* index or -1 */
 size_t hca_model_nplots(const hca_model *m);
 const hca_model_plot *hca_model_plot_at(const hca_model *m, size_t i);
 
+/* `group A B ...`: events to count in one counter set, the first leading
+ * (e.g. Sapphire Rapids' topdown events under TOPDOWN.SLOTS). Returns the
+ * event indices and their number in *n. */
+size_t hca_model_ngroups(const hca_model *m);
+const size_t *hca_model_group_at(const hca_model *m, size_t i, size_t *n);
+/* `predict EXPR against EXPR`: 1 if the model predicts a measured quantity. */
+int hca_model_has_prediction(const hca_model *m);
+/* `instructions NAME`: the event index of retired instructions, or -1. */
+int hca_model_instructions(const hca_model *m);
+
 /* Sets a parameter. Returns 0, or -1 if there is no such parameter. */
 int hca_model_set_param(hca_model *m, const char *name, double value);
 /* "NAME=VALUE" as given on a command line. Returns 0, or -1 with a message. */
@@ -109,6 +119,8 @@ typedef struct {
     unsigned flags;    /* HCA_EVAL_* */
     size_t overlap_points; /* points where some node had overlap > 0 */
     size_t divzero_points; /* points where a '/' divided by zero */
+    double *predicted;     /* [n] the `predict` expression, NULL if the model has none */
+    double *actual;        /* [n] the expression after `against` */
 } hca_model_result;
 
 /* Evaluates the model on n points. event_values[i] is the array of event i
