@@ -55,7 +55,7 @@ TOOLS += $(BUILD)/bench/omp_region_cost
 FOLD_READ_SRC := fold/read.c fold/regions.c fold/points.c
 FOLD_READ_OBJ := $(patsubst fold/%.c,$(BUILD)/obj/fold/%.o,$(FOLD_READ_SRC))
 FOLD_TESTS := $(BUILD)/tests/test_read $(BUILD)/tests/test_regions $(BUILD)/tests/test_points
-TOOLS += $(BUILD)/tests/hcasynth $(BUILD)/tests/foldstat $(BUILD)/tests/foldcheck
+TOOLS += $(BUILD)/tests/hcasynth $(BUILD)/tests/foldstat $(BUILD)/tests/foldcheck $(BUILD)/tests/modelcheck
 
 all: $(LIB) $(EXAMPLES) $(TOOLS) $(HCAFOLD)
 
@@ -170,6 +170,19 @@ $(FOLD_TESTS): $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/fold_testut
 $(BUILD)/bench/mpi_call_cost: bench/mpi_call_cost.c
 	@mkdir -p $(dir $@)
 	$(MPICC) -std=c11 -O2 -g -Wall -Wextra -Werror -o $@ $<
+
+$(BUILD)/tests/modelcheck: tests/modelcheck.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	@$(CC) $(TEST_CFLAGS) -o $@ $< $(SAN_LDFLAGS) $(CJSON_LIBS) -lm
+
+# the model's statistics (MAPE, Kendall's tau) and its application to a report
+$(BUILD)/tests/test_fold_model: tests/unit/test_fold_model.c fold/model.c fold/model.h $(FOLD_READ_OBJ) \
+    $(patsubst %.c,$(BUILD)/obj/lib/%.o,$(MODEL_SRC) src/hca_names.c)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	@$(CC) $(TEST_CFLAGS) -Ifold -o $@ tests/unit/test_fold_model.c fold/model.c $(FOLD_READ_OBJ) \
+	    $(patsubst %.c,$(BUILD)/obj/lib/%.o,$(MODEL_SRC) src/hca_names.c) $(SAN_LDFLAGS) $(CMOCKA_LIBS) $(FOLD_LIBS)
 
 $(BUILD)/tests/foldcheck: tests/foldcheck.c
 	@mkdir -p $(dir $@)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model.h"
 #include "points.h"
 #include "read.h"
 #include "regions.h"
@@ -500,6 +501,11 @@ int fold_analyze(const char *trace_path, const fold_options *o, fold_report *rep
 
 void fold_report_free(fold_report *r)
 {
+    if (r->model) {
+        fold_model_report_free(r->model);
+        free(r->model);
+        r->model = NULL;
+    }
     for (size_t i = 0; i < r->nregions; i++) {
         fold_region_result *g = &r->regions[i];
         for (size_t c = 0; c < g->ncounters; c++) {

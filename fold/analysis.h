@@ -14,7 +14,8 @@ enum {
     FOLD_EXIT_USAGE = 2,
     FOLD_EXIT_BAD_TRACE = 3, /* not an OTF2 archive, corrupt or truncated */
     FOLD_EXIT_NOTHING = 4,   /* no region with enough instances and samples */
-    FOLD_EXIT_OUTPUT = 5     /* the output directory or a file could not be written */
+    FOLD_EXIT_OUTPUT = 5,    /* the output directory or a file could not be written */
+    FOLD_EXIT_MODEL = 6      /* the events of the --model are missing from the trace (outputs written) */
 };
 
 typedef struct {

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "model.h"
 
 #ifndef HCATRACE_VERSION
 #define HCATRACE_VERSION "unknown"
@@ -36,12 +37,16 @@ static void usage(FILE *out)
           "      --grid N           points of the output curves (default 101)\n"
           "      --max-points N     cap on folded points fed to a fit (default 20000)\n"
           "      --mpi              also fold the MPI calls themselves\n"
+          "  -m, --model NAME|FILE  evaluate this model (models/NAME.model; default: the one\n"
+          "                         recorded in the trace, if any; 'none': no model)\n"
+          "  -s, --set NAME=VALUE   set a model parameter (repeatable), e.g. --set P_L2_HIT=12\n"
           "  -q, --quiet            no summary on stdout, no progress\n"
           "  -h, --help             this help\n"
           "  -V, --version          the version\n"
           "\n"
-          "Exit status: 0 done, 2 usage error, 3 unreadable trace, 4 nothing to fold,\n"
-          "5 output could not be written.\n",
+          "Exit status: 0 done, 2 usage error (also: unknown or malformed model), 3 unreadable\n"
+          "trace, 4 nothing to fold, 5 output could not be written, 6 the --model's events\n"
+          "are missing from the trace (the rest is written).\n",
           out);
 }
 
@@ -133,6 +138,7 @@ int main(int argc, char **argv)
         { "min-instances", required_argument, NULL, 1 }, { "min-samples", required_argument, NULL, 2 },
         { "mad", required_argument, NULL, 3 },       { "grid", required_argument, NULL, 4 },
         { "max-points", required_argument, NULL, 5 }, { "mpi", no_argument, NULL, 6 },
+        { "model", required_argument, NULL, 'm' },  { "set", required_argument, NULL, 's' },
         { NULL, 0, NULL, 0 }
     };
     /* large arrays come and go while folding: keep freed memory for reuse
@@ -141,14 +147,16 @@ int main(int argc, char **argv)
     mallopt(M_TRIM_THRESHOLD, 256 << 20);
     fold_options o;
     fold_options_defaults(&o);
-    const char *regions[MAX_SELECT], *counters[MAX_SELECT];
+    const char *regions[MAX_SELECT], *counters[MAX_SELECT], *sets[MAX_SELECT];
+    fold_model_options mo = { NULL, sets, 0 };
+    int no_model = 0;
     const char *output = NULL;
     unsigned formats = 15;
     int quiet = 0, opt;
     size_t v;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     o.jobs = cpus > 0 ? (unsigned)cpus : 1;
-    while ((opt = getopt_long(argc, argv, "o:r:c:f:j:qhV", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "o:r:c:f:j:m:s:qhV", longopts, NULL)) != -1) {
         switch (opt) {
         case 'o':
             output = optarg;
@@ -179,6 +187,17 @@ int main(int argc, char **argv)
             break;
         case 'q':
             quiet = 1;
+            break;
+        case 'm':
+            no_model = strcmp(optarg, "none") == 0;
+            mo.name = no_model ? NULL : optarg;
+            break;
+        case 's':
+            if (mo.nset >= MAX_SELECT) {
+                fprintf(stderr, "hcafold: at most %d --set options\n", MAX_SELECT);
+                return FOLD_EXIT_USAGE;
+            }
+            sets[mo.nset++] = optarg;
             break;
         case 'h':
             usage(stdout);
@@ -242,11 +261,32 @@ int main(int argc, char **argv)
 
     fold_report report;
     memset(&report, 0, sizeof(report));
-    int rc = fold_analyze(anchor, &o, &report, err, sizeof(err));
+    int rc = fold_analyze(anchor, &o, &report, err, sizeof(err)), model_rc = FOLD_EXIT_OK;
     if (rc != FOLD_EXIT_OK) {
         fprintf(stderr, "hcafold: %s\n", err);
         fold_report_free(&report);
         return rc;
+    }
+    if (!no_model) {
+        int mrc = fold_model_apply(&report, &mo, err, sizeof(err));
+        if (mrc == FOLD_MODEL_BAD || mrc == FOLD_MODEL_NOMEM) {
+            fprintf(stderr, "hcafold: %s\n", err);
+            fold_report_free(&report);
+            return mrc == FOLD_MODEL_BAD ? FOLD_EXIT_USAGE : FOLD_EXIT_BAD_TRACE;
+        }
+        if (mrc == FOLD_MODEL_NONE && mo.nset) {
+            fputs("hcafold: --set needs a model: the trace records none, give --model\n", stderr);
+            fold_report_free(&report);
+            return FOLD_EXIT_USAGE;
+        }
+        if (mrc == FOLD_MODEL_MISSING) {
+            fprintf(stderr, "hcafold: %s\n", err);
+            model_rc = mo.name ? FOLD_EXIT_MODEL : FOLD_EXIT_OK;
+        }
+    } else if (mo.nset) {
+        fputs("hcafold: --set needs a model (--model none was given)\n", stderr);
+        fold_report_free(&report);
+        return FOLD_EXIT_USAGE;
     }
     if (make_dir(outdir) != 0) {
         fprintf(stderr, "hcafold: cannot create %s: %s\n", outdir, strerror(errno));
@@ -257,11 +297,14 @@ int main(int argc, char **argv)
     if ((formats & 1u) && fold_write_json(&report, outdir, err, sizeof(err)) != 0)
         rc = FOLD_EXIT_OUTPUT;
     /* plots read the CSV files: they are written whenever plots are asked for */
-    if (rc == FOLD_EXIT_OK && (formats & 14u) && fold_write_csv(&report, outdir, err, sizeof(err)) != 0)
+    if (rc == FOLD_EXIT_OK && (formats & 14u) &&
+        (fold_write_csv(&report, outdir, err, sizeof(err)) != 0 || fold_write_model_csv(&report, outdir, err, sizeof(err)) != 0))
         rc = FOLD_EXIT_OUTPUT;
     if (rc == FOLD_EXIT_OK && (formats & 12u) &&
-        fold_write_plots(&report, outdir, ((formats & 4u) ? 1u : 0u) | ((formats & 8u) ? 2u : 0u), err,
-                         sizeof(err)) != 0)
+        (fold_write_plots(&report, outdir, ((formats & 4u) ? 1u : 0u) | ((formats & 8u) ? 2u : 0u), err,
+                          sizeof(err)) != 0 ||
+         fold_write_model_plots(&report, outdir, ((formats & 4u) ? 1u : 0u) | ((formats & 8u) ? 2u : 0u), err,
+                                sizeof(err)) != 0))
         rc = FOLD_EXIT_OUTPUT;
     if (rc != FOLD_EXIT_OK)
         fprintf(stderr, "hcafold: %s\n", err);
@@ -270,5 +313,5 @@ int main(int argc, char **argv)
         printf("\noutput: %s/ (fold.json, <region>.csv, <region>.png/.svg)\n", outdir);
     }
     fold_report_free(&report);
-    return rc;
+    return rc != FOLD_EXIT_OK ? rc : model_rc;
 }

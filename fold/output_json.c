@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model.h"
 #include "result.h"
 
 static cJSON *numbers(const double *v, size_t n)
@@ -29,6 +30,164 @@ static cJSON *counter_json(const fold_counter_result *c, const fold_segmentation
     cJSON_AddItemToObject(o, "cumulative", numbers(c->curve.cum, c->curve.grid));
     cJSON_AddItemToObject(o, "rate", numbers(c->rate, c->curve.grid));
     cJSON_AddItemToObject(o, "phase_rates", numbers(c->phase_rate, ph->nphases));
+    return o;
+}
+
+static cJSON *flags_json(const hca_model_result *res)
+{
+    cJSON *a = cJSON_CreateArray();
+    static const struct {
+        unsigned bit;
+        const char *name;
+    } names[] = { { HCA_EVAL_OVERLAP, "overlap" }, { HCA_EVAL_DIVZERO, "division_by_zero" },
+                  { HCA_EVAL_ABSENT, "absent_event" }, { HCA_EVAL_NONFINITE, "not_finite" } };
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (res->flags & names[i].bit)
+            cJSON_AddItemToArray(a, cJSON_CreateString(names[i].name));
+    return a;
+}
+
+static int any_positive(const double *v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++)
+        if (v[i] > 0)
+            return 1;
+    return 0;
+}
+
+/* the model evaluated on one region (docs/output.md, "model") */
+static cJSON *region_model_json(const fold_model_report *mr, const fold_model_region *mg, const fold_region_result *r)
+{
+    const hca_model *m = mr->model;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddBoolToObject(o, "evaluated", mg->evaluated);
+    if (mg->absent)
+        cJSON_AddStringToObject(o, "not_measured_here", mg->absent);
+    if (!mg->evaluated)
+        return o;
+    if (mg->total.predicted) {
+        cJSON_AddNumberToObject(o, "predicted", mg->predicted);
+        cJSON_AddNumberToObject(o, "measured", mg->measured);
+        cJSON_AddNumberToObject(o, "error_percent", 100.0 * (mg->predicted - mg->measured) / mg->measured);
+    }
+    cJSON_AddNumberToObject(o, "instructions", mg->inst_total);
+    cJSON *totals = cJSON_AddObjectToObject(o, "totals");
+    for (size_t i = 0; i < mg->total.nnodes; i++)
+        cJSON_AddNumberToObject(totals, hca_model_node_at(m, i)->path, mg->total.node[i][0]);
+    cJSON_AddItemToObject(o, "flags", flags_json(&mg->curve));
+    cJSON_AddNumberToObject(o, "overlap_points", (double)mg->curve.overlap_points);
+    cJSON_AddNumberToObject(o, "division_by_zero_points", (double)mg->curve.divzero_points);
+    size_t n = mg->curve.n;
+    if (mg->inst_rate)
+        cJSON_AddItemToObject(o, "instructions_rate", numbers(mg->inst_rate, n));
+    if (mg->curve.predicted) {
+        cJSON_AddItemToObject(o, "predicted_rate", numbers(mg->curve.predicted, n));
+        cJSON_AddItemToObject(o, "measured_rate", numbers(mg->curve.actual, n));
+    }
+    cJSON *nodes = cJSON_AddArrayToObject(o, "nodes");
+    for (size_t i = 0; i < mg->curve.nnodes; i++) {
+        const hca_model_node *nd = hca_model_node_at(m, i);
+        cJSON *nj = cJSON_CreateObject();
+        cJSON_AddStringToObject(nj, "path", nd->path);
+        cJSON_AddStringToObject(nj, "label", nd->label);
+        cJSON_AddStringToObject(nj, "kind", nd->kind == HCA_NODE_SUM ? "sum" : nd->kind == HCA_NODE_REST ? "rest" : "expr");
+        cJSON_AddBoolToObject(nj, "estimate", nd->est);
+        cJSON_AddItemToObject(nj, "rate", numbers(mg->curve.node[i], n));
+        cJSON_AddItemToObject(nj, "phase_rates", numbers(mg->phases.node[i], mg->phases.n));
+        if (any_positive(mg->curve.overlap[i], n))
+            cJSON_AddItemToObject(nj, "overlap_rate", numbers(mg->curve.overlap[i], n));
+        cJSON_AddItemToArray(nodes, nj);
+    }
+    cJSON *plots = cJSON_AddArrayToObject(o, "plots");
+    for (size_t p = 0; p < mg->curve.nplots; p++) {
+        const hca_model_plot *pl = hca_model_plot_at(m, p);
+        cJSON *pj = cJSON_CreateObject();
+        cJSON_AddStringToObject(pj, "name", pl->name);
+        cJSON_AddStringToObject(pj, "style", pl->style == HCA_PLOT_STACK ? "stack" : "lines");
+        cJSON_AddStringToObject(pj, "per", pl->per);
+        cJSON *items = cJSON_AddArrayToObject(pj, "items");
+        for (size_t k = 0; k < pl->nitems; k++) {
+            cJSON *ij = cJSON_CreateObject();
+            cJSON_AddStringToObject(ij, "label", pl->items[k].label);
+            if (pl->items[k].node >= 0) {
+                const hca_model_node *nd = hca_model_node_at(m, (size_t)pl->items[k].node);
+                cJSON_AddStringToObject(ij, "node", nd->path);
+                cJSON_AddBoolToObject(ij, "residual", nd->kind == HCA_NODE_REST);
+            }
+            cJSON_AddItemToObject(ij, "values", numbers(mg->curve.plot[p][k], n));
+            cJSON_AddItemToObject(ij, "phase_values", numbers(mg->phases.plot[p][k], mg->phases.n));
+            cJSON_AddNumberToObject(ij, "total", mg->total.plot[p][k][0]);
+            cJSON_AddItemToArray(items, ij);
+        }
+        cJSON_AddItemToArray(plots, pj);
+    }
+    if (mg->phases.predicted) {
+        cJSON *ph = cJSON_AddArrayToObject(o, "phases");
+        for (size_t k = 0; k < mg->phases.n; k++) {
+            cJSON *pj = cJSON_CreateObject();
+            cJSON_AddNumberToObject(pj, "start", r->phases.bounds[k]);
+            cJSON_AddNumberToObject(pj, "end", r->phases.bounds[k + 1]);
+            cJSON_AddNumberToObject(pj, "predicted_rate", mg->phases.predicted[k]);
+            cJSON_AddNumberToObject(pj, "measured_rate", mg->phases.actual[k]);
+            cJSON_AddItemToArray(ph, pj);
+        }
+    }
+    return o;
+}
+
+static cJSON *agreement_json(const fold_model_agreement *a)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "n", (double)a->n);
+    cJSON_AddNumberToObject(o, "mape_percent", a->mape);
+    cJSON_AddNumberToObject(o, "kendall_tau", a->tau);
+    return o;
+}
+
+static cJSON *model_json(const fold_model_report *mr)
+{
+    const hca_model *m = mr->model;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "id", hca_model_id(m));
+    cJSON_AddStringToObject(o, "title", hca_model_title(m));
+    cJSON_AddStringToObject(o, "unit", hca_model_unit(m));
+    cJSON_AddStringToObject(o, "file", mr->path);
+    cJSON_AddStringToObject(o, "from", mr->from);
+    cJSON *src = cJSON_AddArrayToObject(o, "sources");
+    for (size_t i = 0; i < hca_model_nsources(m); i++)
+        cJSON_AddItemToArray(src, cJSON_CreateString(hca_model_source(m, i)));
+    cJSON *params = cJSON_AddArrayToObject(o, "params");
+    for (size_t i = 0; i < hca_model_nparams(m); i++) {
+        const hca_model_param *pa = hca_model_param_at(m, i);
+        cJSON *pj = cJSON_CreateObject();
+        cJSON_AddStringToObject(pj, "name", pa->name);
+        cJSON_AddNumberToObject(pj, "value", pa->value);
+        cJSON_AddNumberToObject(pj, "default", pa->default_value);
+        cJSON_AddStringToObject(pj, "unit", pa->unit);
+        cJSON_AddStringToObject(pj, "doc", pa->doc);
+        cJSON_AddItemToArray(params, pj);
+    }
+    cJSON *events = cJSON_AddArrayToObject(o, "events");
+    for (size_t i = 0; i < mr->nevents; i++) {
+        const fold_model_event *e = &mr->events[i];
+        cJSON *ej = cJSON_CreateObject();
+        cJSON_AddStringToObject(ej, "alias", e->alias);
+        cJSON_AddStringToObject(ej, "spec", e->spec);
+        if (e->counter)
+            cJSON_AddStringToObject(ej, "counter", e->counter);
+        else
+            cJSON_AddNullToObject(ej, "counter");
+        cJSON_AddBoolToObject(ej, "optional", e->optional);
+        if (!e->counter)
+            cJSON_AddStringToObject(ej, "closest_present", e->closest ? e->closest : "");
+        cJSON_AddItemToArray(events, ej);
+    }
+    cJSON_AddNumberToObject(o, "missing_required", (double)mr->missing_required);
+    cJSON_AddNumberToObject(o, "missing_optional", (double)mr->missing_optional);
+    cJSON_AddBoolToObject(o, "predicts", hca_model_has_prediction(m));
+    cJSON *ag = cJSON_AddObjectToObject(o, "agreement");
+    cJSON_AddItemToObject(ag, "regions", agreement_json(&mr->across_regions));
+    cJSON_AddItemToObject(ag, "phases", agreement_json(&mr->across_phases));
     return o;
 }
 
@@ -103,9 +262,15 @@ int fold_write_json(const fold_report *r, const char *dir, char *err, size_t err
     cJSON_AddNumberToObject(root, "locations", (double)r->nlocations);
     cJSON_AddNumberToObject(root, "samples_lost", (double)r->samples_lost);
     cJSON_AddNumberToObject(root, "regions_skipped", (double)r->regions_skipped);
+    if (r->model)
+        cJSON_AddItemToObject(root, "model", model_json(r->model));
     cJSON *regions = cJSON_AddArrayToObject(root, "regions");
-    for (size_t i = 0; i < r->nregions; i++)
-        cJSON_AddItemToArray(regions, region_json(&r->regions[i]));
+    for (size_t i = 0; i < r->nregions; i++) {
+        cJSON *rj = region_json(&r->regions[i]);
+        if (r->model)
+            cJSON_AddItemToObject(rj, "model", region_model_json(r->model, &r->model->regions[i], &r->regions[i]));
+        cJSON_AddItemToArray(regions, rj);
+    }
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
     if (!text) {

@@ -4,43 +4,13 @@
  * the fitted cumulative curve, the rate on the second axis and the phase
  * boundaries. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include "gnuplot.h"
 #include "result.h"
 
 #define MAX_PANELS 4
-
-/* A gnuplot single-quoted string: quotes doubled. */
-static void quoted(FILE *f, const char *s)
-{
-    fputc('\'', f);
-    for (; s && *s; s++) {
-        if (*s == '\'')
-            fputc('\'', f);
-        fputc(*s, f);
-    }
-    fputc('\'', f);
-}
-
-/* A gnuplot double-quoted string (escapes interpreted: newlines allowed). */
-static void dquoted(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; s && *s; s++) {
-        if (*s == '\n')
-            fputs("\\n", f);
-        else {
-            if (*s == '"' || *s == '\\')
-                fputc('\\', f);
-            fputc(*s, f);
-        }
-    }
-    fputc('"', f);
-}
 
 static const char *const band_colors[] = { "#8dd3c7", "#ffffb3", "#bebada", "#fb8072", "#80b1d3",
                                            "#fdb462", "#b3de69", "#fccde5", "#d9d9d9", "#bc80bd" };
@@ -78,7 +48,7 @@ static void body(FILE *f, const fold_region_result *r)
     char title[1024];
     snprintf(title, sizeof(title), "%s  (%zu of %zu instances, %zu samples, mean %.3g ms)", r->name,
              r->instances_used, r->instances_found, r->samples_used, r->mean_duration_s * 1e3);
-    quoted(f, title);
+    fold_gp_quoted(f, title);
     fputs("\nset yrange [0:1]\nunset ytics\nunset y2tics\nset format x ''\nunset xlabel\nunset ylabel\n"
           "unset y2label\nunset key\n",
           f);
@@ -97,7 +67,7 @@ static void body(FILE *f, const fold_region_result *r)
         else
             snprintf(text, sizeof(text), "%.*s", (int)((b->end - b->start) * 120), b->function);
         fprintf(f, "set label %zu ", i + 1);
-        dquoted(f, text);
+        fold_gp_dquoted(f, text);
         fprintf(f, " at %.4f,0.5 center font ',8'\n", (b->start + b->end) / 2);
     }
     fputs("plot NaN notitle\nunset object\nunset label\nunset title\n", f);
@@ -108,7 +78,7 @@ static void body(FILE *f, const fold_region_result *r)
         fprintf(f, "set origin 0,%.4f\nset size 1,%.4f\n", 1.0 - top - band_h - lines_h, lines_h);
         fputs("set autoscale y\nset ytics autofreq font ',7'\nset ylabel 'line' font ',8'\nunset key\n", f);
         fputs("plot ", f);
-        quoted(f, lines);
+        fold_gp_quoted(f, lines);
         fputs(" skip 1 using 1:($3 > 0 ? $3 : NaN) with points pt 7 ps 0.3 lc rgb '#555555' notitle\n", f);
         fputs("unset ylabel\n", f);
     }
@@ -122,7 +92,7 @@ static void body(FILE *f, const fold_region_result *r)
         char label[300];
         snprintf(label, sizeof(label), "cumulative %s", c->name);
         fputs("set ylabel ", f);
-        quoted(f, label);
+        fold_gp_quoted(f, label);
         /* the rate axis in a unit that fits its values */
         double max = 0, scale = 1;
         for (size_t i = 0; c->rate && i < c->curve.grid; i++)
@@ -147,7 +117,7 @@ static void body(FILE *f, const fold_region_result *r)
             snprintf(label, sizeof(label), "%s rate (%s%s/s)", c->name, prefix, unit);
         }
         fputs("\nset y2label ", f);
-        quoted(f, label);
+        fold_gp_quoted(f, label);
         fputc('\n', f);
         for (size_t b = 1; b < r->phases.nphases; b++)
             fprintf(f, "set arrow %zu from %.4f,graph 0 to %.4f,graph 1 nohead dt 2 lc rgb '#444444'\n", b,
@@ -156,17 +126,17 @@ static void body(FILE *f, const fold_region_result *r)
         snprintf(points, sizeof(points), "%s.points.csv", r->slug);
         snprintf(curves, sizeof(curves), "%s.curves.csv", r->slug);
         fputs("plot ", f);
-        quoted(f, points);
+        fold_gp_quoted(f, points);
         fputs(" skip 1 using (strcol(1) eq ", f);
-        quoted(f, c->name);
+        fold_gp_quoted(f, c->name);
         fputs(" && $4 == 1 ? $2 : NaN):3 with points pt 7 ps 0.5 lc rgb '#8f8fd0' title 'folded samples', \\\n  ", f);
-        quoted(f, points);
+        fold_gp_quoted(f, points);
         fputs(" skip 1 using (strcol(1) eq ", f);
-        quoted(f, c->name);
+        fold_gp_quoted(f, c->name);
         fputs(" && $4 == 0 ? $2 : NaN):3 with points pt 2 ps 0.6 lc rgb '#cc3333' title 'excluded instances', \\\n  ", f);
-        quoted(f, curves);
+        fold_gp_quoted(f, curves);
         fprintf(f, " skip 1 using 1:%zu with lines lw 2 lc rgb '#000080' title 'fit', \\\n  ", 2 * p + 2);
-        quoted(f, curves);
+        fold_gp_quoted(f, curves);
         fprintf(f, " skip 1 using 1:($%zu/%g) axes x1y2 with lines lw 2 lc rgb '#d04000' title 'rate'\n", 2 * p + 3,
                 scale);
         fputs("unset arrow\n", f);
@@ -174,37 +144,6 @@ static void body(FILE *f, const fold_region_result *r)
     if (!panels)
         fputs("set origin 0,0\nset size 1,0.8\nset label 1 'no counters in this trace' at 0.5,0.5 center\nplot NaN notitle\n", f);
     fputs("unset multiplot\n", f);
-}
-
-static int run_gnuplot(const char *dir, const char *script, char *err, size_t errlen)
-{
-    pid_t pid = fork();
-    if (pid < 0) {
-        snprintf(err, errlen, "cannot run gnuplot: %s", strerror(errno));
-        return -1;
-    }
-    if (pid == 0) {
-        if (chdir(dir) != 0)
-            _exit(126);
-        int log = open("gnuplot.log", O_WRONLY | O_CREAT | O_APPEND, 0644);
-        if (log >= 0) {
-            dup2(log, STDERR_FILENO);
-            dup2(log, STDOUT_FILENO);
-            close(log);
-        }
-        execlp("gnuplot", "gnuplot", script, (char *)NULL);
-        _exit(127);
-    }
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-        return 0;
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-        snprintf(err, errlen, "gnuplot not found (Debian package gnuplot-nox); plots not rendered, scripts kept");
-    else
-        snprintf(err, errlen, "gnuplot failed on %s/%s (see %s/gnuplot.log)", dir, script, dir);
-    return -1;
 }
 
 int fold_write_plots(const fold_report *r, const char *dir, unsigned formats, char *err, size_t errlen)
@@ -237,7 +176,7 @@ int fold_write_plots(const fold_report *r, const char *dir, unsigned formats, ch
             snprintf(err, errlen, "writing %s failed", path);
             return -1;
         }
-        if (formats && run_gnuplot(dir, script, err, errlen) != 0)
+        if (formats && fold_run_gnuplot(dir, script, err, errlen) != 0)
             return -1;
     }
     return 0;

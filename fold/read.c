@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include <otf2/otf2.h>
@@ -945,6 +946,40 @@ static int has_otf2_magic(const char *anchor)
     return 0;
 }
 
+/* The archive's trace file properties (from the anchor file). */
+static int read_properties(OTF2_Reader *r, fold_trace *t)
+{
+    uint32_t n = 0;
+    char **names = NULL;
+    if (OTF2_Reader_GetPropertyNames(r, &n, &names) != OTF2_SUCCESS || !names)
+        return FOLD_OK;
+    int status = FOLD_OK;
+    t->property_names = calloc(n + 1, sizeof(char *));
+    t->property_values = calloc(n + 1, sizeof(char *));
+    if (!t->property_names || !t->property_values)
+        status = FOLD_ERR_NOMEM;
+    for (uint32_t i = 0; status == FOLD_OK && i < n; i++) {
+        char *value = NULL;
+        if (OTF2_Reader_GetProperty(r, names[i], &value) != OTF2_SUCCESS || !value)
+            continue;
+        t->property_names[t->nproperties] = strdup(names[i]);
+        t->property_values[t->nproperties] = value; /* OTF2 allocates it with malloc: ours now */
+        if (!t->property_names[t->nproperties])
+            status = FOLD_ERR_NOMEM;
+        t->nproperties++;
+    }
+    free(names);
+    return status;
+}
+
+const char *fold_trace_property(const fold_trace *t, const char *name)
+{
+    for (size_t i = 0; i < t->nproperties; i++)
+        if (strcasecmp(t->property_names[i], name) == 0)
+            return t->property_values[i];
+    return NULL;
+}
+
 static int read_global_defs(fold_trace *t, const char *anchor, uint64_t **expected, char *err, size_t errlen)
 {
     otf2_message[0] = 0;
@@ -958,7 +993,11 @@ static int read_global_defs(fold_trace *t, const char *anchor, uint64_t **expect
     defs_state st;
     memset(&st, 0, sizeof(st));
     st.t = t;
-    int status = FOLD_OK;
+    int status = read_properties(r, t);
+    if (status != FOLD_OK) {
+        OTF2_Reader_Close(r);
+        return fail(err, errlen, status, "out of memory reading the trace properties");
+    }
     OTF2_GlobalDefReader *gd = NULL;
     OTF2_GlobalDefReaderCallbacks *cb = NULL;
     if (OTF2_Reader_SetSerialCollectiveCallbacks(r) != OTF2_SUCCESS || !(gd = OTF2_Reader_GetGlobalDefReader(r))) {
@@ -1197,6 +1236,12 @@ void fold_trace_free(fold_trace *t)
     free(t->counters);
     free(t->nan_row);
     free(t->path);
+    for (size_t i = 0; i < t->nproperties; i++) {
+        free(t->property_names[i]);
+        free(t->property_values[i]);
+    }
+    free(t->property_names);
+    free(t->property_values);
     memset(t, 0, sizeof(*t));
 }
 

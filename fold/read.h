@@ -44,6 +44,10 @@ int fold_read(const char *path, const fold_read_options *o, fold_trace *t, char 
 /* Frees everything, the regions built from the trace included. */
 void fold_trace_free(fold_trace *t);
 
+/* The value of a trace file property ("HCATRACE::MODEL"; the name compared
+ * without case), or NULL. */
+const char *fold_trace_property(const fold_trace *t, const char *name);
+
 /* A short name of a status ("not an OTF2 archive", ...). */
 const char *fold_status_string(int status);
 

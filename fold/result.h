@@ -55,14 +55,15 @@ typedef struct {
     char *warning;             /* e.g. too few samples; NULL if none */
 } fold_region_result;
 
-typedef struct {
+typedef struct fold_report {
     const char *trace;         /* path of traces.otf2 */
     uint64_t samples_lost;
     size_t nlocations;
     fold_region_result *regions; /* sorted by total time, largest first */
     size_t nregions;
     size_t regions_skipped;    /* keys with too few instances or samples */
-    void *owner;               /* the read trace the names point into (freed with the report) */
+    void *owner;               /* the read trace (fold_trace) the names point into (freed with the report) */
+    struct fold_model_report *model; /* the model evaluated on the regions (model.h), or NULL */
 } fold_report;
 
 void fold_report_free(fold_report *r);
@@ -74,5 +75,9 @@ int fold_write_csv(const fold_report *r, const char *dir, char *err, size_t errl
  * (formats: bit 1 PNG, bit 2 SVG; 0 only writes the scripts). */
 int fold_write_plots(const fold_report *r, const char *dir, unsigned formats, char *err, size_t errlen);
 void fold_write_summary(const fold_report *r, FILE *out);
+/* The model's outputs (output_model.c), when r->model is set: CSV files, and
+ * the plots (which read them). */
+int fold_write_model_csv(const fold_report *r, const char *dir, char *err, size_t errlen);
+int fold_write_model_plots(const fold_report *r, const char *dir, unsigned formats, char *err, size_t errlen);
 
 #endif

@@ -1,8 +1,10 @@
 /* summary.c: the text summary hcafold prints on stdout: the regions by total
  * time, their phases with the rate of each counter, and the dominant source
  * lines. */
+#include <math.h>
 #include <stdio.h>
 
+#include "model.h"
 #include "result.h"
 
 static void rate(FILE *out, double events_per_s)
@@ -15,6 +17,52 @@ static void rate(FILE *out, double events_per_s)
         fprintf(out, "%.1f k/s", events_per_s / 1e3);
     else
         fprintf(out, "%.1f /s", events_per_s);
+}
+
+/* The model on one region: predicted against measured, and the first stack
+ * plot per phase (its largest items). */
+static void model_summary(const fold_model_report *mr, const fold_model_region *mg, FILE *out)
+{
+    const hca_model *m = mr->model;
+    if (!mg->evaluated) {
+        if (mg->absent)
+            fprintf(out, "    model %s: not evaluated (%s not measured in this region)\n", hca_model_id(m), mg->absent);
+        return;
+    }
+    if (mg->total.predicted && mg->measured > 0)
+        fprintf(out, "    model %s: predicts %.4g %s per instance, measured %.4g (%+.1f %%)\n", hca_model_id(m),
+                mg->predicted, hca_model_unit(m), mg->measured, 100.0 * (mg->predicted - mg->measured) / mg->measured);
+    if (mg->curve.overlap_points)
+        fprintf(out, "    model %s: branches overlap (exceed their parent) at %zu of %zu points\n", hca_model_id(m),
+                mg->curve.overlap_points, mg->curve.n);
+    for (size_t p = 0; p < hca_model_nplots(m); p++) {
+        const hca_model_plot *pl = hca_model_plot_at(m, p);
+        if (pl->style != HCA_PLOT_STACK)
+            continue;
+        fprintf(out, "    %s per %s:\n", pl->name, pl->per);
+        for (size_t ph = 0; ph < mg->phases.n; ph++) {
+            fprintf(out, "      phase %zu ", ph + 1);
+            double sum = 0;
+            for (size_t k = 0; k < pl->nitems; k++)
+                sum += isfinite(mg->phases.plot[p][k][ph]) ? mg->phases.plot[p][k][ph] : 0;
+            fprintf(out, " sum %.3f:", sum);
+            /* the items by value, largest first, those above 1 % of the sum */
+            char used[64] = { 0 };
+            for (size_t shown = 0; shown < pl->nitems && shown < 64; shown++) {
+                size_t best = pl->nitems;
+                for (size_t k = 0; k < pl->nitems && k < 64; k++)
+                    if (!used[k] && isfinite(mg->phases.plot[p][k][ph]) &&
+                        (best == pl->nitems || mg->phases.plot[p][k][ph] > mg->phases.plot[p][best][ph]))
+                        best = k;
+                if (best == pl->nitems || !(mg->phases.plot[p][best][ph] > 0.01 * sum))
+                    break;
+                used[best] = 1;
+                fprintf(out, " %s %.3f", pl->items[best].label, mg->phases.plot[p][best][ph]);
+            }
+            fputc('\n', out);
+        }
+        break;
+    }
 }
 
 void fold_write_summary(const fold_report *r, FILE *out)
@@ -52,5 +100,21 @@ void fold_write_summary(const fold_report *r, FILE *out)
                 fprintf(out, ", called from %s", band->caller);
             fputs(")\n", out);
         }
+        if (r->model)
+            model_summary(r->model, &r->model->regions[i], out);
+    }
+    if (r->model) {
+        const fold_model_report *mr = r->model;
+        fprintf(out, "\nmodel %s (%s, from %s)", hca_model_id(mr->model), mr->path, mr->from);
+        if (mr->missing_required || mr->missing_optional)
+            fprintf(out, ": %zu required and %zu optional events missing from the trace", mr->missing_required,
+                    mr->missing_optional);
+        fputc('\n', out);
+        if (mr->across_regions.n)
+            fprintf(out, "  predicted vs measured over %zu regions: MAPE %.2f %%, Kendall's tau %.3f\n",
+                    mr->across_regions.n, mr->across_regions.mape, mr->across_regions.tau);
+        if (mr->across_phases.n)
+            fprintf(out, "  predicted vs measured over %zu phases: MAPE %.2f %%, Kendall's tau %.3f\n",
+                    mr->across_phases.n, mr->across_phases.mape, mr->across_phases.tau);
     }
 }

@@ -125,6 +125,9 @@ typedef struct {
     fold_region *folds;          /* the region keys found (after fold_regions_build) */
     size_t nfolds;
     double *nan_row;             /* ncounters NANs: values of events without counters */
+    char **property_names;       /* the archive's trace file properties (OTF2_Archive_SetProperty), */
+    char **property_values;      /* e.g. HCATRACE::MODEL (docs/trace-format.md) */
+    size_t nproperties;
 } fold_trace;
 
 #endif

@@ -1388,6 +1388,10 @@ void hca_model_result_free(hca_model_result *r)
         }
     }
     free(r->plot);
+    if (r->plot_per)
+        for (size_t i = 0; i < r->nplots; i++)
+            free(r->plot_per[i]);
+    free(r->plot_per);
     free(r->nitems);
     free(r->predicted);
     free(r->actual);
@@ -1404,7 +1408,8 @@ static int result_alloc(const hca_model *m, size_t n, hca_model_result *r)
     r->overlap = calloc(m->nnodes ? m->nnodes : 1, sizeof(double *));
     r->nitems = calloc(m->nplots ? m->nplots : 1, sizeof(size_t));
     r->plot = calloc(m->nplots ? m->nplots : 1, sizeof(double **));
-    if (!r->node || !r->overlap || !r->nitems || !r->plot)
+    r->plot_per = calloc(m->nplots ? m->nplots : 1, sizeof(double *));
+    if (!r->node || !r->overlap || !r->nitems || !r->plot || !r->plot_per)
         return -1;
     if (m->predict_sym >= 0) {
         r->predicted = calloc(nn, sizeof(double));
@@ -1423,6 +1428,8 @@ static int result_alloc(const hca_model *m, size_t n, hca_model_result *r)
         if (!r->plot[i])
             return -1;
         r->nitems[i] = m->plots[i].pub.nitems;
+        if (!(r->plot_per[i] = calloc(nn, sizeof(double))))
+            return -1;
         for (size_t j = 0; j < r->nitems[i]; j++)
             if (!(r->plot[i][j] = calloc(nn, sizeof(double))))
                 return -1;
@@ -1520,6 +1527,7 @@ int hca_model_eval(const hca_model *m, const double *const *event_values, size_t
         for (size_t i = 0; i < m->nplots; i++) {
             const plot_int *pl = &m->plots[i];
             double per = pl->per_sym >= 0 ? val[pl->per_sym] : 1.0;
+            out->plot_per[i][k] = per;
             for (size_t j = 0; j < pl->pub.nitems; j++) {
                 double v = val[pl->item_sym[j]];
                 if (per == 0) {

@@ -116,6 +116,7 @@ typedef struct {
     size_t nplots;
     size_t *nitems;    /* [nplots] */
     double ***plot;    /* [nplots][nitems][n]: item / per (NaN where per is 0) */
+    double **plot_per; /* [nplots][n]: the plot's divisor `per` */
     unsigned flags;    /* HCA_EVAL_* */
     size_t overlap_points; /* points where some node had overlap > 0 */
     size_t divzero_points; /* points where a '/' divided by zero */

@@ -60,6 +60,7 @@ typedef struct {
     int kind;
     uint64_t seed;
     unsigned long lost;
+    const char *model; /* --model FILE: recorded in the trace properties */
     int verbose;
 } options;
 
@@ -154,6 +155,8 @@ static void usage(FILE *f)
             "  --functions SPEC       NAME:LO-HI,... function sampled over normalized time (default compute:0-1)\n"
             "  --seed S               (default 1)\n"
             "  --fine-factor K        sample K times more often; same instances (default 1)\n"
+            "  --model FILE           record this model in the trace properties, as the tracer\n"
+            "                         does with HCATRACE_MODEL (HCATRACE::MODEL, MODEL_TEXT)\n"
             "  --lost-samples N       samples reported lost per location in the sampling statistics\n"
             "                         (written half way and at the end; default 0)\n"
             "  -v, --verbose          print a summary\n"
@@ -197,6 +200,7 @@ static int parse_options(int argc, char **argv, options *o)
         { "seed", required_argument, NULL, 'S' },
         { "fine-factor", required_argument, NULL, 'K' },
         { "lost-samples", required_argument, NULL, 'L' },
+        { "model", required_argument, NULL, 'M' },
         { "verbose", no_argument, NULL, 'v' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -304,6 +308,9 @@ static int parse_options(int argc, char **argv, options *o)
         case 'L':
             bad = parse_num("lost-samples", optarg, 0, 1e12, &v);
             o->lost = (unsigned long)v;
+            break;
+        case 'M':
+            o->model = optarg;
             break;
         case 'v':
             o->verbose = 1;
@@ -854,6 +861,33 @@ static int make_out_dir(const char *dir)
     return 0;
 }
 
+/* HCATRACE::MODEL (the id from the file's `model` line) and
+ * HCATRACE::MODEL_TEXT (the whole file), as the tracer records them. */
+static int set_model_properties(OTF2_Archive *ar, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    static char text[1 << 16];
+    size_t n = fread(text, 1, sizeof(text) - 1, f);
+    fclose(f);
+    text[n] = 0;
+    char id[128] = "";
+    for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+        if (sscanf(l, "model %127s", id) == 1)
+            break;
+    if (!id[0]) {
+        fprintf(stderr, PROG ": %s has no 'model' line\n", path);
+        return -1;
+    }
+    return OTF2_Archive_SetProperty(ar, "HCATRACE::MODEL", id, false) != OTF2_SUCCESS ||
+                   OTF2_Archive_SetProperty(ar, "HCATRACE::MODEL_TEXT", text, false) != OTF2_SUCCESS
+               ? -1
+               : 0;
+}
+
 int main(int argc, char **argv)
 {
     options o;
@@ -893,6 +927,8 @@ int main(int argc, char **argv)
         bad |= OTF2_Archive_SetSerialCollectiveCallbacks(ar) != OTF2_SUCCESS;
         bad |= OTF2_Archive_SetCreator(ar, "hcasynth") != OTF2_SUCCESS;
         bad |= OTF2_Archive_SetMachineName(ar, "cluster") != OTF2_SUCCESS;
+        if (o.model)
+            bad |= set_model_properties(ar, o.model) != 0;
         bad |= OTF2_Archive_OpenEvtFiles(ar) != OTF2_SUCCESS;
     }
     uint64_t end = T_START;

@@ -1,0 +1,16 @@
+/* gnuplot.h: quoting for gnuplot scripts and running gnuplot (gnuplot.c). */
+#ifndef FOLD_GNUPLOT_H
+#define FOLD_GNUPLOT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* A gnuplot single-quoted string: quotes doubled. */
+void fold_gp_quoted(FILE *f, const char *s);
+/* A gnuplot double-quoted string (escapes interpreted: newlines allowed). */
+void fold_gp_dquoted(FILE *f, const char *s);
+/* Runs `gnuplot script` in dir (its output in dir/gnuplot.log). Returns 0, or
+ * -1 with a one-line reason in err. */
+int fold_run_gnuplot(const char *dir, const char *script, char *err, size_t errlen);
+
+#endif

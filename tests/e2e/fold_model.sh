@@ -1,0 +1,129 @@
+# fold_model.sh: end-to-end tests of hcafold's models on synthetic traces with
+# known counter rates (tests/synth/hcasynth): the Nethercote model and a test
+# model with a residual and an overlap, folded and evaluated, recomputed by
+# hand from the folded counters in fold.json (tests/modelcheck, 1e-9
+# relative) and compared with the synthesizer's truth; the model recorded in
+# the trace; --set; the agreement statistics; missing events, unknown and
+# malformed models with their messages and exit codes; the plots and tables.
+. "$(dirname "$0")/lib.sh"
+SYNTH="$BUILD/tests/hcasynth"
+FOLD="$BUILD/bin/hcafold"
+MCHECK="$BUILD/tests/modelcheck"
+CASES="$PWD/tests/models/cases.model"
+dir=$(fresh_dir)
+cd "$dir" || exit 1
+
+# two phases: 0-40 % compute bound (CPI 2/3), 40-100 % memory bound (CPI 2.5)
+RATES="--counter cycles:0-0.4=2e9,0.4-1=2.5e9 --counter instructions:0-0.4=3e9,0.4-1=1e9
+ --counter L1-dcache-load-misses:0-0.4=1e6,0.4-1=4e7 --counter LLC-load-misses:0-0.4=1e4,0.4-1=5e6
+ --counter branch-misses:0-1=2e6"
+"$SYNTH" --out syn --kind user --instances 150 --ranks 2 --duration-ms 10 --period-ms 5 --period-jitter 1 \
+    $RATES --functions load:0-0.4,stream:0.4-1 --sets 'cycles,instructions,branch-misses;cycles,instructions,L1-dcache-load-misses,LLC-load-misses' \
+    --seed 3 > /dev/null
+ok $? "synthesizer writes the two-phase trace with two rotating counter sets"
+
+# 1. Nethercote: cycles = 0.8 I + 12 C1 + 206 C2 + 10 B
+"$FOLD" --model nethercote -o neth syn > neth.txt 2> neth.err
+ok $? "hcafold --model nethercote folds and evaluates (exit 0)"
+"$MCHECK" neth/fold.json nethercote 0.8 12 206 10 > check.txt
+ok $? "nethercote: every node, stack, phase, total and the agreement equal the hand computation to 1e-9"
+sed 's/^/# /' check.txt
+# against the truth: phase 1 CPI stack 0.8 + 12/3000 + 206/3e5 + 10*2e6/3e9; phase 2 0.8 + 0.48 + 1.03 + 0.02
+near() { # got want relative-tolerance
+    awk -v g="$1" -v w="$2" -v t="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= t * w) }'
+}
+v=$("$MCHECK" neth/fold.json value cpi "L2 data misses" 1)
+near "$v" 1.03 0.03
+ok $? "nethercote: phase 2's L2-miss CPI component is 206 x 5e6 / 1e9 = 1.03 (folded: $v)"
+v=$("$MCHECK" neth/fold.json value cpi "Instructions" 0)
+near "$v" 0.8 0.001
+ok $? "nethercote: phase 1's instruction component is 0.8 cycles per instruction (folded: $v)"
+v=$("$MCHECK" neth/fold.json value cpi "Branch mispredicts" 0)
+near "$v" 0.0066667 0.05
+ok $? "nethercote: phase 1's branch component is 10 x 2e6 / 3e9 (folded: $v)"
+grep -q "model nethercote: predicts .* cycles per instance, measured" neth.txt
+ok $? "the summary says predicted against measured cycles per instance"
+grep -q "predicted vs measured over 2 phases: MAPE .* Kendall's tau 1.000" neth.txt
+ok $? "the summary gives MAPE and Kendall's tau over the phases"
+for f in fold.json 01-iteration.model.csv 01-iteration.model-phases.csv 01-iteration.model.gp \
+    01-iteration.model-cpi.png 01-iteration.model-model.png 01-iteration.model-sum_vs_actual.png \
+    01-iteration.model-error.png 01-iteration.model-cpi.svg; do
+    check "output $f written" test -s "neth/$f"
+done
+check "model plots are PNG files" sh -c "head -c 8 neth/01-iteration.model-cpi.png | grep -q PNG"
+# the phase table: 2 phases, the stack components per phase
+check "the phase table has a row per phase" test "$(wc -l < neth/01-iteration.model-phases.csv)" -eq 3
+# the gnuplot script draws the stack, the measured line, the MIPS axis and the phase mark where fold.json says
+bound=$(awk -F, 'NR == 3 { print $2 }' neth/01-iteration.model-phases.csv)
+mark=$(sed -n 's/^set arrow 1 from \([0-9.]*\),graph 0 .*/\1/p' neth/01-iteration.model.gp | head -1)
+awk -v a="$bound" -v b="$mark" 'BEGIN { d = a - b; exit !(b != "" && d < 1e-4 && d > -1e-4) }'
+ok $? "the phase boundary is marked at $mark, as in the phase table ($bound)"
+grep -q "filledcurves" neth/01-iteration.model.gp && grep -q "axes x1y2 .*instructions (MIPS)" neth/01-iteration.model.gp &&
+    grep -q "title 'measured'" neth/01-iteration.model.gp
+ok $? "the stack is filled, the instruction rate is on the second axis, the measured line is drawn"
+mips=$(awk -F, 'NR > 1 && $1 > 0.1 && $1 < 0.3 { s += $2; n++ } END { printf "%.0f", s / n / 1e6 }' neth/01-iteration.model.csv)
+near "$mips" 3000 0.02
+ok $? "the plotted instruction rate in phase 1 is 3000 MIPS ($mips)"
+
+# 2. --set changes a penalty
+"$FOLD" --model nethercote --set A_C2=100 -f json -q -o neth100 syn
+ok $? "hcafold --set A_C2=100 (exit 0)"
+"$MCHECK" neth100/fold.json nethercote 0.8 12 100 10 > /dev/null
+ok $? "nethercote with A_C2=100: equal to the hand computation with 100"
+grep -A1 -E '"name":[[:space:]]*"A_C2",' neth100/fold.json | grep -q -E '"value":[[:space:]]*100,'
+ok $? "fold.json records the overridden parameter"
+
+# 3. residual and overlap: with P_B = 400 the branches exceed the cycles in phase 2
+"$FOLD" --model "$CASES" --set P_B=400 -q -o cases syn
+ok $? "hcafold with the test model and P_B=400 (exit 0)"
+"$MCHECK" cases/fold.json cases 20 400 overlap > check.txt
+ok $? "cases: residual clamped at 0, overlap reported, the stack drawn above 1, all to 1e-9"
+sed 's/^/# /' check.txt
+"$MCHECK" cases/fold.json value time unexplained 0 > r0.txt
+near "$(cat r0.txt)" 0.988 0.002
+ok $? "cases: phase 1 residual is 1 - (20 x 1e6 + 400 x 1e4) / 2e9 = 0.988 ($(cat r0.txt))"
+grep -q "fs pattern" cases/01-iteration.model.gp && grep -q "residual: unexplained" cases/01-iteration.model.gp
+ok $? "the residual layer is drawn as its own hatched layer"
+grep -q "set yrange \[0:\*\]" cases/01-iteration.model.gp
+ok $? "the stack's axis is not clipped at 1"
+
+# 4. the model recorded in the trace is used without --model
+"$SYNTH" --out recorded --kind user --instances 60 --duration-ms 10 --period-ms 5 $RATES \
+    --model "$CASES" --seed 4 > /dev/null
+ok $? "synthesizer records the test model in the trace properties"
+"$FOLD" -q -f json recorded
+ok $? "hcafold uses the trace's model (exit 0)"
+grep -q -E '"from":[[:space:]]*"trace"' recorded/traces.fold/fold.json &&
+    grep -q -E '"id":[[:space:]]*"cases"' recorded/traces.fold/fold.json
+ok $? "fold.json says the model came from the trace"
+"$MCHECK" recorded/traces.fold/fold.json cases 20 100 > /dev/null
+ok $? "the trace's model evaluates to the hand computation"
+"$FOLD" -q -f json --model none -o nomodel recorded
+ok $? "--model none (exit 0)"
+check "--model none: no model in fold.json" sh -c "! grep -q '\"model\"' nomodel/fold.json"
+
+# 5. missing events, unknown and malformed models
+"$FOLD" -q -f json --model hca-snb -o snb syn 2> snb.err
+rc=$?
+check "a model whose events the trace lacks: exit 6" test $rc -eq 6
+grep -q "model hca-snb: 32 of 32 events missing from the trace, not evaluated: CYC (UNHALTED_CORE_CYCLES)" snb.err
+ok $? "the missing events are listed on stderr"
+check "the folding is still written" test -s snb/fold.json
+grep -A5 -E '"alias":[[:space:]]*"CYC"' snb/fold.json | grep -q -E '"closest_present":[[:space:]]*"cycles'
+ok $? "fold.json names the closest counters present for a missing event"
+"$FOLD" -q -f json --model cases -o x syn 2> unknown.err
+check "an unknown model name: exit 2" test $? -eq 2
+grep -q "no model 'cases' (closest: " unknown.err
+ok $? "an unknown model name gives the closest one and where it looked"
+printf 'model bad\nevent CYC = cycles\nnode cycles = CYC +\n' > bad.model
+"$FOLD" -q -f json --model ./bad.model -o x syn 2> bad.err
+check "a malformed model: exit 2" test $? -eq 2
+grep -q "bad.model:3:" bad.err
+ok $? "a malformed model's error has its file:line:column ($(cat bad.err))"
+"$FOLD" -q -f json --set P_A=1 -o x syn 2> noset.err
+check "--set without a model: exit 2" test $? -eq 2
+"$FOLD" -q -f json --model nethercote --set NOPE=1 -o x syn 2> nope.err
+check "--set of an unknown parameter: exit 2" test $? -eq 2
+grep -q "has no parameter 'NOPE'" nope.err
+ok $? "--set of an unknown parameter is named"
+cd / && rm -rf "$dir"
