@@ -174,10 +174,10 @@ static int match_events(const fold_trace *t, fold_model_report *mr)
     const hca_model *m = mr->model;
     const char *traced = fold_trace_property(t, PROP_MODEL);
     const char *map = traced && strcmp(traced, hca_model_id(m)) == 0 ? fold_trace_property(t, PROP_EVENTS) : NULL;
-    mr->nevents = hca_model_nevents(m);
-    mr->events = calloc(mr->nevents + 1, sizeof(fold_model_event));
+    mr->events = calloc(hca_model_nevents(m) + 1, sizeof(fold_model_event));
     if (!mr->events)
         return -1;
+    mr->nevents = hca_model_nevents(m);
     for (size_t i = 0; i < mr->nevents; i++) {
         const hca_model_event *ev = hca_model_event_at(m, i);
         fold_model_event *fe = &mr->events[i];
@@ -339,10 +339,10 @@ int fold_model_apply(fold_report *r, const fold_model_options *o, char *err, siz
     }
     if (match_events(t, mr) != 0)
         goto nomem;
-    mr->nregions = r->nregions;
     mr->regions = calloc(r->nregions + 1, sizeof(fold_model_region));
     if (!mr->regions)
         goto nomem;
+    mr->nregions = r->nregions;
     for (size_t i = 0; i < r->nregions; i++)
         if (eval_region(mr, &r->regions[i], &mr->regions[i]) != 0)
             goto nomem;

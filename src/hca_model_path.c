@@ -171,7 +171,7 @@ int hca_model_for_pmu(const char *pmu, char *path, size_t pathlen)
         DIR *dd = opendir(d.dir[i]);
         if (!dd)
             continue;
-        char *names[256];
+        char *names[256] = { NULL };
         size_t n = 0;
         const struct dirent *e;
         while ((e = readdir(dd)) != NULL && n < 256)
