@@ -147,7 +147,19 @@ static int fold_counters(const fold_trace *t, const fold_points *p, const fold_o
     }
     for (size_t c = 0; c < t->ncounters; c++) {
         const fold_counter_points *cp = &p->counters[c];
-        if (!counter_selected(t->counters[c].name, o) || cp->instances == 0 || cp->n == 0)
+        if (!counter_selected(t->counters[c].name, o) || cp->instances == 0)
+            continue;
+        if (cp->n == 0 && cp->zero_total == cp->instances) { /* measured, never counted anything */
+            const char **z = realloc(g->zero_counters, (g->nzero_counters + 1) * sizeof(*z));
+            if (!z) {
+                rc = -1;
+                break;
+            }
+            g->zero_counters = z;
+            g->zero_counters[g->nzero_counters++] = t->counters[c].name;
+            continue;
+        }
+        if (cp->n == 0)
             continue;
         fold_counter_result *k = &g->counters[g->ncounters];
         k->name = t->counters[c].name;
@@ -519,6 +531,7 @@ void fold_report_free(fold_report *r)
             free(k->ey);
         }
         free(g->counters);
+        free(g->zero_counters);
         fold_segmentation_free(&g->phases);
         free(g->bands);
         free(g->line_x);

@@ -221,6 +221,14 @@ static const fold_counter_result *region_counter(const fold_region_result *g, co
     return NULL;
 }
 
+static int is_zero_counter(const fold_region_result *g, const char *name)
+{
+    for (size_t c = 0; name && c < g->nzero_counters; c++)
+        if (strcmp(g->zero_counters[c], name) == 0)
+            return 1;
+    return 0;
+}
+
 static int eval_region(const fold_model_report *mr, const fold_region_result *g, fold_model_region *out)
 {
     const hca_model *m = mr->model;
@@ -228,11 +236,16 @@ static int eval_region(const fold_model_report *mr, const fold_region_result *g,
     const double **curve = calloc(n + 1, sizeof(double *));
     const double **phase = calloc(n + 1, sizeof(double *));
     const double **total = calloc(n + 1, sizeof(double *));
+    /* a counter measured but always 0 in this region has no curve: its rate is 0 */
+    size_t grid = 0, nph = g->phases.nphases;
+    for (size_t c = 0; c < g->ncounters && !grid; c++)
+        grid = g->counters[c].curve.grid;
+    double *zeros = calloc((grid > nph ? grid : nph) + 1, sizeof(double));
     char absent[1024] = "";
-    size_t used = 0, grid = 0;
+    size_t used = 0;
     int rc = -1, required_absent = 0;
     out->predicted = out->measured = out->inst_total = NAN;
-    if (!curve || !phase || !total)
+    if (!curve || !phase || !total || !zeros)
         goto done;
     for (size_t i = 0; i < n; i++) {
         const fold_counter_result *c = region_counter(g, mr->events[i].counter);
@@ -240,7 +253,10 @@ static int eval_region(const fold_model_report *mr, const fold_region_result *g,
             curve[i] = c->rate;
             phase[i] = c->phase_rate;
             total[i] = &c->mean_total;
-            grid = c->curve.grid;
+            continue;
+        }
+        if (is_zero_counter(g, mr->events[i].counter)) {
+            curve[i] = phase[i] = total[i] = zeros;
             continue;
         }
         required_absent += !mr->events[i].optional;
@@ -273,6 +289,7 @@ static int eval_region(const fold_model_report *mr, const fold_region_result *g,
         out->measured = out->total.actual[0];
     }
 done:
+    free(zeros);
     free(curve);
     free(phase);
     free(total);

@@ -215,6 +215,9 @@ static cJSON *region_json(const fold_region_result *r)
     cJSON *counters = cJSON_AddArrayToObject(o, "counters");
     for (size_t i = 0; i < r->ncounters; i++)
         cJSON_AddItemToArray(counters, counter_json(&r->counters[i], &r->phases));
+    cJSON *zero = cJSON_AddArrayToObject(o, "zero_counters");
+    for (size_t i = 0; i < r->nzero_counters; i++)
+        cJSON_AddItemToArray(zero, cJSON_CreateString(r->zero_counters[i]));
     cJSON *phases = cJSON_AddArrayToObject(o, "phases");
     for (size_t p = 0; p < r->phases.nphases; p++) {
         cJSON *ph = cJSON_CreateObject();

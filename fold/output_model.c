@@ -15,7 +15,8 @@
 #include "result.h"
 
 static const char *const layer_colors[] = { "#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948",
-                                            "#b07aa1", "#ff9da7", "#9c755f", "#86bcb6", "#d37295", "#8cd17d" };
+                                            "#b07aa1", "#ff9da7", "#9c755f", "#1f3b73", "#d37295", "#8cd17d",
+                                            "#b6992d", "#499894", "#79706e", "#d4a6c8" };
 #define NCOLORS (sizeof(layer_colors) / sizeof(layer_colors[0]))
 
 /* Column layout of <slug>.model.csv: x, instructions rate, then per plot its
@@ -183,7 +184,9 @@ static void figure(FILE *f, const fold_model_report *mr, const fold_model_region
     fputs("set ylabel ", f);
     fold_gp_quoted(f, text);
     /* never clipped: the stack may exceed the total it explains (overlap) */
-    fputs("\nset yrange [0:*]\nset ytics nomirror\nset key outside right top font ',9'\nset grid ytics lc rgb '#dddddd'\n", f);
+    fputs("\nset yrange [0:*]\nset offsets 0,0,graph 0.06,0\nset ytics nomirror\nset key outside right top font ',9'\n"
+          "set grid ytics lc rgb '#dddddd'\n",
+          f);
     if (mg->inst_rate)
         fputs("set y2range [0:*]\nset y2tics\nset y2label 'instructions (MIPS)'\n", f);
     for (size_t b = 1; b < r->phases.nphases; b++)
@@ -194,7 +197,9 @@ static void figure(FILE *f, const fold_model_report *mr, const fold_model_region
                 (r->phases.bounds[ph] + r->phases.bounds[ph + 1]) / 2);
     fputs("plot ", f);
     int first = 1;
-    /* layers top first, so the legend reads like the stack */
+    /* layers top first, so the legend reads like the stack; residuals hatched
+     * each in its own pattern */
+    size_t nresidual = 0;
     for (size_t kk = pl->nitems; kk-- > 0;) {
         size_t col = base + kk * stride;
         int residual = pl->items[kk].node >= 0 && hca_model_node_at(m, (size_t)pl->items[kk].node)->kind == HCA_NODE_REST;
@@ -207,7 +212,7 @@ static void figure(FILE *f, const fold_model_report *mr, const fold_model_region
         if (pl->style == HCA_PLOT_STACK) {
             fprintf(f, " skip 1 using 1:%zu:%zu with filledcurves ", col + 1, col + 2);
             if (residual)
-                fputs("fc rgb '#888888' fs pattern 4 border lc rgb '#666666'", f);
+                fprintf(f, "fc rgb '#777777' fs pattern %zu border lc rgb '#666666'", 4 + nresidual++ % 4);
             else
                 fprintf(f, "fc rgb '%s' fs solid %s noborder", layer_colors[kk % NCOLORS], est ? "0.45" : "0.85");
         } else {

@@ -45,6 +45,8 @@ typedef struct {
     double mean_duration_s, total_time_s;
     fold_counter_result *counters;
     size_t ncounters;
+    const char **zero_counters; /* measured in the used instances but always 0: not folded (no curve), */
+    size_t nzero_counters;      /* their rate is 0 throughout (models use that) */
     fold_segmentation phases;  /* shared boundaries; slopes unused here (see phase_rate) */
     fold_band_result *bands;   /* of every stack depth; the first nbands_shown are those of the */
     size_t nbands, nbands_shown; /* depth drawn and summarized (bands.h: fold_bands's best depth) */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef HCA_MODELS_INSTALL_DIR
@@ -61,7 +62,11 @@ void hca_model_dirs(char *out, size_t outlen)
     }
 }
 
-static int is_file(const char *path) { return access(path, R_OK) == 0; }
+static int is_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, R_OK) == 0;
+}
 
 static int has_suffix(const char *s, const char *suffix)
 {

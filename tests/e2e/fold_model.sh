@@ -102,6 +102,60 @@ ok $? "the trace's model evaluates to the hand computation"
 ok $? "--model none (exit 0)"
 check "--model none: no model in fold.json" sh -c "! grep -q '\"model\"' nomodel/fold.json"
 
+# 4b. HCA for Sandy Bridge on all its 32 events (some never counting: rate 0),
+#     a compute phase (port 5 saturated) and a memory phase
+HCA_RATES="UNHALTED_CORE_CYCLES 2.5e9 2.5e9
+INSTRUCTION_RETIRED 5e9 0.6e9
+UOPS_RETIRED:STALL_CYCLES 0.25e9 1.9e9
+MEM_LOAD_UOPS_MISC_RETIRED:LLC_MISS 1e4 4e6
+MEM_LOAD_UOPS_LLC_HIT_RETIRED:XSNP_NONE 1e5 5e6
+MEM_LOAD_UOPS_LLC_HIT_RETIRED:XSNP_HIT 0 0
+MEM_LOAD_UOPS_LLC_HIT_RETIRED:XSNP_MISS 0 0
+MEM_LOAD_UOPS_LLC_HIT_RETIRED:XSNP_HITM 0 1e5
+MEM_LOAD_UOPS_RETIRED:L2_HIT 5e6 2e7
+DTLB_LOAD_MISSES:STLB_HIT 1e5 1e6
+DTLB_LOAD_MISSES:WALK_COMPLETED 1e4 2e5
+DTLB_LOAD_MISSES:WALK_DURATION 1e5 6e6
+RS_EVENTS:EMPTY_CYCLES 2e7 1e7
+ITLB_MISSES:STLB_HIT 1e4 1e4
+ITLB_MISSES:WALK_COMPLETED 1e3 1e3
+ITLB_MISSES:WALK_DURATION 3e4 3e4
+OFFCORE_REQUESTS_OUTSTANDING:ALL_DATA_RD:c=6 0 2e8
+BR_MISP_RETIRED:ALL_BRANCHES 5e6 1e6
+BACLEARS:ANY 1e6 1e5
+UOPS_ISSUED:ANY 5.5e9 0.7e9
+UOPS_ISSUED:ANY:c=1 1.6e9 0.25e9
+UOPS_RETIRED:RETIRE_SLOTS 5.3e9 0.65e9
+RESOURCE_STALLS:SB 1e6 5e7
+ARITH:FPU_DIV_ACTIVE 3e7 0
+IDQ:MS_UOPS_CYCLES 5e7 1e7
+BR_INST_RETIRED:NEAR_CALL 2e7 1e6
+UOPS_DISPATCHED_PORT:PORT_0 1.5e9 0.3e9
+UOPS_DISPATCHED_PORT:PORT_1 1.4e9 0.2e9
+UOPS_DISPATCHED_PORT:PORT_2 1.2e9 0.3e9
+UOPS_DISPATCHED_PORT:PORT_3 1.2e9 0.3e9
+UOPS_DISPATCHED_PORT:PORT_4 0.6e9 0.1e9
+UOPS_DISPATCHED_PORT:PORT_5 2.1e9 0.2e9"
+args=$(printf '%s\n' "$HCA_RATES" | awk '{ printf " --counter %s:0-0.5=%s,0.5-1=%s", $1, $2, $3 }')
+"$SYNTH" --out hca --kind user --instances 200 --duration-ms 10 --period-ms 5 $args \
+    --functions compute:0-0.5,stream:0.5-1 --seed 5 > /dev/null
+ok $? "synthesizer writes the 32 events of hca-snb"
+"$FOLD" --model hca-snb -f json,csv,png -o hcaf hca > hca.txt
+ok $? "hcafold --model hca-snb: every event present (exit 0)"
+grep -q -E '"missing_required":[[:space:]]*0,' hcaf/fold.json && grep -q -E '"evaluated":[[:space:]]*true' hcaf/fold.json
+ok $? "hca-snb: evaluated; events that never count (XSNP_HIT) are rate 0, not missing"
+# load latency in phase 2: (250 x 4e6 + 30 x 5e6 + 85 x 1e5 + 6 x 2e7 + 3 x 1e6 + 7 x 2e5 + 6e6) / 2.5e9
+v=$("$MCHECK" hcaf/fold.json value hca "Load latency" 1)
+near "$v" 0.51556 0.02
+ok $? "hca-snb: phase 2 load latency is 0.5156 of the cycles ($v)"
+v=$("$MCHECK" hcaf/fold.json value hca "Port saturation" 0)
+near "$v" 0.84 0.02
+ok $? "hca-snb: phase 1 port saturation is port 5's 2.1e9 / 2.5e9 = 0.84 ($v)"
+v=$("$MCHECK" hcaf/fold.json value cpi "Other unstalled" 1)
+near "$v" 0.97833 0.03
+ok $? "hca-snb: phase 2 unstalled rest per instruction is (2.5e9 - 1.9e9 - 1e7 - 3 x 1e6) / 0.6e9 = 0.978 ($v)"
+check "hca-snb: the stacked plots render" test -s hcaf/01-iteration.model-hca.png -a -s hcaf/01-iteration.model-cpi.png
+
 # 5. missing events, unknown and malformed models
 "$FOLD" -q -f json --model hca-snb -o snb syn 2> snb.err
 rc=$?

@@ -49,8 +49,13 @@ static int contiguous(double prev_hi, double lo, double hi)
 int synth_parse_counter(const char *spec, synth_counter *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof(*out));
-    const char *p = spec;
-    if (parse_name(&p, ':', out->name)) {
+    /* the name ends at the last ':' (PMU event names hold ':' themselves) */
+    const char *colon = strrchr(spec, ':');
+    const char *p = colon ? colon + 1 : spec;
+    size_t len = colon ? (size_t)(colon - spec) : 0;
+    if (len)
+        snprintf(out->name, sizeof(out->name), "%.*s", (int)len, spec);
+    if (!len || len >= SYNTH_NAME_MAX) {
         snprintf(err, errlen, "counter '%s': expected NAME:LO-HI=RATE,...", spec);
         return -1;
     }

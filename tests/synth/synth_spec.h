@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 #define SYNTH_MAX_SEGS 32
-#define SYNTH_MAX_COUNTERS 16
+#define SYNTH_MAX_COUNTERS 48
 #define SYNTH_MAX_FUNCS 16
 #define SYNTH_MAX_SETS 16
 #define SYNTH_NAME_MAX 64
@@ -33,7 +33,8 @@ typedef struct {
 } synth_set;
 
 /* "instructions:0-0.4=300e6,0.4-0.9=800e6,0.9-1=300e6": contiguous pieces
- * from 0 to 1, rates >= 0. Returns 0, or -1 with a message in err. */
+ * from 0 to 1, rates >= 0; the name ends at the last ':', so PMU event names
+ * ("UOPS_RETIRED:STALL_CYCLES:0-1=1e9") work. Returns 0, or -1 with a message in err. */
 int synth_parse_counter(const char *spec, synth_counter *out, char *err, size_t errlen);
 
 /* "phase_stencil:0-0.4,phase_update:0.4-0.9,phase_norm:0.9-1": contiguous. */
