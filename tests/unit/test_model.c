@@ -1,8 +1,11 @@
-/* test_model.c: the model language (src/hca_model.c) and the shipped models.
+/* test_model.c: the model language (src/hca_model.c), model lookup
+ * (src/hca_model_path.c) and the shipped models.
  * Every shipped model (models/NAME.model) parses and its events encode with libpfm4 for the
  * PMUs it matches (LIBPFM_FORCE_PMU, one child process per PMU); stacks on
  * hand-computed inputs; residual, overlap, run-time division by zero,
- * absent events; malformed models give "file:line:column: message".
+ * absent events; the group, predict and instructions directives; the ARM
+ * Neoverse top-down models against perf's formulas; malformed models give
+ * "file:line:column: message"; models found by name, by path and by PMU.
  * Run from the top of the tree (models/ is read relative to it). */
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,12 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <perfmon/pfmlib_perf_event.h>
 
 #include "hca_model.h"
+#include "hca_model_path.h"
 
 #define MODELS_DIR "models"
 
@@ -99,7 +104,8 @@ static void test_shipped_models_parse(void **state)
     (void)state;
     char names[64][256];
     size_t n = list_models(names, 64);
-    assert_true(n >= 8);
+    assert_true(n >= 11);
+    size_t predicting = 0;
     for (size_t i = 0; i < n; i++) {
         char err[512];
         hca_model *m = hca_model_load(names[i], err, sizeof(err));
@@ -113,8 +119,45 @@ static void test_shipped_models_parse(void **state)
         assert_true(hca_model_nsources(m) > 0);
         assert_true(*hca_model_title(m));
         assert_true(*hca_model_match(m));
-        /* every event is used somewhere (evaluating with NaN for one event must change something) */
         size_t ne = hca_model_nevents(m);
+        /* `instructions` names an event that counts retired instructions: a generic or
+         * libpfm4 name with "inst" in it, or the Arm common event INST_RETIRED (0x08) */
+        int ii = hca_model_instructions(m);
+        if (ii < 0) {
+            print_error("%s: no 'instructions' directive\n", names[i]);
+            fail();
+        }
+        assert_true((size_t)ii < ne);
+        const hca_model_event *ie = hca_model_event_at(m, (size_t)ii);
+        if (ie->raw) {
+            assert_int_equal(ie->type, 4);
+            assert_int_equal(ie->config, 0x08);
+        } else if (!strcasestr(ie->spec, "inst")) {
+            print_error("%s: instructions %s = %s\n", names[i], ie->name, ie->spec);
+            fail();
+        }
+        /* groups: at least two events each, valid and distinct indices */
+        for (size_t g = 0; g < hca_model_ngroups(m); g++) {
+            size_t k = 0;
+            const size_t *ev = hca_model_group_at(m, g, &k);
+            assert_non_null(ev);
+            assert_true(k >= 2);
+            for (size_t q = 0; q < k; q++) {
+                assert_true(ev[q] < ne);
+                for (size_t r = 0; r < q; r++)
+                    assert_true(ev[r] != ev[q]);
+            }
+        }
+        /* the cost models (Nethercote's, Gooda's HCA) predict the measured cycles */
+        const char *base = strrchr(names[i], '/') + 1;
+        if (strncmp(base, "hca-", 4) == 0 || strcmp(base, "nethercote.model") == 0) {
+            if (!hca_model_has_prediction(m)) {
+                print_error("%s: no 'predict ... against ...'\n", names[i]);
+                fail();
+            }
+            predicting++;
+        }
+        /* every event is used somewhere (evaluating with NaN for one event must change something) */
         const double **ev = calloc(ne, sizeof(*ev));
         double one = 1.0;
         assert_non_null(ev);
@@ -122,10 +165,13 @@ static void test_shipped_models_parse(void **state)
             ev[j] = &one;
         hca_model_result r;
         assert_int_equal(hca_model_eval(m, ev, 1, &r), 0);
+        assert_int_equal(r.predicted != NULL, hca_model_has_prediction(m));
+        assert_int_equal(r.actual != NULL, hca_model_has_prediction(m));
         hca_model_result_free(&r);
         free(ev);
         hca_model_free(m);
     }
+    assert_int_equal(predicting, 4);
 }
 
 /* the kernel's generic event names, as instrument/hct_events.c resolves them
@@ -195,6 +241,56 @@ static int encode_in_child(const hca_model *m, const char *pmu, const char *file
     return WEXITSTATUS(st);
 }
 
+/* Does this libpfm4 build have a PMU of that name? (In a child: libpfm4
+ * initializes once per process, and later children must still be able to
+ * force their PMU.) */
+static int libpfm_has_pmu(const char *name)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (pfm_initialize() != PFM_SUCCESS)
+            _exit(2);
+        pfm_pmu_t p;
+        pfm_for_all_pmus(p)
+        {
+            pfm_pmu_info_t info;
+            memset(&info, 0, sizeof(info));
+            info.size = sizeof(info);
+            if (pfm_get_pmu_info(p, &info) == PFM_SUCCESS && info.name && strcmp(info.name, name) == 0)
+                _exit(0);
+        }
+        _exit(1);
+    }
+    int st = 0;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    assert_true(WEXITSTATUS(st) <= 1);
+    return WEXITSTATUS(st) == 0;
+}
+
+/* libpfm4's Arm Neoverse PMU names, from its sources (lib/pfmlib_arm_armv8.c:
+ * arm_n1, arm_n2, arm_v1; lib/pfmlib_arm_armv9.c: arm_n2, arm_v2). Builds for
+ * x86 do not compile the ARM tables, so a model for these PMUs cannot be
+ * encoded here: it must use raw() events only. The ids tie the names to the
+ * installed pfmlib.h. */
+static const struct {
+    const char *name;
+    pfm_pmu_t id;
+} arm_pmus[] = {
+    { "arm_n1", PFM_PMU_ARM_N1 }, { "arm_n2", PFM_PMU_ARM_N2 },
+    { "arm_v1", PFM_PMU_ARM_V1 }, { "arm_v2", PFM_PMU_ARM_V2 },
+};
+
+static int is_arm_pmu(const char *name)
+{
+    for (size_t i = 0; i < sizeof(arm_pmus) / sizeof(arm_pmus[0]); i++)
+        if (strcmp(arm_pmus[i].name, name) == 0 && arm_pmus[i].id > PFM_PMU_NONE)
+            return 1;
+    return 0;
+}
+
 static void test_shipped_models_encode(void **state)
 {
     (void)state;
@@ -222,6 +318,20 @@ static void test_shipped_models_encode(void **state)
             snprintf(pmus, sizeof(pmus), "%s", match + 4);
             char *save = NULL;
             for (char *pmu = strtok_r(pmus, ",", &save); pmu; pmu = strtok_r(NULL, ",", &save)) {
+                if (!libpfm_has_pmu(pmu)) {
+                    /* a PMU this build lacks: a known ARM name, and raw events only */
+                    if (!is_arm_pmu(pmu)) {
+                        print_error("%s: match names '%s', not a libpfm4 PMU\n", names[i], pmu);
+                        fail();
+                    }
+                    for (size_t j = 0; j < hca_model_nevents(m); j++) {
+                        const hca_model_event *e = hca_model_event_at(m, j);
+                        if (!e->raw || e->type != PERF_TYPE_RAW) {
+                            print_error("%s: %s: only raw(4, N) can be checked for %s here\n", names[i], e->name, pmu);
+                            fail();
+                        }
+                    }
+                }
                 int bad = encode_in_child(m, pmu, names[i]);
                 if (bad)
                     print_error("%s: %d event(s) fail under LIBPFM_FORCE_PMU=%s\n", names[i], bad, pmu);
@@ -231,7 +341,7 @@ static void test_shipped_models_encode(void **state)
         }
         hca_model_free(m);
     }
-    assert_true(checked_pmus >= 6);
+    assert_true(checked_pmus >= 9);
 }
 
 /* key encodings against Intel's and AMD's tables (notes section 2) */
@@ -431,6 +541,14 @@ static void test_nethercote(void **state)
     assert_close(r.plot[sva][0][0], 1.176, "Sum per instruction");
     assert_close(r.plot[sva][1][0], 1.2, "Actual per instruction");
     assert_close(r.plot[3][0][0], (1176.0 - 1200) / 1200, "relative error");
+    /* predict predicted against CYC: the paper's "Sum" against "Actual" */
+    assert_true(hca_model_has_prediction(m));
+    assert_non_null(r.predicted);
+    assert_non_null(r.actual);
+    assert_close(r.predicted[0], 1176, "predicted");
+    assert_close(r.actual[0], 1200, "actual");
+    assert_int_equal(hca_model_instructions(m), hca_model_find_event(m, "I"));
+    assert_int_equal(hca_model_ngroups(m), 0);
     assert_int_equal(r.flags, 0);
     hca_model_result_free(&r);
     hca_model_free(m);
@@ -481,6 +599,11 @@ static void test_hca_snb_overlap(void **state)
     assert_close(node_ovl(m, &r, "cycles.unstalled", 0), 4500, "unstalled overlap");
     assert_close(node_ovl(m, &r, "cycles", 0), 0, "stalled + unstalled = cycles");
     assert_true(r.flags & HCA_EVAL_OVERLAP);
+    /* predicted: unstalled 5000 + load 3784 + starvation 500 + bandwidth 300 + branch 560
+     * + store 100 + divider 50 (port saturation, calls and microcode are not in it) */
+    assert_non_null(r.predicted);
+    assert_close(r.predicted[0], 10294, "HCA predicted cycles");
+    assert_close(r.actual[0], 10000, "HCA measured cycles");
     hca_model_result_free(&r);
     /* below the threshold, no port saturation and a residual */
     set_ev(m, v, "P0", 7000);
@@ -628,6 +751,30 @@ static void test_errors(void **state)
     BAD("node n = sum\n", "bad.model:4:6: 'n': a sum node without children");
     BAD("node n = A\nnode n.a = rest\nnode n.b = rest\n", "bad.model:6:6: 'n.b': a second rest node under 'n'");
     BAD("node n = A\nnode x = n.*\n", "bad.model:5:10: a glob ('n.*') is allowed in plot items only");
+    /* group: events only, each in one group, at least two */
+    BAD("event B = instructions\nnode n = A\ngroup A n\n", "bad.model:6:9: group: 'n' is not an event");
+    BAD("node n = A\ngroup A Q\n", "bad.model:5:9: group: 'Q' is not an event");
+    BAD("event B = instructions\nevent C = branch-misses\nnode n = A\ngroup A B\ngroup C B\n",
+        "bad.model:8:9: group: event 'B' is already in the group of line 7");
+    BAD("event B = instructions\nnode n = A\ngroup A B A\n",
+        "bad.model:6:11: group: event 'A' is already in the group of line 6");
+    BAD("node n = A\ngroup A\n", "bad.model:5:8: a group names at least two events (the first leads)");
+    BAD("node n = A\ngroup\n", "bad.model:5:6: a group names at least two events (the first leads)");
+    /* predict EXPR against EXPR, once */
+    BAD("node n = A\npredict n\n", "bad.model:5:10: expected 'against' and the measured expression");
+    BAD("node n = A\npredict n A\n", "bad.model:5:11: expected 'against' and the measured expression");
+    BAD("node n = A\npredict n against\n", "bad.model:5:18: expected an expression, found end of line");
+    BAD("node n = A\npredict n against A\npredict A against n\n", "bad.model:6:1: 'predict' given twice (first at line 5)");
+    BAD("node n = A\npredict n against AA\n", "bad.model:5:19: unknown name 'AA' (did you mean 'A'?)");
+    BAD("node n = A\npredict n / 0 against A\n", "bad.model:5:11: division by zero");
+    BAD("node n = A\npredict n against A A\n", "bad.model:5:21: unexpected 'A'");
+    /* instructions NAME: one event, once */
+    BAD("node n = A\ninstructions n\n", "bad.model:5:14: instructions: 'n' is not an event");
+    BAD("node n = A\ninstructions Q\n", "bad.model:5:14: instructions: 'Q' is not an event");
+    BAD("node n = A\ninstructions A\ninstructions A\n", "bad.model:6:1: 'instructions' given twice (first at line 5)");
+    BAD("node n = A\ninstructions\n", "bad.model:5:13: 'instructions' takes the name of an event");
+    BAD("node n = A\ninstructions n.x\n", "bad.model:5:14: 'instructions' takes the name of an event");
+    BAD("node n = A\ninstructions A n\n", "bad.model:5:16: unexpected 'n'");
 #undef BAD
     expect_error("match any\nevent A = cycles\nnode n = A\n", "bad.model:1:1: the model has no 'model <id>' line");
     expect_error("model m\nnode n = A\n", "bad.model:2:10: unknown name 'A'");
@@ -636,6 +783,494 @@ static void test_errors(void **state)
     char err[256];
     assert_null(hca_model_load("models/does-not-exist.model", err, sizeof(err)));
     assert_non_null(strstr(err, "models/does-not-exist.model: cannot read"));
+}
+
+/* group, predict ... against ..., instructions: accessors and evaluation */
+static const char *directive_model =
+    "model d\n"
+    "match any\n"
+    "event CYC = cycles\n"
+    "event INS = instructions\n"
+    "event BRM = branch-misses\n"
+    "event L1M = L1-dcache-load-misses\n"
+    "event LLC = LLC-load-misses optional\n"
+    "instructions INS\n"
+    "group CYC BRM L1M            # CYC leads\n"
+    "group LLC INS\n"
+    "param P = 10 cycles\n"
+    "node est = sum\n"
+    "node est.base = 0.5 * INS\n"
+    "node est.br = P * BRM\n"
+    "predict est + L1M / (CYC - 100) against CYC\n"
+    "plot p lines e=est per 1\n";
+
+static void test_directives(void **state)
+{
+    (void)state;
+    hca_model *m = parse_ok(directive_model);
+    /* instructions: the index of INS */
+    assert_int_equal(hca_model_instructions(m), 1);
+    assert_int_equal(hca_model_instructions(m), hca_model_find_event(m, "INS"));
+    /* groups in file order, members as written, the leader first */
+    assert_int_equal(hca_model_ngroups(m), 2);
+    size_t k = 99;
+    const size_t *g0 = hca_model_group_at(m, 0, &k);
+    assert_non_null(g0);
+    assert_int_equal(k, 3);
+    assert_int_equal(g0[0], 0);
+    assert_int_equal(g0[1], 2);
+    assert_int_equal(g0[2], 3);
+    const size_t *g1 = hca_model_group_at(m, 1, &k);
+    assert_non_null(g1);
+    assert_int_equal(k, 2);
+    assert_int_equal(g1[0], 4);
+    assert_int_equal(g1[1], 1);
+    k = 99;
+    assert_null(hca_model_group_at(m, 2, &k));
+    assert_int_equal(k, 0);
+    assert_true(hca_model_has_prediction(m));
+
+    /* point 0: INS 1000 BRM 20 L1M 300 CYC 1100: est 500 + 200 = 700, predicted 700 + 300/1000
+     * point 1: CYC 100: the '/' divides by zero: NaN, flagged; actual is still CYC
+     * point 2: the parameter changes the prediction */
+    double cyc[] = { 1100, 100, 2000 }, ins[] = { 1000, 1000, 2000 }, brm[] = { 20, 20, 30 },
+           l1m[] = { 300, 300, 0 }, llc[] = { 1, 1, 1 };
+    const double *ev[] = { cyc, ins, brm, l1m, llc };
+    hca_model_result r;
+    assert_int_equal(hca_model_eval(m, ev, 3, &r), 0);
+    assert_non_null(r.predicted);
+    assert_non_null(r.actual);
+    assert_close(r.predicted[0], 700.3, "predicted[0]");
+    assert_close(r.actual[0], 1100, "actual[0]");
+    assert_true(isnan(r.predicted[1]));
+    assert_close(r.actual[1], 100, "actual[1]");
+    assert_close(r.predicted[2], 1000 + 300, "predicted[2]");
+    assert_close(r.actual[2], 2000, "actual[2]");
+    assert_true(r.flags & HCA_EVAL_DIVZERO);
+    assert_int_equal(r.divzero_points, 1);
+    hca_model_result_free(&r);
+    assert_null(r.predicted);
+
+    /* an absent (optional) event the prediction does not use: flagged, the prediction stands */
+    assert_int_equal(hca_model_set_param(m, "P", 0), 0);
+    const double *ev2[] = { cyc, ins, brm, l1m, NULL };
+    assert_int_equal(hca_model_eval(m, ev2, 1, &r), 0);
+    assert_true(r.flags & HCA_EVAL_ABSENT);
+    assert_close(r.predicted[0], 500.3, "predicted with P=0");
+    hca_model_result_free(&r);
+    /* a prediction from an absent event is NaN, not 0 */
+    hca_model_free(m);
+    m = parse_ok("model t\nmatch any\nevent A = cycles\nevent B = instructions optional\n"
+                 "node n = A\npredict 2 * B against n\n");
+    double a = 5;
+    const double *ev3[] = { &a, NULL };
+    assert_int_equal(hca_model_eval(m, ev3, 1, &r), 0);
+    assert_true(isnan(r.predicted[0]));
+    assert_close(r.actual[0], 5, "actual of a node");
+    hca_model_result_free(&r);
+    hca_model_free(m);
+
+    /* none of the three: no groups, no prediction, no instructions event */
+    m = parse_ok("model t\nmatch any\nevent A = cycles\nnode n = A\n");
+    assert_int_equal(hca_model_ngroups(m), 0);
+    k = 99;
+    assert_null(hca_model_group_at(m, 0, &k));
+    assert_int_equal(k, 0);
+    assert_false(hca_model_has_prediction(m));
+    assert_int_equal(hca_model_instructions(m), -1);
+    const double *ev4[] = { &a };
+    assert_int_equal(hca_model_eval(m, ev4, 1, &r), 0);
+    assert_null(r.predicted);
+    assert_null(r.actual);
+    hca_model_result_free(&r);
+    hca_model_free(m);
+
+    /* the directives may come before the events they name, and span lines */
+    m = parse_ok("model t\nmatch any\ninstructions B\ngroup B \\\n  A\npredict A \\\n  against B\n"
+                 "event A = cycles\nevent B = instructions\nnode n = A\n");
+    assert_int_equal(hca_model_instructions(m), 1);
+    const size_t *g = hca_model_group_at(m, 0, &k);
+    assert_int_equal(k, 2);
+    assert_int_equal(g[0], 1);
+    assert_int_equal(g[1], 0);
+    assert_true(hca_model_has_prediction(m));
+    hca_model_free(m);
+
+    /* Sapphire Rapids: TOPDOWN.SLOTS leads the PERF_METRICS events (raw 0x8000-0x8700) */
+    m = load_shipped("tma-spr.model");
+    assert_int_equal(hca_model_ngroups(m), 1);
+    g = hca_model_group_at(m, 0, &k);
+    assert_int_equal(k, 9);
+    assert_int_equal(g[0], hca_model_find_event(m, "SLOTS"));
+    for (size_t q = 1; q < k; q++) {
+        const hca_model_event *e = hca_model_event_at(m, g[q]);
+        assert_int_equal(e->raw, 1);
+        assert_int_equal(e->config, 0x8000 + 0x100 * (q - 1));
+    }
+    hca_model_free(m);
+}
+
+/* The Arm Neoverse top-down models: Arm common event numbers (Linux
+ * include/linux/perf/arm_pmuv3.h), by the aliases the three files share */
+static const struct {
+    const char *alias;
+    unsigned long long config;
+    int required;
+} neoverse_events[] = {
+    { "CYC", 0x11, 1 },  /* CPU_CYCLES */
+    { "INST", 0x08, 1 }, /* INST_RETIRED */
+    { "OPR", 0x3a, 1 },  /* OP_RETIRED */
+    { "OPS", 0x3b, 1 },  /* OP_SPEC */
+    { "SSB", 0x3d, 1 },  /* STALL_SLOT_BACKEND */
+    { "SSF", 0x3e, 1 },  /* STALL_SLOT_FRONTEND */
+    { "SS", 0x3f, 1 },   /* STALL_SLOT */
+    { "BRM", 0x10, 0 },  /* BR_MIS_PRED (V1) */
+};
+
+static int neoverse_event(const char *alias)
+{
+    for (size_t j = 0; j < sizeof(neoverse_events) / sizeof(neoverse_events[0]); j++)
+        if (strcmp(neoverse_events[j].alias, alias) == 0)
+            return (int)j;
+    return -1;
+}
+
+/* the encodings, the instructions event and the group of a Neoverse model */
+static void check_neoverse_events(const hca_model *m, const char *pmu)
+{
+    char want[64];
+    snprintf(want, sizeof(want), "pmu=%s", pmu);
+    assert_string_equal(hca_model_match(m), want);
+    assert_string_equal(hca_model_unit(m), "slots");
+    size_t ne = hca_model_nevents(m);
+    for (size_t i = 0; i < ne; i++) {
+        const hca_model_event *e = hca_model_event_at(m, i);
+        int j = neoverse_event(e->name);
+        if (j < 0)
+            print_error("%s: unexpected event %s\n", hca_model_id(m), e->name);
+        assert_true(j >= 0);
+        assert_int_equal(e->raw, 1);
+        assert_int_equal(e->type, 4);
+        if (e->config != neoverse_events[j].config) {
+            print_error("%s: %s = raw(4, %#llx), want %#llx\n", hca_model_id(m), e->name,
+                        (unsigned long long)e->config, neoverse_events[j].config);
+            fail();
+        }
+        assert_int_equal(e->config1, 0);
+        assert_int_equal(e->optional, 0);
+    }
+    for (size_t j = 0; j < sizeof(neoverse_events) / sizeof(neoverse_events[0]); j++)
+        if (neoverse_events[j].required)
+            assert_true(hca_model_find_event(m, neoverse_events[j].alias) >= 0);
+    assert_int_equal(hca_model_instructions(m), hca_model_find_event(m, "INST"));
+    assert_false(hca_model_has_prediction(m));
+    /* one group: the cycle counter and the five events of the ratios */
+    assert_int_equal(hca_model_ngroups(m), 1);
+    size_t k = 0;
+    const size_t *g = hca_model_group_at(m, 0, &k);
+    assert_int_equal(k, 6);
+    static const char *const members[] = { "CYC", "SSF", "SSB", "SS", "OPR", "OPS" };
+    for (size_t q = 0; q < 6; q++)
+        assert_int_equal(g[q], hca_model_find_event(m, members[q]));
+}
+
+/* perf's four fractions, from the first plot (frontend, bad speculation, backend, retiring, per SLOTS) */
+static void check_l1(const hca_model *m, const hca_model_result *r, size_t k, double fe, double bs, double be,
+                     double ret)
+{
+    const hca_model_plot *p = hca_model_plot_at(m, 0);
+    assert_string_equal(p->name, "topdown_l1");
+    assert_int_equal(p->nitems, 4);
+    assert_string_equal(p->per, "SLOTS");
+    assert_close(r->plot[0][0][k], fe, "frontend_bound");
+    assert_close(r->plot[0][1][k], bs, "bad_speculation");
+    assert_close(r->plot[0][2][k], be, "backend_bound");
+    assert_close(r->plot[0][3][k], ret, "retiring");
+}
+
+static void test_neoverse_n2(void **state)
+{
+    (void)state;
+    hca_model *m = load_shipped("neoverse-n2-topdown.model");
+    check_neoverse_events(m, "arm_n2");
+    /* point 0: consistent counts; point 1: stall slots short of what the ops fill (overlap);
+     * point 2: no op at all (OP_SPEC 0: ratio() gives 0, not a division by zero) */
+    double cyc[] = { 1000, 1000, 1000 }, inst[] = { 1500, 900, 0 }, ssf[] = { 1800, 1100, 4000 },
+           ssb[] = { 1200, 1000, 2000 }, ss[] = { 3000, 1600, 6000 }, ops[] = { 2500, 3000, 0 },
+           opr[] = { 2000, 1500, 0 };
+    const char *aliases[7] = { "CYC", "INST", "SSF", "SSB", "SS", "OPS", "OPR" };
+    const double *const arrays[7] = { cyc, inst, ssf, ssb, ss, ops, opr };
+    const double *ev[8] = { 0 };
+    for (size_t i = 0; i < 7; i++) {
+        int e = hca_model_find_event(m, aliases[i]);
+        assert_true(e >= 0 && e < 8);
+        ev[e] = arrays[i];
+    }
+    hca_model_result r;
+    assert_int_equal(hca_model_eval(m, ev, 3, &r), 0);
+    for (size_t k = 0; k < 3; k++) {
+        /* perf's neoverse-n2-v2/metrics.json with #slots = 5: stall_slot and
+         * stall_slot_frontend minus cpu_cycles */
+        double slots = 5 * cyc[k];
+        double ret_f = ops[k] != 0 ? opr[k] / ops[k] : 0;
+        double fe = (ssf[k] - cyc[k]) / slots;
+        double bs = (1 - ret_f) * (1 - (ss[k] - cyc[k]) / slots);
+        double ret = ret_f * (1 - (ss[k] - cyc[k]) / slots);
+        double be = ssb[k] / slots;
+        check_l1(m, &r, k, fe, bs, be, ret);
+    }
+    assert_close(r.plot[0][0][0], 0.16, "N2 frontend 0.16");
+    assert_close(r.plot[0][3][0], 0.48, "N2 retiring 0.48");
+    assert_close(node_val(m, &r, "slots", 0), 5000, "slots");
+    assert_close(node_val(m, &r, "slots.unaccounted", 0), 0, "nothing unaccounted");
+    assert_close(node_ovl(m, &r, "slots", 0), 0, "no overlap at 0");
+    /* point 1: 100 + 1000 + 2200 + 2200 = 5500 slots of 5000 */
+    assert_close(node_ovl(m, &r, "slots", 1), 500, "overlap at 1");
+    assert_close(node_val(m, &r, "slots.unaccounted", 1), 0, "rest clamped");
+    assert_close(node_val(m, &r, "slots.retiring", 2), 0, "no op: no retiring");
+    assert_int_equal(r.flags, HCA_EVAL_OVERLAP);
+    assert_int_equal(r.overlap_points, 1);
+    hca_model_result_free(&r);
+
+    /* N2 silicon without the erratum: FE_EXTRA=0 gives sbsa.json's plain formulas */
+    char err[256];
+    assert_int_equal(hca_model_set_param_arg(m, "FE_EXTRA=0", err, sizeof(err)), 0);
+    assert_int_equal(hca_model_eval(m, ev, 1, &r), 0);
+    check_l1(m, &r, 0, 1800.0 / 5000, 0.2 * (1 - 3000.0 / 5000), 1200.0 / 5000, 0.8 * (1 - 3000.0 / 5000));
+    hca_model_result_free(&r);
+    hca_model_free(m);
+}
+
+static void test_neoverse_v1(void **state)
+{
+    (void)state;
+    hca_model *m = load_shipped("neoverse-v1-topdown.model");
+    check_neoverse_events(m, "arm_v1");
+    assert_true(hca_model_find_event(m, "BRM") >= 0);
+    double v[8] = { 0 };
+    set_ev(m, v, "CYC", 1000);
+    set_ev(m, v, "INST", 3000);
+    set_ev(m, v, "SSF", 2000);
+    set_ev(m, v, "SSB", 3000);
+    set_ev(m, v, "SS", 5000);
+    set_ev(m, v, "OPS", 2500);
+    set_ev(m, v, "OPR", 2000);
+    set_ev(m, v, "BRM", 10);
+    const double *ev[8];
+    for (size_t i = 0; i < hca_model_nevents(m); i++)
+        ev[i] = &v[i];
+    hca_model_result r;
+    assert_int_equal(hca_model_eval(m, ev, 1, &r), 0);
+    /* perf's neoverse-v1/metrics.json (without its x100):
+     * frontend_bound  = STALL_SLOT_FRONTEND / (CPU_CYCLES * 8) - BR_MIS_PRED * 4 / CPU_CYCLES
+     * bad_speculation = (1 - OP_RETIRED / OP_SPEC) * (1 - STALL_SLOT / (CPU_CYCLES * 8)) + BR_MIS_PRED * 4 / CPU_CYCLES
+     * backend_bound, retiring: sbsa.json with #slots = 8 */
+    double fe = 2000.0 / 8000 - 10 * 4 / 1000.0, bs = (1 - 2000.0 / 2500) * (1 - 5000.0 / 8000) + 10 * 4 / 1000.0;
+    double be = 3000.0 / 8000, ret = 2000.0 / 2500 * (1 - 5000.0 / 8000);
+    check_l1(m, &r, 0, fe, bs, be, ret);
+    assert_close(fe, 0.21, "V1 frontend 0.21");
+    assert_close(bs, 0.115, "V1 bad speculation 0.115");
+    assert_close(node_val(m, &r, "slots.unaccounted", 0), 0, "the four fill the slots");
+    assert_int_equal(r.flags, 0);
+    /* CPI and IPC lines */
+    assert_close(r.plot[2][0][0], 1000.0 / 3000, "CPI");
+    assert_close(r.plot[2][1][0], 3.0, "IPC");
+    hca_model_result_free(&r);
+    /* P_MISP=0: sbsa.json */
+    assert_int_equal(hca_model_set_param(m, "P_MISP", 0), 0);
+    assert_int_equal(hca_model_eval(m, ev, 1, &r), 0);
+    check_l1(m, &r, 0, 0.25, 0.075, be, ret);
+    hca_model_result_free(&r);
+    hca_model_free(m);
+}
+
+static void test_neoverse_v2(void **state)
+{
+    (void)state;
+    hca_model *m = load_shipped("neoverse-v2-topdown.model");
+    check_neoverse_events(m, "arm_v2");
+    assert_int_equal(hca_model_find_event(m, "BRM"), -1);
+    double v[8] = { 0 };
+    set_ev(m, v, "CYC", 2000);
+    set_ev(m, v, "INST", 6000);
+    set_ev(m, v, "SSF", 4000);
+    set_ev(m, v, "SSB", 6000);
+    set_ev(m, v, "SS", 11000);  /* 1000 stall slots counted by neither: unaccounted */
+    set_ev(m, v, "OPS", 5000);
+    set_ev(m, v, "OPR", 4500);
+    const double *ev[8];
+    for (size_t i = 0; i < hca_model_nevents(m); i++)
+        ev[i] = &v[i];
+    hca_model_result r;
+    assert_int_equal(hca_model_eval(m, ev, 1, &r), 0);
+    /* sbsa.json with #slots = 8 (neoverse-n2-v2/metrics.json's "if (#slots - 5)" branch) */
+    double slots = 16000;
+    check_l1(m, &r, 0, 4000 / slots, 0.1 * (1 - 11000 / slots), 6000 / slots, 0.9 * (1 - 11000 / slots));
+    assert_close(node_val(m, &r, "slots.unaccounted", 0), 1000, "STALL_SLOT beyond FE + BE");
+    const hca_model_plot *all = hca_model_plot_at(m, 1);
+    assert_int_equal(all->nitems, 5);
+    assert_string_equal(all->items[4].label, "Unaccounted");
+    assert_close(r.plot[1][4][0], 1000 / slots, "unaccounted fraction");
+    assert_int_equal(r.flags, 0);
+    hca_model_result_free(&r);
+    /* a cycle-less point: the fractions are NaN and flagged, nothing crashes */
+    double zero[8] = { 0 };
+    const double *ez[8];
+    for (size_t i = 0; i < hca_model_nevents(m); i++)
+        ez[i] = &zero[i];
+    assert_int_equal(hca_model_eval(m, ez, 1, &r), 0);
+    assert_true(isnan(r.plot[0][0][0]));
+    assert_true(r.flags & HCA_EVAL_DIVZERO);
+    hca_model_result_free(&r);
+    hca_model_free(m);
+}
+
+/* ---- model lookup (src/hca_model_path.c) ---- */
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    assert_true(fputs(text, f) >= 0);
+    assert_int_equal(fclose(f), 0);
+}
+
+static void remove_file(const char *dir, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    assert_int_equal(unlink(path), 0);
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+static const char *const path_test_files[] = { "mine.model", "zz-b.model", "zz-a.model", "aa-any.model",
+                                               "cc.model", "generic.model", "notes.txt" };
+
+static void test_model_path(void **state)
+{
+    (void)state;
+    char tmp[] = "/tmp/hca_model_test.XXXXXX";
+    assert_non_null(mkdtemp(tmp));
+    write_file(tmp, "mine.model", "model mine\nmatch pmu=hcatest_mine\nevent A = cycles\nnode n = A\n");
+    /* two models for the same PMU: the first by file name wins, whatever the directory order */
+    write_file(tmp, "zz-b.model", "# match pmu=hcatest_none (a comment)\nmodel b\nmatch pmu=hcatest_dup\n");
+    write_file(tmp, "zz-a.model", "model a\nmatch\tpmu=hcatest_x,hcatest_dup,snb   # comment\n");
+    write_file(tmp, "aa-any.model", "model any\nmatch any\n");
+    write_file(tmp, "cc.model", "model c\n  match pmu=hcatest_c\n");
+    write_file(tmp, "notes.txt", "match pmu=hcatest_txt\n");
+    char env[600];
+    snprintf(env, sizeof(env), "/nonexistent-hca-dir::%s", tmp);
+    assert_int_equal(setenv("HCATRACE_MODEL_PATH", env, 1), 0);
+
+    char path[4096], err[2048];
+    /* the search path: HCATRACE_MODEL_PATH (empty entries dropped), installed, source tree */
+    char dirs[4096];
+    hca_model_dirs(dirs, sizeof(dirs));
+    char want[1024];
+    snprintf(want, sizeof(want), "/nonexistent-hca-dir:%s:", tmp);
+    assert_int_equal(strncmp(dirs, want, strlen(want)), 0);
+#ifdef HCA_MODELS_SOURCE_DIR
+    assert_true(ends_with(dirs, ":" HCA_MODELS_SOURCE_DIR));
+#endif
+
+    /* by name, through HCATRACE_MODEL_PATH */
+    assert_int_equal(hca_model_find("mine", path, sizeof(path), err, sizeof(err)), 0);
+    snprintf(want, sizeof(want), "%s/mine.model", tmp);
+    assert_string_equal(path, want);
+    assert_string_equal(err, "");
+    char lerr[512];
+    hca_model *m = hca_model_load(path, lerr, sizeof(lerr));
+    assert_non_null(m);
+    assert_string_equal(hca_model_id(m), "mine");
+    hca_model_free(m);
+    /* a model there shadows the shipped one of the same name */
+    assert_int_equal(hca_model_find("generic", path, sizeof(path), err, sizeof(err)), 0);
+    assert_true(ends_with(path, "/generic.model"));
+    assert_true(strncmp(path, tmp, strlen(tmp)) != 0);
+    write_file(tmp, "generic.model", "model shadow\nmatch any\nevent A = cycles\nnode n = A\n");
+    assert_int_equal(hca_model_find("generic", path, sizeof(path), err, sizeof(err)), 0);
+    snprintf(want, sizeof(want), "%s/generic.model", tmp);
+    assert_string_equal(path, want);
+    /* a shipped model is found by name too */
+    assert_int_equal(hca_model_find("neoverse-v1-topdown", path, sizeof(path), err, sizeof(err)), 0);
+    assert_true(ends_with(path, "/neoverse-v1-topdown.model"));
+
+    /* by path: a '/' or the .model suffix; taken as it is */
+    snprintf(want, sizeof(want), "%s/zz-a.model", tmp);
+    assert_int_equal(hca_model_find(want, path, sizeof(path), err, sizeof(err)), 0);
+    assert_string_equal(path, want);
+    assert_int_equal(hca_model_find("models/nethercote.model", path, sizeof(path), err, sizeof(err)), 0);
+    assert_string_equal(path, "models/nethercote.model");
+    assert_int_equal(hca_model_find("mine.model", path, sizeof(path), err, sizeof(err)), -1); /* not in ./ */
+    assert_string_equal(err, "model file mine.model cannot be read");
+    assert_int_equal(hca_model_find("./nope/x", path, sizeof(path), err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "./nope/x cannot be read"));
+
+    /* unknown name: the closest model name and the directories searched */
+    assert_int_equal(hca_model_find("mnie", path, sizeof(path), err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "no model 'mnie' (closest: mine) in "));
+    assert_non_null(strstr(err, tmp));
+    assert_non_null(strstr(err, "/nonexistent-hca-dir"));
+#ifdef HCA_MODELS_SOURCE_DIR
+    assert_non_null(strstr(err, HCA_MODELS_SOURCE_DIR));
+#endif
+    assert_int_equal(hca_model_find("nethercot", path, sizeof(path), err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "(closest: nethercote)"));
+    assert_int_equal(hca_model_find("", path, sizeof(path), err, sizeof(err)), -1);
+    assert_string_equal(err, "no model name");
+
+    /* by PMU: the first file by name whose match line lists it, the search path in order */
+    assert_int_equal(hca_model_for_pmu("hcatest_dup", path, sizeof(path)), 0);
+    snprintf(want, sizeof(want), "%s/zz-a.model", tmp);
+    assert_string_equal(path, want);
+    assert_int_equal(hca_model_for_pmu("snb", path, sizeof(path)), 0); /* before models/hca-snb.model */
+    assert_string_equal(path, want);
+    assert_int_equal(hca_model_for_pmu("hcatest_x", path, sizeof(path)), 0);
+    assert_string_equal(path, want);
+    assert_int_equal(hca_model_for_pmu("hcatest_mine", path, sizeof(path)), 0);
+    snprintf(want, sizeof(want), "%s/mine.model", tmp);
+    assert_string_equal(path, want);
+    assert_int_equal(hca_model_for_pmu("hcatest_c", path, sizeof(path)), 0); /* indented match line */
+    /* no match: -1 (a name's prefix, a commented-out line, 'match any', a non-model file) */
+    strcpy(path, "unchanged");
+    assert_int_equal(hca_model_for_pmu("hcatest", path, sizeof(path)), -1);
+    assert_int_equal(hca_model_for_pmu("hcatest_none", path, sizeof(path)), -1);
+    assert_int_equal(hca_model_for_pmu("any", path, sizeof(path)), -1);
+    assert_int_equal(hca_model_for_pmu("hcatest_txt", path, sizeof(path)), -1);
+    assert_int_equal(hca_model_for_pmu("", path, sizeof(path)), -1);
+    assert_int_equal(hca_model_for_pmu(NULL, path, sizeof(path)), -1);
+    assert_string_equal(path, "unchanged");
+
+    for (size_t i = 0; i < sizeof(path_test_files) / sizeof(path_test_files[0]); i++)
+        remove_file(tmp, path_test_files[i]);
+    assert_int_equal(rmdir(tmp), 0);
+    assert_int_equal(unsetenv("HCATRACE_MODEL_PATH"), 0);
+
+    /* the shipped models for their PMUs (HCATRACE_MODEL=auto) */
+    static const struct {
+        const char *pmu, *file;
+    } shipped[] = {
+        { "snb", "/hca-snb.model" }, { "ivb_ep", "/hca-ivb-ep.model" }, { "hsw_ep", "/hca-hsw-ep.model" },
+        { "skx", "/tma-skx.model" }, { "spr", "/tma-spr.model" }, { "amd64_fam19h_zen4", "/zen4-pipeline.model" },
+        { "arm_n2", "/neoverse-n2-topdown.model" }, { "arm_v1", "/neoverse-v1-topdown.model" },
+        { "arm_v2", "/neoverse-v2-topdown.model" },
+    };
+    for (size_t i = 0; i < sizeof(shipped) / sizeof(shipped[0]); i++) {
+        assert_int_equal(hca_model_for_pmu(shipped[i].pmu, path, sizeof(path)), 0);
+        if (!ends_with(path, shipped[i].file)) {
+            print_error("%s: %s, want ...%s\n", shipped[i].pmu, path, shipped[i].file);
+            fail();
+        }
+    }
+    /* no shipped model for Neoverse N1 (no STALL_SLOT events) */
+    assert_int_equal(hca_model_for_pmu("arm_n1", path, sizeof(path)), -1);
 }
 
 static void test_syntax_details(void **state)
@@ -695,6 +1330,11 @@ int main(void)
         cmocka_unit_test(test_generic_absent),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_syntax_details),
+        cmocka_unit_test(test_directives),
+        cmocka_unit_test(test_neoverse_n2),
+        cmocka_unit_test(test_neoverse_v1),
+        cmocka_unit_test(test_neoverse_v2),
+        cmocka_unit_test(test_model_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
