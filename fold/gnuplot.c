@@ -68,3 +68,15 @@ int fold_run_gnuplot(const char *dir, const char *script, char *err, size_t errl
     return -1;
 }
 
+
+int fold_gp_finish(FILE *f, const char *path, const char *dir, const char *script, unsigned formats, char *err,
+                   size_t errlen)
+{
+    fputs("set output\n", f);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        snprintf(err, errlen, "writing %s failed", path);
+        return -1;
+    }
+    return formats ? fold_run_gnuplot(dir, script, err, errlen) : 0;
+}

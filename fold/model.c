@@ -142,31 +142,18 @@ static const char *traced_member(const char *map, const char *alias, char *buf, 
     return NULL;
 }
 
+static int is_tracer_member(const char *name) { return strncmp(name, "perf:", 5) == 0; }
+
 static void closest_counters(const fold_trace *t, const char *want, char *out, size_t len)
 {
-    size_t best[3] = { (size_t)-1, (size_t)-1, (size_t)-1 }, bi[3] = { 0, 0, 0 };
-    for (size_t j = 0; j < t->ncounters; j++) {
-        if (strncmp(t->counters[j].name, "perf:", 5) == 0)
-            continue;
-        size_t d = hca_edit_distance(want, strip_pmu(t->counters[j].name));
-        for (int q = 0; q < 3; q++)
-            if (d < best[q]) {
-                for (int r = 2; r > q; r--) {
-                    best[r] = best[r - 1];
-                    bi[r] = bi[r - 1];
-                }
-                best[q] = d;
-                bi[q] = j;
-                break;
-            }
-    }
+    const char **names = malloc((t->ncounters + 1) * sizeof(char *));
     out[0] = 0;
-    size_t used = 0;
-    for (int q = 0; q < 3 && best[q] != (size_t)-1 && used < len; q++) {
-        int w = snprintf(out + used, len - used, "%s%s", q ? ", " : "", t->counters[bi[q]].name);
-        if (w > 0)
-            used += (size_t)w;
-    }
+    if (!names)
+        return;
+    for (size_t j = 0; j < t->ncounters; j++)
+        names[j] = t->counters[j].name;
+    hca_closest_names(want, names, t->ncounters, 3, strip_pmu, is_tracer_member, out, len);
+    free(names);
 }
 
 static int match_events(const fold_trace *t, fold_model_report *mr)

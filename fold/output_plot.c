@@ -170,13 +170,7 @@ int fold_write_plots(const fold_report *r, const char *dir, unsigned formats, ch
                     reg->ncounters > 1 ? 900 : 650, reg->slug);
             body(f, reg);
         }
-        fputs("set output\n", f);
-        int bad = ferror(f);
-        if (fclose(f) != 0 || bad) {
-            snprintf(err, errlen, "writing %s failed", path);
-            return -1;
-        }
-        if (formats && fold_run_gnuplot(dir, script, err, errlen) != 0)
+        if (fold_gp_finish(f, path, dir, script, formats, err, errlen) != 0)
             return -1;
     }
     return 0;

@@ -1595,26 +1595,10 @@ size_t hca_model_missing_events(const hca_model *m, const char *const *avail, si
         if (w > 0)
             len += (size_t)w;
         /* the three closest names present */
-        size_t best[3] = { (size_t)-1, (size_t)-1, (size_t)-1 };
-        size_t bi[3] = { 0, 0, 0 };
-        for (size_t j = 0; j < navail; j++) {
-            size_t d = hca_edit_distance(want, strip_pmu(avail[j]));
-            for (int q = 0; q < 3; q++) {
-                if (d < best[q]) {
-                    for (int r = 2; r > q; r--) {
-                        best[r] = best[r - 1];
-                        bi[r] = bi[r - 1];
-                    }
-                    best[q] = d;
-                    bi[q] = j;
-                    break;
-                }
-            }
-        }
-        for (int q = 0; q < 3 && best[q] != (size_t)-1 && len < outlen; q++) {
-            w = snprintf(out + len, outlen - len, "%s%s", q ? ", " : ", closest present: ", avail[bi[q]]);
-            if (w > 0)
-                len += (size_t)w;
+        if (navail && len + 20 < outlen) {
+            snprintf(out + len, outlen - len, ", closest present: ");
+            hca_closest_names(want, avail, navail, 3, strip_pmu, NULL, out, outlen);
+            len = strlen(out);
         }
     }
     return missing;
