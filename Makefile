@@ -132,6 +132,13 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(UNIT_OBJ)
 	@echo "  CC      $@"
 	@$(CC) $(TEST_CFLAGS) -o $@ $< $(UNIT_OBJ) $(SAN_LDFLAGS) $(CMOCKA_LIBS) $(OTF2_LIBS) $(PFM_LIBS)
 
+# ---- packing model events into counter sets: the pure module and the model language ----
+MODEL_SETS_OBJ := $(addprefix $(BUILD)/obj/lib/,instrument/hct_model_sets.o src/hca_model.o)
+$(BUILD)/tests/test_model_sets: tests/unit/test_model_sets.c $(UNIT_OBJ) $(MODEL_SETS_OBJ)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	@$(CC) $(TEST_CFLAGS) -o $@ $< $(MODEL_SETS_OBJ) $(UNIT_OBJ) $(SAN_LDFLAGS) $(CMOCKA_LIBS) $(OTF2_LIBS) $(PFM_LIBS) -lm
+
 # The folding numerics (fit, segmentation) are pure functions on GSL: their
 # unit tests link the sources directly (explicit targets, so this rule wins
 # over the pattern rule above).

@@ -103,6 +103,9 @@ int hct_extras_wanted(void) HCT_HIDDEN; /* counters or sampling configured */
 
 /* ---- counters (hct_counters.c) ---- */
 void hct_counters_setup(void) HCT_HIDDEN;
+/* The model and the PMU as archive properties (HCATRACE::MODEL, ...), on
+ * rank 0's archive; other ranks pass NULL (their copies are freed). */
+void hct_counters_properties(OTF2_Archive *archive) HCT_HIDDEN;
 int hct_counters_nsets(void) HCT_HIDDEN;
 hct_ctr_thread *hct_counters_thread_start(uint32_t start_set) HCT_HIDDEN;
 /* Signal-safe: raw values of the thread's current set; returns their number. */

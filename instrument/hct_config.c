@@ -15,7 +15,7 @@
 static const char *const known_names[] = {
     "HCATRACE_ENABLE", "HCATRACE_DIR", "HCATRACE_VERBOSE", "HCATRACE_CALLSITES",
     "HCATRACE_CLOCK_SYNC_ROUNDS", "HCATRACE_COUNTERS", "HCATRACE_COUNTERS_ROTATE",
-    "HCATRACE_SAMPLING", "HCATRACE_SAMPLING_BUFFER",
+    "HCATRACE_SAMPLING", "HCATRACE_SAMPLING_BUFFER", "HCATRACE_MODEL", "HCATRACE_MODEL_PATH",
 };
 
 static const char *closest_name(const char *name)
@@ -178,6 +178,7 @@ int hct_config_read(hct_config *cfg, char *const *envp, void (*report)(const cha
     cfg->clock_sync_rounds = 10;
     cfg->counters = NULL;
     cfg->counters_off = 0;
+    cfg->model = NULL;
     cfg->rotate_instances = 0;
     cfg->rotate_ns = HCT_DEFAULT_ROTATE_NS;
     cfg->sampling = 1;
@@ -214,6 +215,10 @@ int hct_config_read(hct_config *cfg, char *const *envp, void (*report)(const cha
         } else if (strcmp(name, "HCATRACE_COUNTERS") == 0) {
             cfg->counters_off = !*v || strcmp(v, "off") == 0 || strcmp(v, "none") == 0;
             cfg->counters = cfg->counters_off ? NULL : v;
+        } else if (strcmp(name, "HCATRACE_MODEL") == 0) {
+            cfg->model = *v ? v : NULL;
+        } else if (strcmp(name, "HCATRACE_MODEL_PATH") == 0) {
+            /* read where models are looked up (src/hca_model_path.c) */
         } else if (strcmp(name, "HCATRACE_COUNTERS_ROTATE") == 0) {
             unsigned n;
             uint64_t t;

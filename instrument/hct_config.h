@@ -17,6 +17,9 @@ typedef struct {
      * machine's PMU by hct_counters.c, not here. */
     const char *counters;
     int counters_off;
+    /* HCATRACE_MODEL: a model name, a model file (has a '/' or ends in
+     * ".model") or "auto"; NULL = none. Loaded by hct_counters.c. */
+    const char *model;
     /* HCATRACE_COUNTERS_ROTATE: switch sets after N region instances and/or
      * after T ns; 0 = not by that criterion. */
     unsigned rotate_instances;

@@ -1,7 +1,10 @@
 /* hct_counters.c: hardware and software counters with perf_event_open. At load:
- * find out what this machine counts (CPU PMU or not), resolve HCATRACE_COUNTERS
- * into counter sets (one perf group and one OTF2 MetricClass each, instructions
- * and cycles in every set when the PMU has them), say once what is missing.
+ * find out what this machine counts (CPU PMU or not), load the model of
+ * HCATRACE_MODEL and pack its events into counter sets (hct_model_sets.c),
+ * resolve HCATRACE_COUNTERS into more sets (one perf group and one OTF2
+ * MetricClass each, instructions and cycles in every set when the PMU has
+ * them), split what the kernel refuses, say once what is missing, and keep
+ * what the model counts for the trace's properties.
  * Per thread: open every set as a disabled group, enable one, read it with one
  * read() (or rdpmc where the kernel allows it) at every region boundary and in
  * the sampling handler, rotate sets at boundaries. Values written are running
@@ -20,7 +23,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "hca_model.h"
+#include "hca_model_path.h"
 #include "hct_events.h"
+#include "hct_model_sets.h"
 
 #define MAX_VALUES (HCT_MAX_SET_EVENTS + 2)
 #define MAX_MEMBERS (HCT_MAX_SETS * MAX_VALUES)
@@ -75,13 +81,13 @@ static int open_alone(const hct_event *ev)
     return fd >= 0 ? 0 : errno;
 }
 
-/* Opens a set's events as one group; returns how many joined (the first
- * failing one ends the group), the fds in fds[]. */
-static int open_group(const ctr_set *s, int *fds, int enable)
+/* Opens events as one group; returns how many joined (the first failing
+ * one ends the group), the fds in fds[]. */
+static int open_group(const hct_event *ev, int nevents, int *fds, int enable)
 {
     int n = 0;
-    for (int k = 0; k < s->nevents; k++) {
-        struct perf_event_attr a = s->ev[k].attr;
+    for (int k = 0; k < nevents; k++) {
+        struct perf_event_attr a = ev[k].attr;
         a.disabled = k == 0 && !enable;
         a.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
         a.inherit = 0;
@@ -97,32 +103,6 @@ static void close_fds(int *fds, int n)
 {
     for (int k = 0; k < n; k++)
         close(fds[k]);
-}
-
-static int set_has(const ctr_set *s, const char *name)
-{
-    for (int k = 0; k < s->nevents; k++)
-        if (strcmp(s->ev[k].name, name) == 0)
-            return 1;
-    return 0;
-}
-
-static void set_add(ctr_set *s, const hct_event *ev)
-{
-    if (!set_has(s, ev->name) && s->nevents < HCT_MAX_SET_EVENTS)
-        s->ev[s->nevents++] = *ev;
-}
-
-/* instructions and cycles first, when the PMU has them */
-static void add_base(ctr_set *s, const hct_event *base, int nbase)
-{
-    ctr_set tmp;
-    memset(&tmp, 0, sizeof(tmp));
-    for (int b = 0; b < nbase; b++)
-        set_add(&tmp, &base[b]);
-    for (int k = 0; k < s->nevents; k++)
-        set_add(&tmp, &s->ev[k]);
-    *s = tmp;
 }
 
 static uint32_t member(const char *name, const char *desc, const char *unit, OTF2_MetricType type)
@@ -185,10 +165,446 @@ static const char *open_error(int err, char *buf, size_t n)
     return buf;
 }
 
+/* ---- load time: the sets wanted, in perf group order -------------------------- */
+
+/* A set before the kernel has seen it: what does not fit in one perf group
+ * (HCT_MAX_SET_EVENTS) goes on in the next set. */
+#define PEND_MAX (HCT_MAX_SET_EVENTS + 2)
+typedef struct {
+    hct_event ev[PEND_MAX];
+    int unit[PEND_MAX]; /* the model group of each event, -1 if none */
+    int nevents;
+    int from_model;     /* its events are reported in the model's line */
+} pending_set;
+
+static int pending_has(const pending_set *p, const char *name)
+{
+    for (int k = 0; k < p->nevents; k++)
+        if (strcmp(p->ev[k].name, name) == 0)
+            return 1;
+    return 0;
+}
+
+static void pending_add(pending_set *p, const hct_event *ev, int unit)
+{
+    if (!pending_has(p, ev->name) && p->nevents < PEND_MAX) {
+        p->unit[p->nevents] = unit;
+        p->ev[p->nevents++] = *ev;
+    }
+}
+
+static int is_base(const hct_event *ev, const hct_event *base, int nbase)
+{
+    for (int b = 0; b < nbase; b++)
+        if (strcmp(ev->name, base[b].name) == 0)
+            return 1;
+    return 0;
+}
+
+/* Puts p in perf group order: its first model group (the leader leads the perf
+ * group), instructions and cycles, the others. Returns the length of the
+ * first two parts; *group_len that of the first. */
+static int arrange(pending_set *p, const hct_event *base, int nbase, int *group_len)
+{
+    static pending_set all; /* load time only */
+    int isb[PEND_MAX], order[PEND_MAX];
+    all.nevents = 0;
+    for (int b = 0; b < nbase; b++)
+        pending_add(&all, &base[b], -1);
+    for (int k = 0; k < p->nevents; k++)
+        pending_add(&all, &p->ev[k], p->unit[k]);
+    for (int k = 0; k < all.nevents; k++)
+        isb[k] = k < nbase;
+    int prefix = hct_set_order(all.unit, isb, all.nevents, order);
+    *group_len = 0;
+    while (*group_len < all.nevents && all.unit[order[*group_len]] >= 0 &&
+           all.unit[order[*group_len]] == all.unit[order[0]])
+        (*group_len)++;
+    p->nevents = 0;
+    for (int j = 0; j < all.nevents; j++)
+        pending_add(p, &all.ev[order[j]], all.unit[order[j]]);
+    return prefix;
+}
+
+static void drop_event(pending_set *p, int k)
+{
+    memmove(&p->ev[k], &p->ev[k + 1], (size_t)(p->nevents - k - 1) * sizeof(p->ev[0]));
+    memmove(&p->unit[k], &p->unit[k + 1], (size_t)(p->nevents - k - 1) * sizeof(p->unit[0]));
+    p->nevents--;
+}
+
+/* The wanted sets -> C.set: each is opened once as a perf group; the kernel
+ * knows the real constraints, so a set it refuses (or one too long) is split
+ * where it stopped, before a model group rather than inside it, and an event
+ * that does not join even instructions and cycles (or its group's leader) is
+ * left out. Returns 1 when HCT_MAX_SETS ran out. */
+static int build_sets(const pending_set *want, int nwant, const hct_event *base, int nbase)
+{
+    static pending_set pend, rest; /* load time only */
+    int full = 0;
+    for (int i = 0; i < nwant && !full; i++) {
+        pend = want[i];
+        for (int guard = 0; pend.nevents && guard < 8 * PEND_MAX; guard++) {
+            if (C.nsets >= HCT_MAX_SETS) {
+                full = 1;
+                break;
+            }
+            int group_len;
+            int prefix = arrange(&pend, base, nbase, &group_len);
+            int tried = pend.nevents < HCT_MAX_SET_EVENTS ? pend.nevents : HCT_MAX_SET_EVENTS;
+            int fds[HCT_MAX_SET_EVENTS];
+            int n = open_group(pend.ev, tried, fds, 0);
+            close_fds(fds, n);
+            int cut = n;
+            if (n < pend.nevents && n >= prefix && pend.unit[n] >= 0) /* never split a group */
+                while (cut > prefix && pend.unit[cut - 1] == pend.unit[n])
+                    cut--;
+            if (n < tried) {
+                if (n < group_len || (n >= prefix && cut == prefix && group_len == 0)) {
+                    /* it does not join its group's leader, or instructions and cycles */
+                    if (!pend.from_model)
+                        hct_config_problem("counter '%s' cannot be counted in a group%s; ignored", pend.ev[n].name,
+                                           nbase ? " with instructions and cycles" : "");
+                    drop_event(&pend, n);
+                    continue;
+                }
+                if (n < prefix) { /* instructions or cycles do not join the group: the group alone */
+                    if (group_len == 0) {
+                        if (!pend.from_model)
+                            hct_config_problem("counter set '%s,...' cannot be counted here; ignored",
+                                               pend.ev[pend.nevents - 1].name);
+                        break;
+                    }
+                    cut = group_len;
+                }
+            }
+            if (cut <= 0) /* a group longer than a set: never from the packing */
+                cut = tried;
+            ctr_set *out = &C.set[C.nsets++];
+            memset(out, 0, sizeof(*out));
+            for (int k = 0; k < cut; k++) {
+                out->ev[out->nevents++] = pend.ev[k];
+                out->hardware |= pend.ev[k].hardware;
+            }
+            rest.nevents = 0;
+            rest.from_model = pend.from_model;
+            int only_base = 1;
+            for (int k = cut; k < pend.nevents; k++) {
+                pending_add(&rest, &pend.ev[k], pend.unit[k]);
+                only_base &= is_base(&pend.ev[k], base, nbase);
+            }
+            if (only_base)
+                rest.nevents = 0;
+            pend = rest;
+        }
+    }
+    return full;
+}
+
+/* ---- the model (HCATRACE_MODEL) ------------------------------------------------ */
+
+/* What the trace says about the model: archive properties, set by rank 0. */
+static struct {
+    int loaded;
+    char id[128];
+    char file[4096];
+    char *text;       /* the model file, verbatim */
+    char *events;     /* ALIAS=member;... */
+    char *missing;    /* ALIAS=why;... */
+    char pmu[64];     /* libpfm4's core PMU, "none", or "" when counters are off */
+} P;
+
+/* The model's events after packing: per event, the member counting it or why not. */
+typedef struct {
+    size_t n;
+    char (*member)[HCT_EVENT_NAME_MAX];
+    char (*why)[160];
+    int no_pmu; /* some were left out for want of a CPU PMU */
+} model_result;
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 8192, len = 0;
+    char *buf = malloc(cap);
+    int bad = buf == NULL;
+    while (!bad) {
+        if (len + 1 >= cap) {
+            char *nb = cap < (16u << 20) ? realloc(buf, cap * 2) : NULL;
+            if (!nb) {
+                bad = 1;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t k = fread(buf + len, 1, cap - len - 1, f);
+        len += k;
+        if (k == 0)
+            break;
+    }
+    fclose(f);
+    if (bad) {
+        free(buf);
+        return NULL;
+    }
+    buf[len] = 0;
+    return buf;
+}
+
+static const char *model_fallback(void)
+{
+    return hct.cfg.counters ? "using HCATRACE_COUNTERS only" : "using the default counters";
+}
+
+/* Finds and parses the model HCATRACE_MODEL names; NULL (said in one line) on failure. */
+static hca_model *load_model(const char *want, int have_core)
+{
+    char path[4096], err[1024], note[256] = "";
+    const char *name = want;
+    int by_pmu = 0;
+    if (strcmp(want, "auto") == 0) {
+        name = "generic";
+        if (!have_core)
+            snprintf(note, sizeof(note), "libpfm4 detects no core PMU here");
+        else if (hca_model_for_pmu(P.pmu, path, sizeof(path)) == 0)
+            by_pmu = 1;
+        else
+            snprintf(note, sizeof(note), "no model for PMU %s", P.pmu);
+    }
+    if (!by_pmu && hca_model_find(name, path, sizeof(path), err, sizeof(err)) != 0) {
+        hct_config_problem("%s; %s", err, model_fallback());
+        return NULL;
+    }
+    hca_model *m = hca_model_load(path, err, sizeof(err));
+    if (!m) {
+        hct_config_problem("%s; %s", err, model_fallback());
+        return NULL;
+    }
+    if (by_pmu)
+        hct_config_problem("model %s for PMU %s (HCATRACE_MODEL=auto)", hca_model_id(m), P.pmu);
+    else if (note[0])
+        hct_config_problem("model %s (HCATRACE_MODEL=auto: %s)", hca_model_id(m), note);
+    P.loaded = 1;
+    snprintf(P.id, sizeof(P.id), "%s", hca_model_id(m));
+    char *abs = realpath(path, NULL);
+    snprintf(P.file, sizeof(P.file), "%s", abs ? abs : path);
+    free(abs);
+    P.text = read_text(path);
+    return m;
+}
+
+/* A reason for a property value (cut to fit): no ';' or '='. */
+static void set_why(char *dst, size_t n, const char *text)
+{
+    size_t k = 0;
+    for (; text[k] && k + 1 < n; k++)
+        dst[k] = text[k] == ';' ? ',' : text[k] == '=' ? ':' : text[k];
+    dst[k] = 0;
+}
+
+/* The model's events -> pending sets (want[0..]), instructions and cycles
+ * (base) in each when the PMU has them. Returns the number of sets. */
+static int model_sets(const hca_model *m, const hct_event *base, int nbase, const hct_pmu_caps *caps,
+                      pending_set *want, int maxsets, model_result *r)
+{
+    size_t ne = hca_model_nevents(m), ng = hca_model_ngroups(m);
+    int n = nbase + (int)ne;
+    hct_event *ev = calloc((size_t)n, sizeof(*ev));
+    int *usable = calloc((size_t)n, sizeof(int)), *same_as = calloc((size_t)n, sizeof(int));
+    int *where = calloc((size_t)n, sizeof(int)), *gsize = calloc(ng + 1, sizeof(int));
+    int **groups = calloc(ng + 1, sizeof(int *));
+    hct_packing *pk = calloc(1, sizeof(*pk));
+    r->n = ne;
+    r->member = calloc(ne + 1, sizeof(*r->member));
+    r->why = calloc(ne + 1, sizeof(*r->why));
+    int nsets = 0, ok = ev && usable && same_as && where && gsize && groups && pk && r->member && r->why;
+    for (size_t g = 0; ok && g < ng; g++) {
+        size_t gn = 0;
+        const size_t *members = hca_model_group_at(m, g, &gn);
+        groups[g] = calloc(gn + 1, sizeof(int));
+        ok = groups[g] != NULL;
+        for (size_t k = 0; ok && k < gn; k++)
+            groups[g][k] = nbase + (int)members[k];
+        gsize[g] = (int)gn;
+    }
+    if (!ok) { /* nothing counted, nothing reported */
+        free(r->member);
+        free(r->why);
+        r->member = NULL;
+        r->why = NULL;
+        r->n = 0;
+        goto out;
+    }
+    for (int b = 0; b < nbase; b++) {
+        ev[b] = base[b];
+        usable[b] = 1;
+    }
+    for (size_t i = 0; i < ne; i++) {
+        const hca_model_event *e = hca_model_event_at(m, i);
+        hct_event *x = &ev[nbase + (int)i];
+        char why[256];
+        int rc = hct_model_event_resolve(e, x, why, sizeof(why));
+        if ((rc == HCT_EV_OK && x->hardware && !C.has_pmu) || (rc == HCT_EV_OTHER_PMU && !C.has_pmu)) {
+            set_why(r->why[i], sizeof(r->why[i]), "no CPU PMU");
+            r->no_pmu = 1;
+        } else if (rc == HCT_EV_OK) {
+            int err = open_alone(x);
+            if (err) {
+                char text[200];
+                snprintf(text, sizeof(text), "refused by the kernel: %s", strerror(err));
+                set_why(r->why[i], sizeof(r->why[i]), text);
+            }
+            usable[nbase + (int)i] = err == 0;
+        } else if (rc == HCT_EV_OTHER_PMU || rc == HCT_EV_INVALID) {
+            set_why(r->why[i], sizeof(r->why[i]), why);
+        } else {
+            set_why(r->why[i], sizeof(r->why[i]), "unknown here");
+        }
+    }
+    nsets = hct_model_pack(ev, usable, n, nbase, (const int *const *)groups, gsize, (int)ng, caps, same_as, where, pk);
+    if (nsets > maxsets)
+        nsets = maxsets;
+    for (size_t i = 0; i < ne; i++) {
+        int k = nbase + (int)i;
+        if (where[k] >= 0)
+            snprintf(r->member[i], sizeof(r->member[i]), "%s", ev[same_as[k]].name);
+        else if (where[k] == HCT_PACK_TOO_BIG)
+            set_why(r->why[i], sizeof(r->why[i]), "its group needs more counters than one set has");
+        else if (where[k] == HCT_PACK_NO_ROOM)
+            set_why(r->why[i], sizeof(r->why[i]), "more counter sets than the tracer keeps");
+    }
+    for (int s = 0; s < nsets; s++) {
+        pending_set *p = &want[s];
+        memset(p, 0, sizeof(*p));
+        p->from_model = 1;
+        for (int k = 0; k < pk->nevents[s]; k++) {
+            int idx = pk->ev[s][k], unit = -1;
+            for (int g = 0; g < (int)ng && unit < 0; g++)
+                for (int j = 0; j < gsize[g]; j++)
+                    if (groups[g][j] == idx)
+                        unit = g;
+            pending_add(p, &ev[idx], unit);
+        }
+    }
+out:
+    for (size_t g = 0; groups && g < ng; g++)
+        free(groups[g]);
+    free(groups);
+    free(gsize);
+    free(pk);
+    free(where);
+    free(same_as);
+    free(usable);
+    free(ev);
+    return nsets;
+}
+
+static int counted(const char *name)
+{
+    for (int s = 0; s < C.nsets; s++)
+        for (int k = 0; k < C.set[s].nevents; k++)
+            if (strcmp(C.set[s].ev[k].name, name) == 0)
+                return 1;
+    return 0;
+}
+
+static void append(char **buf, size_t *len, size_t *cap, const char *a, const char *b, const char *c)
+{
+    size_t add = strlen(a) + strlen(b) + strlen(c);
+    if (*len + add + 1 > *cap) {
+        size_t ncap = (*len + add + 1) * 2;
+        char *nb = realloc(*buf, ncap);
+        if (!nb)
+            return;
+        *buf = nb;
+        *cap = ncap;
+    }
+    *len += (size_t)snprintf(*buf + *len, *cap - *len, "%s%s%s", a, b, c);
+}
+
+/* After build_sets: what the model counts here, as properties and one line. */
+static void model_report(const hca_model *m, model_result *r, int full, int using_defaults)
+{
+    if (!r->member || !r->why)
+        return;
+    size_t ne = r->n, nmissing = 0, len[2] = { 0, 0 }, cap[2] = { 0, 0 };
+    char *prop[2] = { NULL, NULL }; /* events, missing */
+    const char *first_why = NULL;
+    int one_why = 1;
+    for (size_t i = 0; i < ne; i++) {
+        if (r->member[i][0] && !counted(r->member[i])) {
+            set_why(r->why[i], sizeof(r->why[i]),
+                    full ? "more counter sets than the tracer keeps" : "refused by the kernel in a group");
+            r->member[i][0] = 0;
+        }
+        const char *alias = hca_model_event_at(m, i)->name;
+        int c = r->member[i][0] != 0;
+        if (!c) {
+            nmissing++;
+            if (first_why && strcmp(first_why, r->why[i]) != 0)
+                one_why = 0;
+            if (!first_why)
+                first_why = r->why[i];
+        }
+        append(&prop[!c], &len[!c], &cap[!c], len[!c] ? ";" : "", alias, "=");
+        append(&prop[!c], &len[!c], &cap[!c], c ? r->member[i] : r->why[i], "", "");
+    }
+    P.events = prop[0];
+    P.missing = prop[1];
+    if (!nmissing)
+        return;
+    char line[900], list[700] = "", counting[300] = "";
+    size_t ll = 0, lc = 0;
+    for (size_t i = 0; i < ne; i++) {
+        const char *alias = hca_model_event_at(m, i)->name;
+        char *dst = r->member[i][0] ? counting : list;
+        size_t *used = r->member[i][0] ? &lc : &ll, size = r->member[i][0] ? sizeof(counting) : sizeof(list);
+        int w = snprintf(dst + *used, size - *used, "%s%s%s%s%s", *used ? ", " : "", alias,
+                         one_why || r->member[i][0] ? "" : " (", one_why || r->member[i][0] ? "" : r->why[i],
+                         one_why || r->member[i][0] ? "" : ")");
+        if (w > 0 && *used + (size_t)w < size)
+            *used += (size_t)w;
+        else if (size - *used > 4)
+            snprintf(dst + *used, size - *used, "...");
+    }
+    snprintf(line, sizeof(line), "model %s: %zu of %zu events cannot be counted here%s%s%s: %s; %s%s", hca_model_id(m),
+             nmissing, ne, one_why ? " (" : "", one_why ? first_why : "", one_why ? ")" : "", list,
+             lc ? "counting " : using_defaults ? "using the default counters" : "counting nothing", counting);
+    hct_config_problem("%s", line);
+}
+
+void hct_counters_properties(OTF2_Archive *archive)
+{
+    if (archive && P.pmu[0])
+        OTF2_Archive_SetProperty(archive, "HCATRACE::PMU", P.pmu, true);
+    if (archive && P.loaded) {
+        OTF2_Archive_SetProperty(archive, "HCATRACE::MODEL", P.id[0] ? P.id : "?", true);
+        OTF2_Archive_SetProperty(archive, "HCATRACE::MODEL_FILE", P.file, true);
+        if (P.text && P.text[0])
+            OTF2_Archive_SetProperty(archive, "HCATRACE::MODEL_TEXT", P.text, true);
+        if (P.events && P.events[0])
+            OTF2_Archive_SetProperty(archive, "HCATRACE::MODEL_EVENTS", P.events, true);
+        if (P.missing && P.missing[0])
+            OTF2_Archive_SetProperty(archive, "HCATRACE::MODEL_MISSING", P.missing, true);
+    }
+    free(P.text);
+    free(P.events);
+    free(P.missing);
+    P.text = P.events = P.missing = NULL;
+}
+
+/* ---- load time: the whole setup ---------------------------------------------- */
+
 void hct_counters_setup(void)
 {
-    if (hct.cfg.counters_off)
+    if (hct.cfg.counters_off) {
+        if (hct.cfg.model)
+            hct_config_problem("HCATRACE_MODEL=%.200s ignored: HCATRACE_COUNTERS is off", hct.cfg.model);
         return;
+    }
     hct_events_init();
     hct_event instructions, cycles, task_clock;
     char why[256], reason[256] = "";
@@ -207,23 +623,53 @@ void hct_counters_setup(void)
         hct_config_problem("no counters (%s); recording time and call stacks", open_error(sw_err, buf, sizeof(buf)));
         return;
     }
+    int ncntrs = 0, nfixed = 0;
+    int have_core = hct_core_pmu(P.pmu, sizeof(P.pmu), &ncntrs, &nfixed) == 0;
+    if (!have_core)
+        snprintf(P.pmu, sizeof(P.pmu), "none");
+    hct_event base[2] = { instructions, cycles };
+    int nbase = C.has_pmu ? 2 : 0;
+
+    pending_set *want = calloc(HCT_MAX_SETS + HCT_MAX_SPEC_SETS, sizeof(*want));
+    if (!want) {
+        hct_config_problem("no counters (out of memory); recording time and call stacks");
+        return;
+    }
+    int nwant = 0;
+    model_result mr;
+    memset(&mr, 0, sizeof(mr));
+    hca_model *model = hct.cfg.model ? load_model(hct.cfg.model, have_core) : NULL;
+    if (model) {
+        hct_pmu_caps caps;
+        if (have_core)
+            hct_pmu_caps_make(P.pmu, ncntrs, nfixed, hct_cpu_has_smt(), C.has_pmu, &caps);
+        else
+            hct_pmu_caps_unknown(C.has_pmu, &caps);
+        nwant = model_sets(model, base, nbase, &caps, want, HCT_MAX_SETS, &mr);
+    }
+    int model_counts = nwant > 0;
 
     const char *spec = hct.cfg.counters;
     hct_set_spec sets;
-    if (!spec || hct_set_spec_parse(spec, &sets, why, sizeof(why)) != 0 || sets.nsets == 0) {
-        if (spec)
-            hct_config_problem("invalid value '%.200s' for HCATRACE_COUNTERS (%s); using the default counters", spec,
-                               sets.nsets == 0 ? "no event" : why);
+    int using_defaults = 0;
+    int spec_rc = spec ? hct_set_spec_parse(spec, &sets, why, sizeof(why)) : 0;
+    if (spec && (spec_rc != 0 || sets.nsets == 0)) {
+        hct_config_problem("invalid value '%.200s' for HCATRACE_COUNTERS (%s); %s", spec,
+                           spec_rc != 0 ? why : "no event",
+                           model_counts ? "counting the model's events only" : "using the default counters");
         spec = NULL;
-        hct_set_spec_parse(C.has_pmu ? DEFAULT_PMU_SETS : DEFAULT_SW_SETS, &sets, why, sizeof(why));
     }
-    hct_event base[2] = { instructions, cycles };
+    if (!spec) {
+        sets.nsets = 0;
+        if (!model_counts) {
+            using_defaults = 1;
+            hct_set_spec_parse(C.has_pmu ? DEFAULT_PMU_SETS : DEFAULT_SW_SETS, &sets, why, sizeof(why));
+        }
+    }
     int hw_missing = 0;
-    ctr_set want[HCT_MAX_SETS];
-    int nwant = 0;
-    memset(want, 0, sizeof(want));
     for (int i = 0; i < sets.nsets; i++) {
-        ctr_set *s = &want[nwant];
+        pending_set *s = &want[nwant];
+        memset(s, 0, sizeof(*s));
         for (int k = 0; k < sets.nevents[i]; k++) {
             const char *name = sets.names[i][k];
             hct_event ev;
@@ -233,7 +679,7 @@ void hct_counters_setup(void)
             } else if (rc == HCT_EV_OK) {
                 int e = open_alone(&ev);
                 if (e == 0) {
-                    set_add(s, &ev);
+                    pending_add(s, &ev, -1);
                 } else {
                     char buf[256];
                     hct_config_problem("counter '%s' cannot be counted here (%s); ignored", name,
@@ -250,40 +696,19 @@ void hct_counters_setup(void)
         if (s->nevents)
             nwant++;
     }
-    if (!C.has_pmu && (!spec || hw_missing))
+    if (!C.has_pmu && (using_defaults || hw_missing || mr.no_pmu))
         hct_config_problem("no hardware counters (%s); recording time, software events and call stacks", reason);
 
-    /* pack into groups the PMU can count at once: a set that does not fit
-     * continues in a new set (with instructions and cycles again) */
-    for (int i = 0; i < nwant && C.nsets < HCT_MAX_SETS; i++) {
-        ctr_set pending = want[i];
-        while (pending.nevents && C.nsets < HCT_MAX_SETS) {
-            if (C.has_pmu)
-                add_base(&pending, base, 2);
-            int fds[HCT_MAX_SET_EVENTS];
-            int n = open_group(&pending, fds, 0);
-            close_fds(fds, n);
-            if (n < pending.nevents && n <= (C.has_pmu ? 2 : 0)) {
-                /* this event does not join even a small group: leave it out */
-                hct_config_problem("counter '%s' cannot be counted in a group%s; ignored", pending.ev[n].name,
-                                   C.has_pmu ? " with instructions and cycles" : "");
-                memmove(&pending.ev[n], &pending.ev[n + 1], (size_t)(pending.nevents - n - 1) * sizeof(hct_event));
-                pending.nevents--;
-                continue;
-            }
-            ctr_set *out = &C.set[C.nsets++];
-            memset(out, 0, sizeof(*out));
-            for (int k = 0; k < n; k++) {
-                out->ev[out->nevents++] = pending.ev[k];
-                out->hardware |= pending.ev[k].hardware;
-            }
-            ctr_set rest;
-            memset(&rest, 0, sizeof(rest));
-            for (int k = n; k < pending.nevents; k++)
-                rest.ev[rest.nevents++] = pending.ev[k];
-            pending = rest;
-        }
+    int full = build_sets(want, nwant, base, nbase);
+    if (full)
+        hct_config_problem("more than %d counter sets; the last ones are left out", HCT_MAX_SETS);
+    if (model) {
+        model_report(model, &mr, full, using_defaults);
+        hca_model_free(model);
     }
+    free(mr.member);
+    free(mr.why);
+    free(want);
     define_sets();
 }
 
@@ -452,7 +877,7 @@ hct_ctr_thread *hct_counters_thread_start(uint32_t start_set)
     for (int i = 0; i < C.nsets; i++) {
         for (int k = 0; k < HCT_MAX_SET_EVENTS; k++)
             c->fd[i][k] = -1;
-        int n = open_group(&C.set[i], c->fd[i], 0);
+        int n = open_group(C.set[i].ev, C.set[i].nevents, c->fd[i], 0);
         if (n == C.set[i].nevents) {
             c->usable[i] = 1;
             any = 1;

@@ -289,8 +289,8 @@ int hct_set_spec_parse(const char *spec, hct_set_spec *out, char *err, size_t er
         while (e > b && (e[-1] == ' ' || e[-1] == '\t'))
             e--;
         if (e > b) {
-            if (set >= HCT_MAX_SETS) {
-                snprintf(err, errlen, "more than %d counter sets", HCT_MAX_SETS);
+            if (set >= HCT_MAX_SPEC_SETS) {
+                snprintf(err, errlen, "more than %d counter sets", HCT_MAX_SPEC_SETS);
                 return -1;
             }
             if (out->nevents[set] >= HCT_MAX_SET_EVENTS) {

@@ -11,7 +11,8 @@
 #include <stddef.h>
 
 #define HCT_EVENT_NAME_MAX 96
-#define HCT_MAX_SETS 8
+#define HCT_MAX_SETS 32      /* counter sets of a process: a model's, then HCATRACE_COUNTERS' */
+#define HCT_MAX_SPEC_SETS 8  /* sets written in HCATRACE_COUNTERS */
 #define HCT_MAX_SET_EVENTS 12
 
 typedef struct {
@@ -45,8 +46,8 @@ void hct_event_closest(const char *name, char *out, size_t outlen, int n);
  * reason in err (too many sets or events, a name too long). */
 typedef struct {
     int nsets;
-    int nevents[HCT_MAX_SETS];
-    char names[HCT_MAX_SETS][HCT_MAX_SET_EVENTS][HCT_EVENT_NAME_MAX];
+    int nevents[HCT_MAX_SPEC_SETS];
+    char names[HCT_MAX_SPEC_SETS][HCT_MAX_SET_EVENTS][HCT_EVENT_NAME_MAX];
 } hct_set_spec;
 int hct_set_spec_parse(const char *spec, hct_set_spec *out, char *err, size_t errlen);
 

@@ -37,6 +37,7 @@ int hct_writer_open(OTF2_ErrorCode (*set_collectives)(OTF2_Archive *), char *err
         snprintf(creator, sizeof(creator), "hcatrace %s", HCATRACE_VERSION);
         OTF2_Archive_SetCreator(ar, creator);
         OTF2_Archive_SetMachineName(ar, "cluster");
+        hct_counters_properties(hct.rank == 0 ? ar : NULL); /* the root writes the anchor file */
         rc = OTF2_Archive_OpenEvtFiles(ar);
     }
     if (rc != OTF2_SUCCESS) {

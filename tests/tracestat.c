@@ -23,7 +23,12 @@
  *       summed over locations; samples taken inside the innermost open instance;
  *       deltas of members read at both ends of an instance
  *   stack <count> <fn>@<file>:<line> < <fn>@<file>:<line> ...   (leaf first, up to 8 frames)
- * Exit status 0 when the archive could be read, 1 otherwise. */
+ * Exit status 0 when the archive could be read, 1 otherwise.
+ * Archive properties (the anchor file only):
+ *   tracestat -P ARCHIVE        property <NAME> <value>, one per line, with '\' as
+ *                               '\\' and newlines as '\n'
+ *   tracestat -p NAME ARCHIVE   the value of one property, verbatim; exit
+ *                               status 1 when the archive has no such property */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -649,10 +654,52 @@ static void print_counters_and_samples(void)
     free(paths);
 }
 
+/* -P: every property, escaped; -p NAME: one, verbatim */
+static int print_properties(const char *archive, const char *only)
+{
+    OTF2_Reader *r = OTF2_Reader_Open(archive);
+    if (!r) {
+        fprintf(stderr, "tracestat: cannot open %s\n", archive);
+        return 1;
+    }
+    uint32_t n = 0;
+    char **names = NULL;
+    int status = only ? 1 : 0;
+    if (OTF2_Reader_GetPropertyNames(r, &n, &names) != OTF2_SUCCESS)
+        n = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        char *value = NULL;
+        if ((only && strcmp(names[i], only) != 0) || OTF2_Reader_GetProperty(r, names[i], &value) != OTF2_SUCCESS)
+            continue;
+        if (only) {
+            fputs(value, stdout);
+            status = 0;
+        } else {
+            printf("property %s ", names[i]);
+            for (const char *c = value; *c; c++)
+                if (*c == '\\')
+                    fputs("\\\\", stdout);
+                else if (*c == '\n')
+                    fputs("\\n", stdout);
+                else
+                    putchar(*c);
+            putchar('\n');
+        }
+        free(value);
+    }
+    free(names);
+    OTF2_Reader_Close(r);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 3 && strcmp(argv[1], "-P") == 0)
+        return print_properties(argv[2], NULL);
+    if (argc == 4 && strcmp(argv[1], "-p") == 0)
+        return print_properties(argv[3], argv[2]);
     if (argc != 2) {
-        fprintf(stderr, "usage: tracestat ARCHIVE/traces.otf2\n");
+        fprintf(stderr, "usage: tracestat ARCHIVE/traces.otf2 | -P ARCHIVE | -p NAME ARCHIVE\n");
         return 2;
     }
     OTF2_Reader *r = OTF2_Reader_Open(argv[1]);

@@ -85,6 +85,22 @@ static void unknown_names_suggest_the_closest(void **state)
     assert_int_equal(cfg.callsites, 1);
 }
 
+static void model_variables(void **state)
+{
+    (void)state;
+    hct_config cfg;
+    char *env[] = { "HCATRACE_MODEL=auto", "HCATRACE_MODEL_PATH=/a:/b", NULL };
+    assert_int_equal(read_env(&cfg, env), 0);
+    assert_string_equal(cfg.model, "auto");
+    char *none[] = { "HCATRACE_MODEL=", NULL };
+    assert_int_equal(read_env(&cfg, none), 0);
+    assert_null(cfg.model);
+    char *typo[] = { "HCATRACE_MODL=generic", NULL };
+    assert_int_equal(read_env(&cfg, typo), 1);
+    assert_string_equal(reported[0], "unknown variable HCATRACE_MODL (did you mean HCATRACE_MODEL?); ignored");
+    assert_null(cfg.model);
+}
+
 static void launchers_are_recognized(void **state)
 {
     (void)state;
@@ -133,6 +149,7 @@ int main(void)
         cmocka_unit_test(valid_values),
         cmocka_unit_test(bad_values_fall_back_with_one_line_each),
         cmocka_unit_test(unknown_names_suggest_the_closest),
+        cmocka_unit_test(model_variables),
         cmocka_unit_test(launchers_are_recognized),
         cmocka_unit_test(experiment_directories_are_fresh),
     };
