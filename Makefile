@@ -48,7 +48,7 @@ UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 HCAFOLD := $(BUILD)/bin/hcafold
 TOOLS := $(BUILD)/tests/tracestat $(BUILD)/tests/markers_app $(BUILD)/bench/mpi_call_cost
 # sampling and counters: a test program with known phases, and a benchmark
-TOOLS += $(BUILD)/tests/sampling_app $(BUILD)/bench/sample_cost
+TOOLS += $(BUILD)/tests/sampling_app $(BUILD)/bench/sample_cost $(BUILD)/tests/fd_app
 # OpenMP: the cost of a parallel region
 TOOLS += $(BUILD)/bench/omp_region_cost
 # hcafold's reading side (fold/read, regions, points) and its test tools
@@ -101,6 +101,9 @@ $(BUILD)/tests/markers_app: tests/markers_app.c include/hcatrace.h
 	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $<
 
 # the user's programs: without sanitizers, with -g
+$(BUILD)/tests/fd_app: tests/fd_app.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -g -O2 -fopenmp -Wall -Wextra -Werror -o $@ $<
 $(BUILD)/tests/sampling_app: tests/sampling_app.c include/hcatrace.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $< -lpthread

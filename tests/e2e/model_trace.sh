@@ -91,6 +91,23 @@ for m in task-clock page-faults context-switches minor-faults cpu-migrations; do
 done
 cd / && rm -rf "$dir"
 
+# ---- 2b. many sets (as a large model has): one set open per thread at a time -------
+dir=$(fresh_dir)
+cd "$dir" || exit 1
+S6="task-clock,page-faults,minor-faults,context-switches,cpu-migrations,major-faults"
+base=$(OMP_NUM_THREADS=4 "$BUILD/tests/fd_app" | awk '{ print $2 }')
+OMP_NUM_THREADS=4 HCATRACE_DIR=many HCATRACE_COUNTERS="$S6;$S6,alignment-faults;$S6,emulation-faults;$S6,cpu-clock" \
+    HCATRACE_COUNTERS_ROTATE=2 LD_PRELOAD="$LIB" "$BUILD/tests/fd_app" > out 2> err
+ok $? "many sets: traced OpenMP run succeeds"
+traced=$(awk '{ print $2 }' out)
+# 4 threads x 27 events if every set stayed open; one set (at most 7) per thread, plus the trace's own files
+extra=$((traced - base))
+ok $((extra > 4 * 7 + 4 * 2 + 8)) "many sets: the tracer holds one set's descriptors per thread ($extra more open than untraced, of 4 x 27 events)"
+"$TRACESTAT" many/traces.otf2 > stat.txt
+ok "$(grep '^counters ' stat.txt | grep -vc ' classes 4 monotonic yes')" \
+    "many sets: every thread still rotated through all 4 sets; values never decrease"
+cd / && rm -rf "$dir"
+
 # ---- 3. auto: the model for this CPU, or generic, said in one line ----------------
 dir=$(fresh_dir)
 cd "$dir" || exit 1
