@@ -174,7 +174,9 @@ static void figure(FILE *f, const fold_model_report *mr, const fold_model_region
     snprintf(data, sizeof(data), "%s.model.csv", r->slug);
     snprintf(text, sizeof(text), "%s: %s, %s (%s)", r->name, hca_model_id(m), pl->name,
              strcmp(pl->per, "1") ? pl->per : "absolute");
-    fputs("reset\nset datafile separator ','\nset termoption noenhanced\nset xrange [0:1]\nset title ", f);
+    fputs("reset\nset datafile separator ','\nset termoption noenhanced\nset xrange [0:1]\nset tmargin 4\n"
+          "set title offset 0,1 ",
+          f);
     fold_gp_quoted(f, text);
     fputs("\nset xlabel 'normalized region time'\n", f);
     if (strcmp(pl->per, "1") != 0)
@@ -204,7 +206,8 @@ static void figure(FILE *f, const fold_model_report *mr, const fold_model_region
         size_t col = base + kk * stride;
         int residual = pl->items[kk].node >= 0 && hca_model_node_at(m, (size_t)pl->items[kk].node)->kind == HCA_NODE_REST;
         int est = pl->items[kk].node >= 0 && hca_model_node_at(m, (size_t)pl->items[kk].node)->est;
-        snprintf(text, sizeof(text), "%s%s%s", residual ? "residual: " : "", pl->items[kk].label, est ? " (estimate)" : "");
+        snprintf(text, sizeof(text), "%s%s%s", residual ? "residual: " : "", pl->items[kk].label,
+                 est && !strstr(pl->items[kk].label, "estimate") ? " (estimate)" : "");
         if (!first)
             fputs(", \\\n  ", f);
         first = 0;

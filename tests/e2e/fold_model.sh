@@ -156,6 +156,28 @@ near "$v" 0.97833 0.03
 ok $? "hca-snb: phase 2 unstalled rest per instruction is (2.5e9 - 1.9e9 - 1e7 - 3 x 1e6) / 0.6e9 = 0.978 ($v)"
 check "hca-snb: the stacked plots render" test -s hcaf/01-iteration.model-hca.png -a -s hcaf/01-iteration.model-cpi.png
 
+# 4c. end to end: the tracer records a model (software events: they count
+#     everywhere), hcafold evaluates it from the trace with the tracer's mapping
+mkdir run && cd run || exit 1
+HCATRACE_MODEL="$TOP/tests/models/software.model" traced_mpirun 2 "$EX/mpi_phases" -q -n 200 -p 4 > out 2> err
+ok $? "traced run of the example with HCATRACE_MODEL=tests/models/software.model"
+trace=$(the_trace)
+"$FOLD" -f json,csv,png "$trace" > summary.txt 2> fold.err
+ok $? "hcafold evaluates the trace's model (exit 0)"
+json=${trace%.otf2}.fold/fold.json
+grep -q -E '"id":[[:space:]]*"software"' "$json" && grep -q -E '"from":[[:space:]]*"trace"' "$json" &&
+    grep -q -E '"missing_required":[[:space:]]*0,' "$json"
+ok $? "the traced model, all its events matched through the tracer's record"
+check "the iteration's model plot renders" sh -c "ls ${trace%.otf2}.fold/*-iteration.model-time.png"
+# the page-fault estimate is largest in the iteration's last phases (fresh pages, -p) and
+# small at its start (phase_stencil)
+awk '/iteration \[user\]/ { on = 1 } on && /time per TCLK:/ { t = 1; next } t && /phase/ {
+        v = 0; for (i = 1; i <= NF; i++) if ($i == "(estimate)" && $(i - 2) == "Page") v = $(i + 1)
+        if (!first_set) { first = v; first_set = 1 } if (v + 0 > most) most = v
+    } t && !/phase/ { exit } END { exit !(most > 0.01 && most > 10 * first) }' summary.txt
+ok $? "the page-fault share of CPU time rises in the fresh-pages phase, not at the start of the iteration"
+cd .. || exit 1
+
 # 5. missing events, unknown and malformed models
 "$FOLD" -q -f json --model hca-snb -o snb syn 2> snb.err
 rc=$?
