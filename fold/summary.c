@@ -7,6 +7,8 @@
 #include "model.h"
 #include "result.h"
 
+static const size_t summary_counters = 6; /* per phase line; fold.json has them all */
+
 static void rate(FILE *out, double events_per_s)
 {
     if (events_per_s >= 1e9)
@@ -86,10 +88,16 @@ void fold_write_summary(const fold_report *r, FILE *out)
             fprintf(out, "    warning: %s\n", g->warning);
         for (size_t p = 0; p < g->phases.nphases; p++) {
             fprintf(out, "    phase %zu  %.2f-%.2f ", p + 1, g->phases.bounds[p], g->phases.bounds[p + 1]);
-            for (size_t c = 0; c < g->ncounters; c++) {
+            /* a model may bring dozens of counters: the first ones here, all in fold.json */
+            size_t shown = g->ncounters;
+            if (shown > summary_counters)
+                shown = summary_counters;
+            for (size_t c = 0; c < shown; c++) {
                 fprintf(out, " %s ", g->counters[c].name);
                 rate(out, g->counters[c].phase_rate ? g->counters[c].phase_rate[p] : 0);
             }
+            if (shown < g->ncounters)
+                fprintf(out, " (+%zu counters in fold.json)", g->ncounters - shown);
             fputc('\n', out);
         }
         for (size_t b = 0; b < g->nbands_shown; b++) {

@@ -97,7 +97,7 @@ cd "$dir" || exit 1
 S6="task-clock,page-faults,minor-faults,context-switches,cpu-migrations,major-faults"
 base=$(OMP_NUM_THREADS=4 "$BUILD/tests/fd_app" | awk '{ print $2 }')
 OMP_NUM_THREADS=4 HCATRACE_DIR=many HCATRACE_COUNTERS="$S6;$S6,alignment-faults;$S6,emulation-faults;$S6,cpu-clock" \
-    HCATRACE_COUNTERS_ROTATE=2 LD_PRELOAD="$LIB" "$BUILD/tests/fd_app" > out 2> err
+    HCATRACE_COUNTERS_ROTATE=2 LD_PRELOAD="$PRELOAD" "$BUILD/tests/fd_app" > out 2> err
 ok $? "many sets: traced OpenMP run succeeds"
 traced=$(awk '{ print $2 }' out)
 # 4 threads x 27 events if every set stayed open; one set (at most 7) per thread, plus the trace's own files
