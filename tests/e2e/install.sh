@@ -1,12 +1,13 @@
 # install.sh: `make install` puts the library, the hcatrace command, the header,
-# the man page and the docs under the prefix; the installed hcatrace traces a
+# the man pages, the docs and the model files under the prefix; the installed hcatrace traces a
 # program; `make uninstall` removes every installed file.
 . "$(dirname "$0")/lib.sh"
 stage=$(fresh_dir)
 make -s -C "$TOP" BUILD="${BUILD#$TOP/}" install PREFIX=/opt/hca DESTDIR="$stage" > /dev/null 2>&1
 ok $? "make install into a staging directory"
 for f in lib/libhcatrace.so bin/hcatrace include/hcatrace.h share/man/man1/hcatrace.1 \
-         share/doc/hcatrace/trace-format.md share/doc/hcatrace/configuration.md; do
+         share/doc/hcatrace/trace-format.md share/doc/hcatrace/configuration.md \
+         share/man/man1/hcafold.1 share/hcatrace/models/hca-snb.model share/hcatrace/models/generic.model; do
     check "installed $f" test -f "$stage/opt/hca/$f"
 done
 dir=$(fresh_dir)
