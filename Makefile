@@ -120,7 +120,7 @@ $(BUILD)/tests/test_bands: tests/unit/test_bands.c fold/bands.c fold/bands.h
 	@$(CC) $(TEST_CFLAGS) -Ifold -o $@ tests/unit/test_bands.c fold/bands.c $(SAN_LDFLAGS) $(CMOCKA_LIBS)
 
 # ---- model language (issue 6): its unit test links the module directly ----
-$(BUILD)/tests/test_model: tests/unit/test_model.c $(MODEL_SRC) src/hca_model.h src/hca_model_path.h src/hca_names.c
+$(BUILD)/tests/test_model: tests/unit/test_model.c tests/unit/model_files.h $(MODEL_SRC) src/hca_model.h src/hca_model_path.h src/hca_names.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
 	@$(CC) $(TEST_CFLAGS) -o $@ tests/unit/test_model.c $(MODEL_SRC) src/hca_names.c $(SAN_LDFLAGS) $(CMOCKA_LIBS) $(PFM_LIBS) -lm
@@ -137,7 +137,7 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(UNIT_OBJ)
 
 # ---- packing model events into counter sets: the pure module and the model language ----
 MODEL_SETS_OBJ := $(addprefix $(BUILD)/obj/lib/,instrument/hct_model_sets.o src/hca_model.o)
-$(BUILD)/tests/test_model_sets: tests/unit/test_model_sets.c $(UNIT_OBJ) $(MODEL_SETS_OBJ)
+$(BUILD)/tests/test_model_sets: tests/unit/test_model_sets.c tests/unit/model_files.h $(UNIT_OBJ) $(MODEL_SETS_OBJ)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
 	@$(CC) $(TEST_CFLAGS) -o $@ $< $(MODEL_SETS_OBJ) $(UNIT_OBJ) $(SAN_LDFLAGS) $(CMOCKA_LIBS) $(OTF2_LIBS) $(PFM_LIBS) -lm

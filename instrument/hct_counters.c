@@ -330,38 +330,6 @@ typedef struct {
     int no_pmu; /* some were left out for want of a CPU PMU */
 } model_result;
 
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 8192, len = 0;
-    char *buf = malloc(cap);
-    int bad = buf == NULL;
-    while (!bad) {
-        if (len + 1 >= cap) {
-            char *nb = cap < (16u << 20) ? realloc(buf, cap * 2) : NULL;
-            if (!nb) {
-                bad = 1;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t k = fread(buf + len, 1, cap - len - 1, f);
-        len += k;
-        if (k == 0)
-            break;
-    }
-    fclose(f);
-    if (bad) {
-        free(buf);
-        return NULL;
-    }
-    buf[len] = 0;
-    return buf;
-}
-
 static const char *model_fallback(void)
 {
     return hct.cfg.counters ? "using HCATRACE_COUNTERS only" : "using the default counters";
@@ -400,7 +368,7 @@ static hca_model *load_model(const char *want, int have_core)
     char *abs = realpath(path, NULL);
     snprintf(P.file, sizeof(P.file), "%s", abs ? abs : path);
     free(abs);
-    P.text = read_text(path);
+    P.text = hca_model_read_file(path, err, sizeof(err)); /* recorded verbatim in the trace */
     return m;
 }
 

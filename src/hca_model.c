@@ -1174,7 +1174,7 @@ hca_model *hca_model_parse(const char *text, const char *filename, char *err, si
     return m;
 }
 
-hca_model *hca_model_load(const char *path, char *err, size_t errlen)
+char *hca_model_read_file(const char *path, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -1219,8 +1219,16 @@ hca_model *hca_model_load(const char *path, char *err, size_t errlen)
             snprintf(err, errlen, "%s: not a text file (NUL byte)", path);
         return NULL;
     }
-    hca_model *m = hca_model_parse(buf, path, err, errlen);
-    free(buf);
+    return buf;
+}
+
+hca_model *hca_model_load(const char *path, char *err, size_t errlen)
+{
+    char *text = hca_model_read_file(path, err, errlen);
+    if (!text)
+        return NULL;
+    hca_model *m = hca_model_parse(text, path, err, errlen);
+    free(text);
     return m;
 }
 

@@ -62,6 +62,9 @@ typedef struct {
 /* Parses a model. `filename` is used in messages only. Returns NULL and a
  * "file:line:column: message" in err on any error. */
 hca_model *hca_model_parse(const char *text, const char *filename, char *err, size_t errlen);
+/* A model file's text (malloc'ed, NUL-terminated), or NULL with "path:
+ * cannot read: ..." (or "not a text file") in err. */
+char *hca_model_read_file(const char *path, char *err, size_t errlen);
 /* Reads and parses a file ("path: cannot read: ..." on I/O errors). */
 hca_model *hca_model_load(const char *path, char *err, size_t errlen);
 void hca_model_free(hca_model *m);

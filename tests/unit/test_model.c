@@ -26,9 +26,9 @@
 #include <perfmon/pfmlib_perf_event.h>
 
 #include "hca_model.h"
+#include "model_files.h"
 #include "hca_model_path.h"
 
-#define MODELS_DIR "models"
 
 static void assert_close(double got, double want, const char *what)
 {
@@ -80,23 +80,6 @@ static double node_ovl(const hca_model *m, const hca_model_result *r, const char
     int i = hca_model_find_node(m, path);
     assert_true(i >= 0);
     return r->overlap[i][k];
-}
-
-/* the shipped model files, sorted */
-static size_t list_models(char names[][256], size_t max)
-{
-    DIR *d = opendir(MODELS_DIR);
-    assert_non_null(d);
-    size_t n = 0;
-    const struct dirent *e;
-    while ((e = readdir(d)) != NULL && n < max) {
-        size_t len = strlen(e->d_name);
-        if (len > 6 && len < 200 && strcmp(e->d_name + len - 6, ".model") == 0)
-            snprintf(names[n++], 256, "%s/%.200s", MODELS_DIR, e->d_name);
-    }
-    closedir(d);
-    qsort(names, n, 256, (int (*)(const void *, const void *))strcmp);
-    return n;
 }
 
 static void test_shipped_models_parse(void **state)

@@ -24,9 +24,9 @@
 #include <unistd.h>
 
 #include "hca_model.h"
+#include "model_files.h"
 #include "hct_model_sets.h"
 
-#define MODELS_DIR "models"
 #define MAXN 128
 #define MAXG 16
 
@@ -709,22 +709,6 @@ static int pack_model_in_child(const char *source, int is_text, const char *pmu,
     if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
         return -1;
     return WEXITSTATUS(st);
-}
-
-static size_t list_models(char names[][256], size_t max)
-{
-    DIR *d = opendir(MODELS_DIR);
-    assert_non_null(d);
-    size_t n = 0;
-    const struct dirent *e;
-    while ((e = readdir(d)) != NULL && n < max) {
-        size_t len = strlen(e->d_name);
-        if (len > 6 && len < 200 && strcmp(e->d_name + len - 6, ".model") == 0)
-            snprintf(names[n++], 256, "%s/%.200s", MODELS_DIR, e->d_name);
-    }
-    closedir(d);
-    qsort(names, n, 256, (int (*)(const void *, const void *))strcmp);
-    return n;
 }
 
 /* every shipped model under every PMU it names; portable ones under several */
