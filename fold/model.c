@@ -21,6 +21,7 @@
 #define PROP_MODEL "HCATRACE::MODEL"
 #define PROP_TEXT "HCATRACE::MODEL_TEXT"
 #define PROP_EVENTS "HCATRACE::MODEL_EVENTS"
+#define PROP_PMU "HCATRACE::PMU"
 
 static const char *strip_pmu(const char *s)
 {
@@ -89,7 +90,17 @@ static int load(const fold_trace *t, const fold_model_options *o, fold_model_rep
     const char *traced = fold_trace_property(t, PROP_MODEL);
     const char *text = fold_trace_property(t, PROP_TEXT);
     char path[4096], why[1024];
-    if (o->name) {
+    if (o->name && strcmp(o->name, "auto") == 0) {
+        /* the model for the PMU the trace was recorded on, as the tracer's auto */
+        const char *pmu = fold_trace_property(t, PROP_PMU);
+        if (!(pmu && hca_model_for_pmu(pmu, path, sizeof(path)) == 0) &&
+            hca_model_find("generic", path, sizeof(path), why, sizeof(why)) != 0) {
+            snprintf(err, errlen, "--model auto: %s", why);
+            return FOLD_MODEL_BAD;
+        }
+        mr->model = hca_model_load(path, why, sizeof(why));
+        mr->from = "--model";
+    } else if (o->name) {
         if (hca_model_find(o->name, path, sizeof(path), why, sizeof(why)) != 0) {
             snprintf(err, errlen, "--model: %s", why);
             return FOLD_MODEL_BAD;

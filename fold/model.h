@@ -53,7 +53,7 @@ typedef struct fold_model_report {
 
 /* Options of fold_model_apply. */
 typedef struct {
-    const char *name;        /* --model NAME|FILE; NULL: the trace's model, if any */
+    const char *name;        /* --model NAME|FILE|auto; NULL: the trace's model, if any */
     const char *const *set;  /* --set NAME=VALUE */
     size_t nset;
 } fold_model_options;

@@ -232,6 +232,36 @@ static void test_apply_missing(void **state)
     unbuild(&fx);
 }
 
+static void test_apply_auto(void **state)
+{
+    (void)state;
+    fixture fx;
+    build(&fx, 0, NC);
+    char *pn = strdup("HCATRACE::PMU"), *pv = strdup("snb");
+    fx.t.property_names = &pn;
+    fx.t.property_values = &pv;
+    fx.t.nproperties = 1;
+    char err[1024];
+    fold_model_options o = { "auto", NULL, 0 };
+    /* the trace was recorded on a Sandy Bridge: hca-snb, whose events this trace lacks */
+    assert_int_equal(fold_model_apply(&fx.r, &o, err, sizeof(err)), FOLD_MODEL_MISSING);
+    assert_string_equal(hca_model_id(fx.r.model->model), "hca-snb");
+    unbuild(&fx);
+    /* a PMU no model names: generic */
+    build(&fx, 0, NC);
+    free(pv);
+    pv = strdup("none");
+    fx.t.property_names = &pn;
+    fx.t.property_values = &pv;
+    fx.t.nproperties = 1;
+    fold_model_apply(&fx.r, &o, err, sizeof(err));
+    assert_non_null(fx.r.model);
+    assert_string_equal(hca_model_id(fx.r.model->model), "generic");
+    unbuild(&fx);
+    free(pn);
+    free(pv);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -240,6 +270,7 @@ int main(void)
         cmocka_unit_test(test_apply_traced_model),
         cmocka_unit_test(test_apply_option_and_set),
         cmocka_unit_test(test_apply_missing),
+        cmocka_unit_test(test_apply_auto),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
