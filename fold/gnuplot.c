@@ -69,6 +69,18 @@ int fold_run_gnuplot(const char *dir, const char *script, char *err, size_t errl
 }
 
 
+FILE *fold_gp_open(const char *dir, const char *script, const char *what, char *path, size_t pathlen, char *err,
+                   size_t errlen)
+{
+    snprintf(path, pathlen, "%s/%s", dir, script);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    else
+        fprintf(f, "# %s: %s; run `gnuplot %s` in this directory\n", script, what, script);
+    return f;
+}
+
 int fold_gp_finish(FILE *f, const char *path, const char *dir, const char *script, unsigned formats, char *err,
                    size_t errlen)
 {

@@ -90,19 +90,13 @@ static int load(const fold_trace *t, const fold_model_options *o, fold_model_rep
     const char *traced = fold_trace_property(t, PROP_MODEL);
     const char *text = fold_trace_property(t, PROP_TEXT);
     char path[4096], why[1024];
-    if (o->name && strcmp(o->name, "auto") == 0) {
-        /* the model for the PMU the trace was recorded on, as the tracer's auto */
-        const char *pmu = fold_trace_property(t, PROP_PMU);
+    if (o->name) {
+        /* auto: the model for the PMU the trace was recorded on, as the tracer's auto */
+        int is_auto = strcmp(o->name, "auto") == 0;
+        const char *pmu = is_auto ? fold_trace_property(t, PROP_PMU) : NULL;
         if (!(pmu && hca_model_for_pmu(pmu, path, sizeof(path)) == 0) &&
-            hca_model_find("generic", path, sizeof(path), why, sizeof(why)) != 0) {
-            snprintf(err, errlen, "--model auto: %s", why);
-            return FOLD_MODEL_BAD;
-        }
-        mr->model = hca_model_load(path, why, sizeof(why));
-        mr->from = "--model";
-    } else if (o->name) {
-        if (hca_model_find(o->name, path, sizeof(path), why, sizeof(why)) != 0) {
-            snprintf(err, errlen, "--model: %s", why);
+            hca_model_find(is_auto ? "generic" : o->name, path, sizeof(path), why, sizeof(why)) != 0) {
+            snprintf(err, errlen, "--model%s: %s", is_auto ? " auto" : "", why);
             return FOLD_MODEL_BAD;
         }
         mr->model = hca_model_load(path, why, sizeof(why));
@@ -280,6 +274,7 @@ static int eval_region(const fold_model_report *mr, const fold_region_result *g,
         inst >= 0 ? region_counter(g, mr->events[inst].counter) : region_counter(g, "instructions");
     if (ic) {
         out->inst_rate = ic->rate;
+        out->inst_phase_rate = ic->phase_rate;
         out->inst_total = ic->mean_total;
     }
     if (out->total.predicted) {
@@ -319,17 +314,14 @@ static void agreement(const fold_report *r, fold_model_report *mr)
     m = p + nphases + 1;
     d = m + nphases + 1;
     k = 0;
-    int inst = hca_model_instructions(mr->model);
     for (size_t i = 0; i < r->nregions; i++) {
         const fold_model_region *mg = &mr->regions[i];
         if (!mg->evaluated || !mg->phases.predicted)
             continue;
-        const fold_counter_result *ic =
-            inst >= 0 ? region_counter(&r->regions[i], mr->events[inst].counter) : region_counter(&r->regions[i], "instructions");
         for (size_t ph = 0; ph < r->regions[i].phases.nphases; ph++) {
             p[k] = mg->phases.predicted[ph];
             m[k] = mg->phases.actual[ph];
-            d[k++] = ic && ic->phase_rate ? ic->phase_rate[ph] : 1.0;
+            d[k++] = mg->inst_phase_rate ? mg->inst_phase_rate[ph] : 1.0;
         }
     }
     mr->across_phases = fold_model_agreement_of(p, m, d, k);

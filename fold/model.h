@@ -29,6 +29,7 @@ typedef struct {
     hca_model_result phases;  /* n = phases: on the phase rates */
     hca_model_result total;   /* n = 1: on the mean events per instance */
     const double *inst_rate;  /* instructions per second on the grid, or NULL */
+    const double *inst_phase_rate; /* instructions per second in each phase, or NULL */
     double inst_total;        /* instructions per instance, NaN if unknown */
     double predicted, measured; /* per instance (`predict ... against ...`); NaN without one */
 } fold_model_region;

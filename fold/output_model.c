@@ -257,14 +257,11 @@ int fold_write_model_plots(const fold_report *r, const char *dir, unsigned forma
         const fold_region_result *reg = &r->regions[i];
         char path[4096], script[600];
         snprintf(script, sizeof(script), "%s.model.gp", reg->slug);
-        snprintf(path, sizeof(path), "%s/%s", dir, script);
-        FILE *f = fopen(path, "w");
-        if (!f) {
-            snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        char what[300];
+        snprintf(what, sizeof(what), "hcafold's model plots of one region (model %s)", hca_model_id(mr->model));
+        FILE *f = fold_gp_open(dir, script, what, path, sizeof(path), err, errlen);
+        if (!f)
             return -1;
-        }
-        fprintf(f, "# %s: hcafold's model plots of one region (model %s); run `gnuplot %s` in this directory\n",
-                script, hca_model_id(mr->model), script);
         for (size_t p = 0; p < hca_model_nplots(mr->model); p++) {
             const char *name = hca_model_plot_at(mr->model, p)->name;
             if (formats & 1u) {

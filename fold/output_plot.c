@@ -3,7 +3,6 @@
  * bands on top; below, per counter, the folded samples (used and excluded),
  * the fitted cumulative curve, the rate on the second axis and the phase
  * boundaries. */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -152,13 +151,9 @@ int fold_write_plots(const fold_report *r, const char *dir, unsigned formats, ch
         const fold_region_result *reg = &r->regions[i];
         char path[4096], script[600];
         snprintf(script, sizeof(script), "%s.gp", reg->slug);
-        snprintf(path, sizeof(path), "%s/%s", dir, script);
-        FILE *f = fopen(path, "w");
-        if (!f) {
-            snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        FILE *f = fold_gp_open(dir, script, "hcafold plot of one region", path, sizeof(path), err, errlen);
+        if (!f)
             return -1;
-        }
-        fprintf(f, "# %s: hcafold plot of one region; run `gnuplot %s` in this directory\n", script, script);
         fputs("set datafile separator ','\nset termoption noenhanced\n", f);
         if (formats & 1u) {
             fprintf(f, "set terminal pngcairo size 1100,%d font 'sans,10' noenhanced\nset output '%s.png'\n",

@@ -500,6 +500,16 @@ static void set_ev(const hca_model *m, double *vals, const char *name, double v)
     vals[i] = v;
 }
 
+/* Evaluates m on one point: v[i] is the value of event i. */
+static void eval_one_point(const hca_model *m, const double *v, hca_model_result *r)
+{
+    const double *ev[64];
+    assert_true(hca_model_nevents(m) <= 64);
+    for (size_t i = 0; i < hca_model_nevents(m); i++)
+        ev[i] = &v[i];
+    assert_int_equal(hca_model_eval(m, ev, 1, r), 0);
+}
+
 static void test_nethercote(void **state)
 {
     (void)state;
@@ -510,11 +520,8 @@ static void test_nethercote(void **state)
     set_ev(m, v, "C1", 10);
     set_ev(m, v, "C2", 1);
     set_ev(m, v, "B", 5);
-    const double *ev[8];
-    for (size_t i = 0; i < hca_model_nevents(m); i++)
-        ev[i] = &v[i];
     hca_model_result r;
-    assert_int_equal(hca_model_eval(m, ev, 1, &r), 0);
+    eval_one_point(m, v, &r);
     /* 0.8*1000 + 12*10 + 206*1 + 10*5 = 1176 */
     assert_close(node_val(m, &r, "predicted", 0), 1176, "Sum");
     assert_close(node_val(m, &r, "predicted.l2_miss", 0), 206, "206 C2");
@@ -566,11 +573,8 @@ static void test_hca_snb_overlap(void **state)
     set_ev(m, v, "CALLS", 100);       /* 300, estimate */
     set_ev(m, v, "P0", 9000);         /* > 0.8 * 10000: port saturation 9000 */
     set_ev(m, v, "P1", 100);
-    const double *ev[64];
-    for (size_t i = 0; i < ne; i++)
-        ev[i] = &v[i];
     hca_model_result r;
-    assert_int_equal(hca_model_eval(m, ev, 1, &r), 0);
+    eval_one_point(m, v, &r);
     assert_close(node_val(m, &r, "cycles.stalled.load_latency", 0), 3784, "load latency");
     assert_close(node_val(m, &r, "cycles.stalled.branch_misprediction.wrong_path", 0), 200, "wrong path");
     assert_close(node_val(m, &r, "cycles.stalled.branch_misprediction", 0), 560, "branch");
@@ -591,7 +595,7 @@ static void test_hca_snb_overlap(void **state)
     /* below the threshold, no port saturation and a residual */
     set_ev(m, v, "P0", 7000);
     set_ev(m, v, "LLC_MISS", 0);
-    assert_int_equal(hca_model_eval(m, ev, 1, &r), 0);
+    eval_one_point(m, v, &r);
     assert_close(node_val(m, &r, "cycles.unstalled.port_saturation", 0), 0, "no saturation");
     assert_close(node_val(m, &r, "cycles.unstalled.other", 0), 4500, "unstalled rest");
     assert_close(node_val(m, &r, "cycles.stalled.other", 0), 5000 - 2794, "stall rest");
@@ -600,7 +604,7 @@ static void test_hca_snb_overlap(void **state)
     /* a penalty from the command line */
     char err[256];
     assert_int_equal(hca_model_set_param_arg(m, "P_L2_HIT=10", err, sizeof(err)), 0);
-    assert_int_equal(hca_model_eval(m, ev, 1, &r), 0);
+    eval_one_point(m, v, &r);
     assert_close(node_val(m, &r, "cycles.stalled.load_latency.l2_hit", 0), 1000, "P_L2_HIT=10");
     hca_model_result_free(&r);
     hca_model_free(m);
@@ -626,11 +630,8 @@ static void test_tma_skx(void **state)
     set_ev(m, v, "EXE1", 100);
     set_ev(m, v, "EXE2", 80);
     set_ev(m, v, "MFUSED", 100);
-    const double *ev[32];
-    for (size_t i = 0; i < hca_model_nevents(m); i++)
-        ev[i] = &v[i];
     hca_model_result r;
-    assert_int_equal(hca_model_eval(m, ev, 1, &r), 0);
+    eval_one_point(m, v, &r);
     /* perf's formulas with SLOTS = 4000 */
     double fe = 600.0 / 4000, bad = (2000 - 1600 + 4 * 40) / 4000.0, ret = 1600.0 / 4000;
     double be = 1 - fe - (2000 + 4 * 40) / 4000.0;
@@ -1039,11 +1040,8 @@ static void test_neoverse_v1(void **state)
     set_ev(m, v, "OPS", 2500);
     set_ev(m, v, "OPR", 2000);
     set_ev(m, v, "BRM", 10);
-    const double *ev[8];
-    for (size_t i = 0; i < hca_model_nevents(m); i++)
-        ev[i] = &v[i];
     hca_model_result r;
-    assert_int_equal(hca_model_eval(m, ev, 1, &r), 0);
+    eval_one_point(m, v, &r);
     /* perf's neoverse-v1/metrics.json (without its x100):
      * frontend_bound  = STALL_SLOT_FRONTEND / (CPU_CYCLES * 8) - BR_MIS_PRED * 4 / CPU_CYCLES
      * bad_speculation = (1 - OP_RETIRED / OP_SPEC) * (1 - STALL_SLOT / (CPU_CYCLES * 8)) + BR_MIS_PRED * 4 / CPU_CYCLES
@@ -1061,7 +1059,7 @@ static void test_neoverse_v1(void **state)
     hca_model_result_free(&r);
     /* P_MISP=0: sbsa.json */
     assert_int_equal(hca_model_set_param(m, "P_MISP", 0), 0);
-    assert_int_equal(hca_model_eval(m, ev, 1, &r), 0);
+    eval_one_point(m, v, &r);
     check_l1(m, &r, 0, 0.25, 0.075, be, ret);
     hca_model_result_free(&r);
     hca_model_free(m);
@@ -1081,11 +1079,8 @@ static void test_neoverse_v2(void **state)
     set_ev(m, v, "SS", 11000);  /* 1000 stall slots counted by neither: unaccounted */
     set_ev(m, v, "OPS", 5000);
     set_ev(m, v, "OPR", 4500);
-    const double *ev[8];
-    for (size_t i = 0; i < hca_model_nevents(m); i++)
-        ev[i] = &v[i];
     hca_model_result r;
-    assert_int_equal(hca_model_eval(m, ev, 1, &r), 0);
+    eval_one_point(m, v, &r);
     /* sbsa.json with #slots = 8 (neoverse-n2-v2/metrics.json's "if (#slots - 5)" branch) */
     double slots = 16000;
     check_l1(m, &r, 0, 4000 / slots, 0.1 * (1 - 11000 / slots), 6000 / slots, 0.9 * (1 - 11000 / slots));
