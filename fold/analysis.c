@@ -438,14 +438,14 @@ static void read_progress(void *user, uint64_t done, uint64_t total)
         a->o->progress("reading", (size_t)done, (size_t)(total ? total : done));
 }
 
-int fold_analyze(const char *trace_path, const fold_options *o, fold_report *report, char *err, size_t errlen)
+enum fold_analysis_status fold_analyze(const char *trace_path, const fold_options *o, fold_report *report, char *err, size_t errlen)
 {
     memset(report, 0, sizeof(*report));
     report->trace = trace_path;
     fold_trace *t = calloc(1, sizeof(*t));
     if (!t) {
         snprintf(err, errlen, "out of memory");
-        return FOLD_EXIT_BAD_TRACE;
+        return FOLD_ANALYSIS_NO_MEMORY;
     }
     report->owner = t;
     fold_read_options ro;
@@ -459,21 +459,23 @@ int fold_analyze(const char *trace_path, const fold_options *o, fold_report *rep
     int st = fold_read(trace_path, &ro, t, msg, sizeof(msg));
     if (st != FOLD_OK) {
         snprintf(err, errlen, "%s: %s", trace_path, msg);
-        return FOLD_EXIT_BAD_TRACE;
+        return st == FOLD_ERR_NOMEM ? FOLD_ANALYSIS_NO_MEMORY : FOLD_ANALYSIS_BAD_TRACE;
     }
+    report->trace = t->path; /* the anchor file, also when trace_path is its directory */
+    trace_path = t->path;
     fold_region_options rg;
     fold_region_defaults(&rg);
     rg.k = o->mad_k;
-    if (fold_regions_build(t, &rg, msg, sizeof(msg)) != 0) {
+    if (fold_regions_build(t, &rg, msg, sizeof(msg)) != 0) { /* only when memory ran out */
         snprintf(err, errlen, "%s: %s", trace_path, msg);
-        return FOLD_EXIT_BAD_TRACE;
+        return FOLD_ANALYSIS_NO_MEMORY;
     }
     report->nlocations = t->nlocations;
     report->samples_lost = t->samples_lost;
     report->regions = calloc(t->nfolds + 1, sizeof(*report->regions));
     if (!report->regions) {
         snprintf(err, errlen, "out of memory");
-        return FOLD_EXIT_BAD_TRACE;
+        return FOLD_ANALYSIS_NO_MEMORY;
     }
     size_t candidates = 0;
     for (size_t i = 0; i < t->nfolds; i++) {
@@ -490,7 +492,7 @@ int fold_analyze(const char *trace_path, const fold_options *o, fold_report *rep
         fold_region_result *g = &report->regions[report->nregions++];
         if (fold_one(t, f, report->nregions - 1, o, g) != 0) {
             snprintf(err, errlen, "out of memory folding %s", f->name);
-            return FOLD_EXIT_BAD_TRACE;
+            return FOLD_ANALYSIS_NO_MEMORY;
         }
     }
     if (o->progress)
@@ -506,9 +508,9 @@ int fold_analyze(const char *trace_path, const fold_options *o, fold_report *rep
                      "%s: no region has %zu used instances and %zu samples (%zu regions, all too small; "
                      "see --min-instances, --min-samples)",
                      trace_path, o->min_instances, o->min_samples, candidates);
-        return FOLD_EXIT_NOTHING;
+        return FOLD_ANALYSIS_NOTHING;
     }
-    return FOLD_EXIT_OK;
+    return FOLD_ANALYSIS_OK;
 }
 
 void fold_report_free(fold_report *r)

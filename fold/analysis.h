@@ -8,14 +8,12 @@
 
 #include "result.h"
 
-/* Exit codes of hcafold (docs/output.md, hcafold(1)). */
-enum {
-    FOLD_EXIT_OK = 0,
-    FOLD_EXIT_USAGE = 2,
-    FOLD_EXIT_BAD_TRACE = 3, /* not an OTF2 archive, corrupt or truncated */
-    FOLD_EXIT_NOTHING = 4,   /* no region with enough instances and samples */
-    FOLD_EXIT_OUTPUT = 5,    /* the output directory or a file could not be written */
-    FOLD_EXIT_MODEL = 6      /* the events of the --model are missing from the trace (outputs written) */
+/* What fold_analyze returns (hcafold.c maps these to its exit codes). */
+enum fold_analysis_status {
+    FOLD_ANALYSIS_OK = 0,
+    FOLD_ANALYSIS_BAD_TRACE, /* not an OTF2 archive, corrupt or truncated */
+    FOLD_ANALYSIS_NOTHING,   /* no region with enough instances and samples */
+    FOLD_ANALYSIS_NO_MEMORY  /* memory ran out while reading or folding */
 };
 
 typedef struct {
@@ -36,8 +34,10 @@ typedef struct {
 
 void fold_options_defaults(fold_options *o);
 
-/* Returns FOLD_EXIT_OK, FOLD_EXIT_BAD_TRACE or FOLD_EXIT_NOTHING (with a
- * one-line reason in err). */
-int fold_analyze(const char *trace_path, const fold_options *o, fold_report *report, char *err, size_t errlen);
+/* Reads the trace at trace_path (its anchor file, or a directory holding one:
+ * read.h) and folds it into report; report->trace is the anchor file read.
+ * Returns an enum fold_analysis_status: FOLD_ANALYSIS_OK, or another with a
+ * one-line reason in err. */
+enum fold_analysis_status fold_analyze(const char *trace_path, const fold_options *o, fold_report *report, char *err, size_t errlen);
 
 #endif

@@ -19,6 +19,43 @@
 
 #define MAX_SELECT 64
 
+/* Exit codes of hcafold (docs/output.md, hcafold(1)); only this file knows them. */
+enum fold_exit {
+    EXIT_DONE = 0,
+    EXIT_USAGE = 2,
+    EXIT_BAD_TRACE = 3, /* not an OTF2 archive, corrupt or truncated */
+    EXIT_NOTHING = 4,   /* no region with enough instances and samples */
+    EXIT_OUTPUT = 5,    /* the output directory or a file could not be written */
+    EXIT_MODEL = 6,     /* the events of the --model are missing from the trace (outputs written) */
+    EXIT_NO_MEMORY = 7  /* memory ran out */
+};
+
+/* The analysis' outcome as an exit code. */
+static enum fold_exit analysis_exit(enum fold_analysis_status st)
+{
+    switch (st) {
+    case FOLD_ANALYSIS_OK:
+        return EXIT_DONE;
+    case FOLD_ANALYSIS_BAD_TRACE:
+        return EXIT_BAD_TRACE;
+    case FOLD_ANALYSIS_NOTHING:
+        return EXIT_NOTHING;
+    case FOLD_ANALYSIS_NO_MEMORY:
+        return EXIT_NO_MEMORY;
+    }
+    return EXIT_BAD_TRACE;
+}
+
+/* Options that have only a long name: their getopt_long values, beyond any character. */
+enum long_only {
+    OPT_MIN_INSTANCES = 256,
+    OPT_MIN_SAMPLES,
+    OPT_MAD,
+    OPT_GRID,
+    OPT_MAX_POINTS,
+    OPT_MPI
+};
+
 static void usage(FILE *out)
 {
     fputs("usage: hcafold [OPTIONS] TRACE\n"
@@ -47,7 +84,7 @@ static void usage(FILE *out)
           "\n"
           "Exit status: 0 done, 2 usage error (also: unknown or malformed model), 3 unreadable\n"
           "trace, 4 nothing to fold, 5 output could not be written, 6 the --model's events\n"
-          "are missing from the trace (the rest is written).\n",
+          "are missing from the trace (the rest is written), 7 out of memory.\n",
           out);
 }
 
@@ -62,35 +99,34 @@ static int parse_size(const char *s, size_t lo, size_t *out)
     return 0;
 }
 
+/* "json,csv,png,svg" -> a set of enum fold_format bits. */
 static int parse_formats(const char *list, unsigned *formats)
 {
+    static const struct {
+        const char *name;
+        enum fold_format format;
+    } names[] = { { "json", FOLD_FORMAT_JSON }, { "csv", FOLD_FORMAT_CSV }, { "png", FOLD_FORMAT_PNG },
+                  { "svg", FOLD_FORMAT_SVG } };
     char buf[256];
     snprintf(buf, sizeof(buf), "%s", list);
     *formats = 0;
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (strcmp(tok, "json") == 0)
-            *formats |= 1u;
-        else if (strcmp(tok, "csv") == 0)
-            *formats |= 2u;
-        else if (strcmp(tok, "png") == 0)
-            *formats |= 4u;
-        else if (strcmp(tok, "svg") == 0)
-            *formats |= 8u;
-        else
+        size_t i = 0;
+        while (i < sizeof(names) / sizeof(names[0]) && strcmp(tok, names[i].name) != 0)
+            i++;
+        if (i == sizeof(names) / sizeof(names[0]))
             return -1;
+        *formats |= (unsigned)names[i].format;
     }
     return *formats ? 0 : -1;
 }
 
-/* TRACE may be the experiment directory or its anchor file. */
-static int anchor_path(const char *arg, char *out, size_t len)
+/* The long name of the option whose getopt_long value is val. */
+static const char *long_name(const struct option *opts, int val)
 {
-    struct stat st;
-    if (stat(arg, &st) != 0)
-        return -1;
-    if (S_ISDIR(st.st_mode))
-        return (size_t)snprintf(out, len, "%s/traces.otf2", arg) < len ? 0 : -1;
-    return (size_t)snprintf(out, len, "%s", arg) < len ? 0 : -1;
+    while (opts->name && opts->val != val)
+        opts++;
+    return opts->name ? opts->name : "?";
 }
 
 static void default_output(const char *anchor, char *out, size_t len)
@@ -136,9 +172,12 @@ int main(int argc, char **argv)
         { "counter", required_argument, NULL, 'c' }, { "format", required_argument, NULL, 'f' },
         { "jobs", required_argument, NULL, 'j' },    { "quiet", no_argument, NULL, 'q' },
         { "help", no_argument, NULL, 'h' },          { "version", no_argument, NULL, 'V' },
-        { "min-instances", required_argument, NULL, 1 }, { "min-samples", required_argument, NULL, 2 },
-        { "mad", required_argument, NULL, 3 },       { "grid", required_argument, NULL, 4 },
-        { "max-points", required_argument, NULL, 5 }, { "mpi", no_argument, NULL, 6 },
+        { "min-instances", required_argument, NULL, OPT_MIN_INSTANCES },
+        { "min-samples", required_argument, NULL, OPT_MIN_SAMPLES },
+        { "mad", required_argument, NULL, OPT_MAD },
+        { "grid", required_argument, NULL, OPT_GRID },
+        { "max-points", required_argument, NULL, OPT_MAX_POINTS },
+        { "mpi", no_argument, NULL, OPT_MPI },
         { "model", required_argument, NULL, 'm' },  { "set", required_argument, NULL, 's' },
         { NULL, 0, NULL, 0 }
     };
@@ -152,7 +191,7 @@ int main(int argc, char **argv)
     fold_model_options mo = { NULL, sets, 0 };
     int no_model = 0;
     const char *output = NULL;
-    unsigned formats = 15;
+    unsigned formats = FOLD_FORMAT_ALL;
     int quiet = 0, opt;
     size_t v;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -166,7 +205,7 @@ int main(int argc, char **argv)
         case 'c':
             if ((opt == 'r' ? o.nregions : o.ncounters) >= MAX_SELECT) {
                 fprintf(stderr, "hcafold: at most %d -%c options\n", MAX_SELECT, opt);
-                return FOLD_EXIT_USAGE;
+                return EXIT_USAGE;
             }
             if (opt == 'r')
                 regions[o.nregions++] = optarg;
@@ -176,13 +215,13 @@ int main(int argc, char **argv)
         case 'f':
             if (parse_formats(optarg, &formats) != 0) {
                 fprintf(stderr, "hcafold: unknown format in '%s' (use json,csv,png,svg)\n", optarg);
-                return FOLD_EXIT_USAGE;
+                return EXIT_USAGE;
             }
             break;
         case 'j':
             if (parse_size(optarg, 1, &v) != 0 || v > 256) {
                 fprintf(stderr, "hcafold: --jobs needs a number from 1 to 256, not '%s'\n", optarg);
-                return FOLD_EXIT_USAGE;
+                return EXIT_USAGE;
             }
             o.jobs = (unsigned)v;
             break;
@@ -196,123 +235,126 @@ int main(int argc, char **argv)
         case 's':
             if (mo.nset >= MAX_SELECT) {
                 fprintf(stderr, "hcafold: at most %d --set options\n", MAX_SELECT);
-                return FOLD_EXIT_USAGE;
+                return EXIT_USAGE;
             }
             sets[mo.nset++] = optarg;
             break;
         case 'h':
             usage(stdout);
-            return FOLD_EXIT_OK;
+            return EXIT_DONE;
         case 'V':
             printf("hcafold %s\n", HCATRACE_VERSION);
-            return FOLD_EXIT_OK;
-        case 1:
-        case 2:
-        case 4:
-        case 5:
-            if (parse_size(optarg, opt == 4 ? 3 : 1, &v) != 0) {
-                fprintf(stderr, "hcafold: --%s needs a positive number, not '%s'\n", longopts[opt + 7].name, optarg);
-                return FOLD_EXIT_USAGE;
+            return EXIT_DONE;
+        case OPT_MIN_INSTANCES:
+        case OPT_MIN_SAMPLES:
+        case OPT_GRID:
+        case OPT_MAX_POINTS:
+            if (parse_size(optarg, opt == OPT_GRID ? 3 : 1, &v) != 0) {
+                fprintf(stderr, "hcafold: --%s needs a positive number, not '%s'\n", long_name(longopts, opt),
+                        optarg);
+                return EXIT_USAGE;
             }
-            if (opt == 1)
+            if (opt == OPT_MIN_INSTANCES)
                 o.min_instances = v;
-            else if (opt == 2)
+            else if (opt == OPT_MIN_SAMPLES)
                 o.min_samples = v;
-            else if (opt == 4)
+            else if (opt == OPT_GRID)
                 o.fit.grid = v;
             else
                 o.fit.max_points = v;
             break;
-        case 3: {
+        case OPT_MAD: {
             char *end;
             double k = strtod(optarg, &end);
             if (!*optarg || *end || !(k > 0)) {
                 fprintf(stderr, "hcafold: --mad needs a positive number, not '%s'\n", optarg);
-                return FOLD_EXIT_USAGE;
+                return EXIT_USAGE;
             }
             o.mad_k = k;
             break;
         }
-        case 6:
+        case OPT_MPI:
             o.include_mpi = 1;
             break;
         default:
             usage(stderr);
-            return FOLD_EXIT_USAGE;
+            return EXIT_USAGE;
         }
     }
     if (optind != argc - 1) {
         fputs(optind >= argc ? "hcafold: no trace given\n" : "hcafold: one trace at a time\n", stderr);
         usage(stderr);
-        return FOLD_EXIT_USAGE;
+        return EXIT_USAGE;
     }
     o.regions = o.nregions ? regions : NULL;
     o.counters = o.ncounters ? counters : NULL;
-    char anchor[PATH_MAX], outdir[PATH_MAX], err[1024] = "";
-    if (anchor_path(argv[optind], anchor, sizeof(anchor)) != 0) {
-        fprintf(stderr, "hcafold: %s: %s\n", argv[optind], strerror(errno ? errno : ENOENT));
-        return FOLD_EXIT_BAD_TRACE;
+    /* a directory is searched for its archive by the reader (fold_read) */
+    const char *trace = argv[optind];
+    struct stat st;
+    if (stat(trace, &st) != 0) {
+        fprintf(stderr, "hcafold: %s: %s\n", trace, strerror(errno));
+        return EXIT_BAD_TRACE;
     }
-    if (output)
-        snprintf(outdir, sizeof(outdir), "%s", output);
-    else
-        default_output(anchor, outdir, sizeof(outdir));
+    char outdir[PATH_MAX], err[1024] = "";
     progress_on = !quiet && isatty(STDERR_FILENO);
     o.progress = progress;
 
     fold_report report;
     memset(&report, 0, sizeof(report));
-    int rc = fold_analyze(anchor, &o, &report, err, sizeof(err)), model_rc = FOLD_EXIT_OK;
-    if (rc != FOLD_EXIT_OK) {
+    enum fold_analysis_status analysis = fold_analyze(trace, &o, &report, err, sizeof(err));
+    if (analysis != FOLD_ANALYSIS_OK) {
         fprintf(stderr, "hcafold: %s\n", err);
         fold_report_free(&report);
-        return rc;
+        return analysis_exit(analysis);
     }
+    if (output)
+        snprintf(outdir, sizeof(outdir), "%s", output);
+    else
+        default_output(report.trace, outdir, sizeof(outdir));
+    enum fold_exit model_rc = EXIT_DONE;
     if (!no_model) {
         int mrc = fold_model_apply(&report, &mo, err, sizeof(err));
         if (mrc == FOLD_MODEL_BAD || mrc == FOLD_MODEL_NOMEM) {
             fprintf(stderr, "hcafold: %s\n", err);
             fold_report_free(&report);
-            return mrc == FOLD_MODEL_BAD ? FOLD_EXIT_USAGE : FOLD_EXIT_BAD_TRACE;
+            return mrc == FOLD_MODEL_BAD ? EXIT_USAGE : EXIT_NO_MEMORY;
         }
         if (mrc == FOLD_MODEL_NONE && mo.nset) {
             fputs("hcafold: --set needs a model: the trace records none, give --model\n", stderr);
             fold_report_free(&report);
-            return FOLD_EXIT_USAGE;
+            return EXIT_USAGE;
         }
         if (mrc == FOLD_MODEL_MISSING) {
             fprintf(stderr, "hcafold: %s\n", err);
-            model_rc = mo.name ? FOLD_EXIT_MODEL : FOLD_EXIT_OK;
+            model_rc = mo.name ? EXIT_MODEL : EXIT_DONE;
         }
     } else if (mo.nset) {
         fputs("hcafold: --set needs a model (--model none was given)\n", stderr);
         fold_report_free(&report);
-        return FOLD_EXIT_USAGE;
+        return EXIT_USAGE;
     }
     if (make_dir(outdir) != 0) {
         fprintf(stderr, "hcafold: cannot create %s: %s\n", outdir, strerror(errno));
         fold_report_free(&report);
-        return FOLD_EXIT_OUTPUT;
+        return EXIT_OUTPUT;
     }
-    rc = FOLD_EXIT_OK;
-    if ((formats & 1u) && fold_write_json(&report, outdir, err, sizeof(err)) != 0)
-        rc = FOLD_EXIT_OUTPUT;
+    enum fold_exit rc = EXIT_DONE;
+    if ((formats & FOLD_FORMAT_JSON) && fold_write_json(&report, outdir, err, sizeof(err)) != 0)
+        rc = EXIT_OUTPUT;
     /* plots read the CSV files: they are written whenever plots are asked for */
-    if (rc == FOLD_EXIT_OK && (formats & 14u) &&
+    if (rc == EXIT_DONE && (formats & (FOLD_FORMAT_CSV | FOLD_FORMAT_PLOTS)) &&
         (fold_write_csv(&report, outdir, err, sizeof(err)) != 0 || fold_write_model_csv(&report, outdir, err, sizeof(err)) != 0))
-        rc = FOLD_EXIT_OUTPUT;
-    if (rc == FOLD_EXIT_OK && (formats & 12u) &&
-        (fold_write_plots(&report, outdir, ((formats & 4u) ? 1u : 0u) | ((formats & 8u) ? 2u : 0u), err,
-                          sizeof(err)) != 0 ||
-         fold_write_model_plots(&report, outdir, ((formats & 4u) ? 1u : 0u) | ((formats & 8u) ? 2u : 0u), err,
-                                sizeof(err)) != 0))
-        rc = FOLD_EXIT_OUTPUT;
-    if (rc != FOLD_EXIT_OK)
+        rc = EXIT_OUTPUT;
+    if (rc == EXIT_DONE && (formats & FOLD_FORMAT_PLOTS) &&
+        (fold_write_plots(&report, outdir, formats, err, sizeof(err)) != 0 ||
+         fold_write_model_plots(&report, outdir, formats, err, sizeof(err)) != 0))
+        rc = EXIT_OUTPUT;
+    if (rc != EXIT_DONE)
         fprintf(stderr, "hcafold: %s\n", err);
     if (!quiet) {
         fold_write_summary(&report, stdout);
         printf("\noutput: %s/ (fold.json, <region>.csv, <region>.png/.svg)\n", outdir);
     }
     fold_report_free(&report);
-    return rc != FOLD_EXIT_OK ? rc : model_rc;
+    return rc != EXIT_DONE ? (int)rc : (int)model_rc;
 }

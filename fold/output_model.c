@@ -264,18 +264,18 @@ int fold_write_model_plots(const fold_report *r, const char *dir, unsigned forma
             return -1;
         for (size_t p = 0; p < hca_model_nplots(mr->model); p++) {
             const char *name = hca_model_plot_at(mr->model, p)->name;
-            if (formats & 1u) {
+            if (formats & FOLD_FORMAT_PNG) {
                 fprintf(f, "set terminal pngcairo size 1100,600 font 'sans,10' noenhanced\nset output '%s.model-%s.png'\n",
                         reg->slug, name);
                 figure(f, mr, mg, reg, p);
             }
-            if (formats & 2u) {
+            if (formats & FOLD_FORMAT_SVG) {
                 fprintf(f, "set terminal svg size 1100,600 font 'sans,10' noenhanced\nset output '%s.model-%s.svg'\n",
                         reg->slug, name);
                 figure(f, mr, mg, reg, p);
             }
         }
-        if (fold_gp_finish(f, path, dir, script, formats, err, errlen) != 0)
+        if (fold_gp_finish(f, path, dir, script, formats & FOLD_FORMAT_PLOTS, err, errlen) != 0)
             return -1;
     }
     return 0;

@@ -155,17 +155,17 @@ int fold_write_plots(const fold_report *r, const char *dir, unsigned formats, ch
         if (!f)
             return -1;
         fputs("set datafile separator ','\nset termoption noenhanced\n", f);
-        if (formats & 1u) {
+        if (formats & FOLD_FORMAT_PNG) {
             fprintf(f, "set terminal pngcairo size 1100,%d font 'sans,10' noenhanced\nset output '%s.png'\n",
                     reg->ncounters > 1 ? 900 : 650, reg->slug);
             body(f, reg);
         }
-        if (formats & 2u) {
+        if (formats & FOLD_FORMAT_SVG) {
             fprintf(f, "set terminal svg size 1100,%d font 'sans,10' noenhanced\nset output '%s.svg'\n",
                     reg->ncounters > 1 ? 900 : 650, reg->slug);
             body(f, reg);
         }
-        if (fold_gp_finish(f, path, dir, script, formats, err, errlen) != 0)
+        if (fold_gp_finish(f, path, dir, script, formats & FOLD_FORMAT_PLOTS, err, errlen) != 0)
             return -1;
     }
     return 0;

@@ -70,11 +70,22 @@ typedef struct fold_report {
 
 void fold_report_free(fold_report *r);
 
+/* The output formats of hcafold -f: a set of these bits. */
+enum fold_format {
+    FOLD_FORMAT_JSON = 1u << 0, /* fold.json */
+    FOLD_FORMAT_CSV = 1u << 1,  /* <slug>.curves/points/bands.csv (and the model's tables) */
+    FOLD_FORMAT_PNG = 1u << 2,  /* plots rendered by gnuplot */
+    FOLD_FORMAT_SVG = 1u << 3,
+    FOLD_FORMAT_PLOTS = FOLD_FORMAT_PNG | FOLD_FORMAT_SVG,
+    FOLD_FORMAT_ALL = FOLD_FORMAT_JSON | FOLD_FORMAT_CSV | FOLD_FORMAT_PLOTS
+};
+
 /* Outputs; each returns 0 or -1 with a one-line reason in err. */
 int fold_write_json(const fold_report *r, const char *dir, char *err, size_t errlen);
 int fold_write_csv(const fold_report *r, const char *dir, char *err, size_t errlen);
 /* Writes <slug>.gp per region and runs gnuplot for <slug>.png and <slug>.svg
- * (formats: bit 1 PNG, bit 2 SVG; 0 only writes the scripts). */
+ * (formats: enum fold_format bits, of which FOLD_FORMAT_PNG and FOLD_FORMAT_SVG
+ * count; neither only writes the scripts). */
 int fold_write_plots(const fold_report *r, const char *dir, unsigned formats, char *err, size_t errlen);
 void fold_write_summary(const fold_report *r, FILE *out);
 /* The model's outputs (output_model.c), when r->model is set: CSV files, and

@@ -98,8 +98,18 @@ rc=$?
 ok $((rc != 4)) "too few instances: exit 4 ($rc)"
 grep -q 'min-instances' err
 ok $? "too few instances: names the option to change"
+mkdir empty
+"$FOLD" -q empty > out 2> err
+rc=$?
+ok $((rc != 3)) "a directory without an archive: exit 3 ($rc)"
+grep -q 'no .otf2 anchor file in it' err
+ok $? "a directory without an archive: the reader's search says so"
 "$FOLD" --bogus classic > out 2> err
 ok $(($? != 2)) "unknown option: exit 2"
+"$FOLD" --grid 2 classic > out 2> err
+ok $(($? != 2)) "--grid 2: exit 2"
+grep -q -- "^hcafold: --grid needs a positive number, not '2'$" err
+ok $? "--grid 2: the message names the option"
 "$FOLD" -j zero classic > out 2> err
 ok $(($? != 2)) "bad --jobs: exit 2"
 "$FOLD" -q -o /proc/hcafold-no classic > out 2> err
