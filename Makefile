@@ -29,7 +29,8 @@ LIB_LIBS := $(OTF2_LIBS) $(MPI_LIBS) $(DW_LIBS) $(UNWIND_LIBS) $(PFM_LIBS) -lpth
 
 SRC_COMMON := src/hca_defs.c src/hca_archive.c src/hca_names.c
 # the model language and model lookup: used by the tracer and hcafold
-MODEL_SRC := src/hca_model.c src/hca_model_path.c
+MODEL_SRC := src/hca_model.c src/hca_model_lex.c src/hca_model_parse.c src/hca_model_check.c src/hca_model_eval.c \
+    src/hca_model_path.c
 LIB_SRC := $(SRC_COMMON) $(MODEL_SRC) $(wildcard instrument/*.c)
 LIB_OBJ := $(patsubst %.c,$(BUILD)/obj/lib/%.o,$(LIB_SRC))
 LIB := $(BUILD)/lib/libhcatrace.so
@@ -136,7 +137,7 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(UNIT_OBJ)
 	@$(CC) $(TEST_CFLAGS) -o $@ $< $(UNIT_OBJ) $(SAN_LDFLAGS) $(CMOCKA_LIBS) $(OTF2_LIBS) $(PFM_LIBS)
 
 # ---- packing model events into counter sets: the pure module and the model language ----
-MODEL_SETS_OBJ := $(addprefix $(BUILD)/obj/lib/,instrument/hct_model_sets.o src/hca_model.o)
+MODEL_SETS_OBJ := $(addprefix $(BUILD)/obj/lib/,instrument/hct_model_sets.o) $(patsubst %.c,$(BUILD)/obj/lib/%.o,$(filter-out src/hca_model_path.c,$(MODEL_SRC)))
 $(BUILD)/tests/test_model_sets: tests/unit/test_model_sets.c tests/unit/model_files.h $(UNIT_OBJ) $(MODEL_SETS_OBJ)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"

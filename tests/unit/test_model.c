@@ -1,4 +1,4 @@
-/* test_model.c: the model language (src/hca_model.c), model lookup
+/* test_model.c: the model language (src/hca_model*.c), model lookup
  * (src/hca_model_path.c) and the shipped models.
  * Every shipped model (models/NAME.model) parses and its events encode with libpfm4 for the
  * PMUs it matches (LIBPFM_FORCE_PMU, one child process per PMU); stacks on
