@@ -23,16 +23,23 @@ SAN_LDFLAGS := -fsanitize=address,undefined
 endif
 
 INCLUDES := -Isrc -Iinstrument -Iinclude
+# every object also writes its header dependencies (foo.d beside foo.o, included below)
+DEPFLAGS := -MMD -MP
 LIB_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden $(INCLUDES) $(OTF2_CFLAGS) $(MPI_CFLAGS) $(DW_CFLAGS) \
     $(UNWIND_CFLAGS) $(PFM_CFLAGS)
 LIB_LIBS := $(OTF2_LIBS) $(MPI_LIBS) $(DW_LIBS) $(UNWIND_LIBS) $(PFM_LIBS) -lpthread -ldl -lm
+
+# objects of sources: src/ and instrument/ (PIC, for the library; also linked by tools and tests),
+# fold/ (hcafold and its tests), tests/ (unit tests and test tools)
+lib_obj = $(patsubst %.c,$(BUILD)/obj/lib/%.o,$(1))
+fold_obj = $(patsubst fold/%.c,$(BUILD)/obj/fold/%.o,$(1))
 
 SRC_COMMON := src/hca_defs.c src/hca_archive.c src/hca_names.c
 # the model language and model lookup: used by the tracer and hcafold
 MODEL_SRC := src/hca_model.c src/hca_model_lex.c src/hca_model_parse.c src/hca_model_check.c src/hca_model_eval.c \
     src/hca_model_path.c
 LIB_SRC := $(SRC_COMMON) $(MODEL_SRC) $(wildcard instrument/*.c)
-LIB_OBJ := $(patsubst %.c,$(BUILD)/obj/lib/%.o,$(LIB_SRC))
+LIB_OBJ := $(call lib_obj,$(LIB_SRC))
 LIB := $(BUILD)/lib/libhcatrace.so
 
 EXAMPLES := $(BUILD)/examples/mpi_phases $(BUILD)/examples/omp_free_serial
@@ -54,16 +61,15 @@ TOOLS += $(BUILD)/tests/sampling_app $(BUILD)/bench/sample_cost $(BUILD)/tests/f
 TOOLS += $(BUILD)/bench/omp_region_cost
 # hcafold's reading side (fold/read, regions, points) and its test tools
 FOLD_READ_SRC := fold/read.c fold/regions.c fold/points.c
-FOLD_READ_OBJ := $(patsubst fold/%.c,$(BUILD)/obj/fold/%.o,$(FOLD_READ_SRC))
-FOLD_TESTS := $(BUILD)/tests/test_read $(BUILD)/tests/test_regions $(BUILD)/tests/test_points
+FOLD_READ_OBJ := $(call fold_obj,$(FOLD_READ_SRC))
 TOOLS += $(BUILD)/tests/hcasynth $(BUILD)/tests/foldstat $(BUILD)/tests/foldcheck $(BUILD)/tests/modelcheck
 
 all: $(LIB) $(EXAMPLES) $(TOOLS) $(HCAFOLD)
 
-$(BUILD)/obj/lib/%.o: %.c $(wildcard src/*.h instrument/*.h) config.mk
+$(BUILD)/obj/lib/%.o: %.c config.mk
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	@$(CC) $(LIB_CFLAGS) -c $< -o $@
+	@$(CC) $(LIB_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -90,13 +96,6 @@ $(BUILD)/examples/omp_free_serial: examples/omp_free_serial.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -o $@ $< -lm
 
-TEST_CFLAGS := $(BASE_CFLAGS) $(INCLUDES) $(OTF2_CFLAGS) $(CMOCKA_CFLAGS)
-
-$(BUILD)/tests/tracestat: tests/tracestat.c $(SRC_COMMON) $(wildcard src/*.h)
-	@mkdir -p $(dir $@)
-	@echo "  CC      $@"
-	@$(CC) $(TEST_CFLAGS) -o $@ tests/tracestat.c $(SRC_COMMON) $(SAN_LDFLAGS) $(OTF2_LIBS)
-
 $(BUILD)/tests/markers_app: tests/markers_app.c include/hcatrace.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $<
@@ -114,98 +113,71 @@ $(BUILD)/bench/omp_region_cost: bench/omp_region_cost.c
 $(BUILD)/bench/sample_cost: bench/sample_cost.c include/hcatrace.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $<
-
-$(BUILD)/tests/test_bands: tests/unit/test_bands.c fold/bands.c fold/bands.h
-	@mkdir -p $(dir $@)
-	@echo "  CC      $@"
-	@$(CC) $(TEST_CFLAGS) -Ifold -o $@ tests/unit/test_bands.c fold/bands.c $(SAN_LDFLAGS) $(CMOCKA_LIBS)
-
-# ---- model language (issue 6): its unit test links the module directly ----
-$(BUILD)/tests/test_model: tests/unit/test_model.c tests/unit/model_files.h $(MODEL_SRC) src/hca_model.h src/hca_model_path.h src/hca_names.c
-	@mkdir -p $(dir $@)
-	@echo "  CC      $@"
-	@$(CC) $(TEST_CFLAGS) -o $@ tests/unit/test_model.c $(MODEL_SRC) src/hca_names.c $(SAN_LDFLAGS) $(CMOCKA_LIBS) $(PFM_LIBS) -lm
-# ---- end model language ----
-
-# Unit tests link the pure modules only (not the preload machinery, whose
-# constructor would trace the test itself).
-UNIT_OBJ := $(addprefix $(BUILD)/obj/lib/,src/hca_defs.o src/hca_names.o instrument/hct_config.o instrument/hct_expdir.o \
-    instrument/hct_launcher.o instrument/hct_events.o)
-$(BUILD)/tests/test_%: tests/unit/test_%.c $(UNIT_OBJ)
-	@mkdir -p $(dir $@)
-	@echo "  CC      $@"
-	@$(CC) $(TEST_CFLAGS) -o $@ $< $(UNIT_OBJ) $(SAN_LDFLAGS) $(CMOCKA_LIBS) $(OTF2_LIBS) $(PFM_LIBS)
-
-# ---- packing model events into counter sets: the pure module and the model language ----
-MODEL_SETS_OBJ := $(addprefix $(BUILD)/obj/lib/,instrument/hct_model_sets.o) $(patsubst %.c,$(BUILD)/obj/lib/%.o,$(filter-out src/hca_model_path.c,$(MODEL_SRC)))
-$(BUILD)/tests/test_model_sets: tests/unit/test_model_sets.c tests/unit/model_files.h $(UNIT_OBJ) $(MODEL_SETS_OBJ)
-	@mkdir -p $(dir $@)
-	@echo "  CC      $@"
-	@$(CC) $(TEST_CFLAGS) -o $@ $< $(MODEL_SETS_OBJ) $(UNIT_OBJ) $(SAN_LDFLAGS) $(CMOCKA_LIBS) $(OTF2_LIBS) $(PFM_LIBS) -lm
-
-# The folding numerics (fit, segmentation) are pure functions on GSL: their
-# unit tests link the sources directly (explicit targets, so this rule wins
-# over the pattern rule above).
-FOLD_NUM_SRC := fold/fit.c fold/segment.c
-$(BUILD)/tests/test_fit $(BUILD)/tests/test_segment: $(BUILD)/tests/%: tests/unit/%.c $(FOLD_NUM_SRC) fold/fit.h
-	@mkdir -p $(dir $@)
-	@echo "  CC      $@"
-	@$(CC) $(TEST_CFLAGS) -Ifold $(GSL_CFLAGS) -o $@ $< $(FOLD_NUM_SRC) $(SAN_LDFLAGS) $(CMOCKA_LIBS) $(GSL_LIBS)
-
-# ---- hcafold reading side: objects, the trace synthesizer, test tools ----
-FOLD_CFLAGS := $(BASE_CFLAGS) -Isrc -Ifold $(OTF2_CFLAGS)
-FOLD_LIBS := $(OTF2_LIBS) -lpthread -lm
-
-$(BUILD)/obj/fold/%.o: fold/%.c $(wildcard fold/*.h src/*.h) config.mk
-	@mkdir -p $(dir $@)
-	@echo "  CC      $<"
-	@$(CC) $(FOLD_CFLAGS) -c $< -o $@
-
-SYNTH_SRC := tests/synth/hcasynth.c tests/synth/synth_spec.c
-$(BUILD)/tests/hcasynth: $(SYNTH_SRC) $(wildcard tests/synth/*.h) $(SRC_COMMON) $(wildcard src/*.h)
-	@mkdir -p $(dir $@)
-	@echo "  CC      $@"
-	@$(CC) $(TEST_CFLAGS) -Itests/synth -o $@ $(SYNTH_SRC) $(SRC_COMMON) $(SAN_LDFLAGS) $(OTF2_LIBS) -lm
-
-$(BUILD)/tests/foldstat: tests/foldstat.c $(FOLD_READ_OBJ)
-	@mkdir -p $(dir $@)
-	@echo "  CC      $@"
-	@$(CC) $(TEST_CFLAGS) -Ifold -o $@ $< $(FOLD_READ_OBJ) $(SAN_LDFLAGS) $(FOLD_LIBS)
-
-# Unit tests of the reading side link its objects (and run hcasynth).
-$(FOLD_TESTS): $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/fold_testutil.h $(FOLD_READ_OBJ)
-	@mkdir -p $(dir $@)
-	@echo "  CC      $@"
-	@$(CC) $(TEST_CFLAGS) -Ifold -Itests/synth -o $@ $< $(FOLD_READ_OBJ) $(SAN_LDFLAGS) $(CMOCKA_LIBS) $(FOLD_LIBS)
-
 $(BUILD)/bench/mpi_call_cost: bench/mpi_call_cost.c
 	@mkdir -p $(dir $@)
 	$(MPICC) -std=c11 -O2 -g -Wall -Wextra -Werror -o $@ $<
 
-$(BUILD)/tests/modelcheck: tests/modelcheck.c
-	@mkdir -p $(dir $@)
-	@echo "  CC      $@"
-	@$(CC) $(TEST_CFLAGS) -o $@ $< $(SAN_LDFLAGS) $(CJSON_LIBS) -lm
-
-# the model's statistics (MAPE, Kendall's tau) and its application to a report
-$(BUILD)/tests/test_fold_model: tests/unit/test_fold_model.c fold/model.c fold/model.h $(FOLD_READ_OBJ) \
-    $(patsubst %.c,$(BUILD)/obj/lib/%.o,$(MODEL_SRC) src/hca_names.c)
-	@mkdir -p $(dir $@)
-	@echo "  CC      $@"
-	@$(CC) $(TEST_CFLAGS) -Ifold -o $@ tests/unit/test_fold_model.c fold/model.c $(FOLD_READ_OBJ) \
-	    $(patsubst %.c,$(BUILD)/obj/lib/%.o,$(MODEL_SRC) src/hca_names.c) $(SAN_LDFLAGS) $(CMOCKA_LIBS) $(FOLD_LIBS)
-
-$(BUILD)/tests/foldcheck: tests/foldcheck.c
-	@mkdir -p $(dir $@)
-	@echo "  CC      $@"
-	@$(CC) $(TEST_CFLAGS) -o $@ $< $(SAN_LDFLAGS) $(CJSON_LIBS) -lm
-
 # ---- hcafold: every fold/ module, GSL for the numerics, cJSON for fold.json ----
-$(HCAFOLD): $(patsubst fold/%.c,$(BUILD)/obj/fold/%.o,$(wildcard fold/*.c)) $(BUILD)/obj/lib/src/hca_defs.o \
-    $(patsubst %.c,$(BUILD)/obj/lib/%.o,$(MODEL_SRC) src/hca_names.c)
+FOLD_CFLAGS := $(BASE_CFLAGS) -Isrc -Ifold $(OTF2_CFLAGS) $(GSL_CFLAGS) $(CJSON_CFLAGS)
+FOLD_LIBS := $(OTF2_LIBS) $(GSL_LIBS) $(CJSON_LIBS) -lpthread -lm
+
+$(BUILD)/obj/fold/%.o: fold/%.c config.mk
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(FOLD_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(HCAFOLD): $(call fold_obj,$(wildcard fold/*.c)) $(call lib_obj,src/hca_defs.c src/hca_names.c $(MODEL_SRC))
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
-	@$(CC) -o $@ $^ $(SAN_LDFLAGS) $(OTF2_LIBS) $(GSL_LIBS) $(CJSON_LIBS) -lpthread -lm
+	@$(CC) -o $@ $^ $(SAN_LDFLAGS) $(FOLD_LIBS)
+
+# ---- tests: objects of tests/, the test tools, the unit tests ----
+TEST_CFLAGS := $(BASE_CFLAGS) $(INCLUDES) -Ifold -Itests/synth $(OTF2_CFLAGS) $(CMOCKA_CFLAGS) $(GSL_CFLAGS) \
+    $(CJSON_CFLAGS)
+TEST_LIBS := $(OTF2_LIBS) $(CMOCKA_LIBS) $(PFM_LIBS) $(GSL_LIBS) $(CJSON_LIBS) -lpthread -lm
+
+$(BUILD)/obj/tests/%.o: tests/%.c config.mk
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(TEST_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+# Test tools: their own object and the objects listed on their line.
+TEST_TOOLS := $(BUILD)/tests/tracestat $(BUILD)/tests/hcasynth $(BUILD)/tests/foldstat $(BUILD)/tests/foldcheck \
+    $(BUILD)/tests/modelcheck
+$(BUILD)/tests/tracestat: $(BUILD)/obj/tests/tracestat.o $(call lib_obj,$(SRC_COMMON))
+$(BUILD)/tests/hcasynth: $(BUILD)/obj/tests/synth/hcasynth.o $(BUILD)/obj/tests/synth/synth_spec.o \
+    $(call lib_obj,$(SRC_COMMON))
+$(BUILD)/tests/foldstat: $(BUILD)/obj/tests/foldstat.o $(FOLD_READ_OBJ)
+$(BUILD)/tests/foldcheck: $(BUILD)/obj/tests/foldcheck.o
+$(BUILD)/tests/modelcheck: $(BUILD)/obj/tests/modelcheck.o
+$(TEST_TOOLS):
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	@$(CC) -o $@ $^ $(SAN_LDFLAGS) $(TEST_LIBS)
+
+# Unit tests (cmocka): one link rule; each test's own object comes from the
+# pattern, the modules it links are listed on its line. They link pure modules
+# only (not the preload machinery, whose constructor would trace the test itself).
+UNIT_OBJ := $(call lib_obj,src/hca_defs.c src/hca_names.c instrument/hct_config.c instrument/hct_expdir.c \
+    instrument/hct_launcher.c instrument/hct_events.c)
+MODEL_OBJ := $(call lib_obj,$(MODEL_SRC) src/hca_names.c)
+$(BUILD)/tests/test_config $(BUILD)/tests/test_defs $(BUILD)/tests/test_events: $(UNIT_OBJ)
+$(BUILD)/tests/test_ring $(BUILD)/tests/test_sampling_config: $(UNIT_OBJ)
+$(BUILD)/tests/test_model: $(MODEL_OBJ)
+$(BUILD)/tests/test_model_sets: $(call lib_obj,instrument/hct_model_sets.c) $(MODEL_OBJ) $(UNIT_OBJ)
+$(BUILD)/tests/test_bands: $(call fold_obj,fold/bands.c)
+$(BUILD)/tests/test_fit $(BUILD)/tests/test_segment: $(call fold_obj,fold/fit.c fold/segment.c)
+$(BUILD)/tests/test_read $(BUILD)/tests/test_regions $(BUILD)/tests/test_points: $(FOLD_READ_OBJ)
+$(BUILD)/tests/test_fold_model: $(call fold_obj,fold/model.c) $(FOLD_READ_OBJ) $(MODEL_OBJ)
+# the tests' own objects are kept (not deleted as intermediate files)
+.SECONDARY: $(patsubst tests/unit/%.c,$(BUILD)/obj/tests/unit/%.o,$(UNIT_SRC))
+$(BUILD)/tests/test_%: $(BUILD)/obj/tests/unit/test_%.o
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	@$(CC) -o $@ $^ $(SAN_LDFLAGS) $(TEST_LIBS)
+
+# header dependencies written by -MMD (none before the first build)
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
 check: all $(UNIT_BIN)
 	BUILD=$(BUILD) MPIRUN=$(MPIRUN) LIBOMP=$(LIBOMP) tests/run-tests.sh
