@@ -413,7 +413,7 @@ static int build_rank_defs(const options *o, uint32_t r, rank_defs *rd)
     hca_ref member[SYNTH_MAX_COUNTERS] = { 0 };
     for (size_t k = 0; k < o->ncounters; k++) {
         size_t c = rev ? o->ncounters - 1 - k : k;
-        member[c] = hca_defs_metric_member(d, o->counters[c].name, "synthetic counter", "#",
+        member[c] = hca_defs_metric_member(d, o->counters[c].name, "synthetic counter", HCA_UNIT_COUNT,
                                            is_hardware(o->counters[c].name) ? OTF2_METRIC_TYPE_PAPI
                                                                             : OTF2_METRIC_TYPE_OTHER,
                                            OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64);
@@ -425,14 +425,12 @@ static int build_rank_defs(const options *o, uint32_t r, rank_defs *rd)
             m[i] = member[o->sets[s].idx[i]];
         rd->klass[s] = hca_defs_metric_class(d, (uint8_t)o->sets[s].n, m);
     }
-    static const char *const stat_names[] = { "sampling:samples", "sampling:lost_in_tool",
-                                              "sampling:lost_buffer_full", "sampling:lost_no_context",
-                                              "sampling:truncated" };
-    hca_ref stat[5];
-    for (int i = 0; i < 5; i++)
-        stat[i] = hca_defs_metric_member(d, stat_names[i], "sampling statistics", "#", OTF2_METRIC_TYPE_OTHER,
-                                         OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64);
-    rd->stats = hca_defs_metric_class(d, 5, stat);
+    static const char *const stat_names[HCA_NSTATS] = HCA_STAT_NAMES;
+    hca_ref stat[HCA_NSTATS];
+    for (int i = 0; i < HCA_NSTATS; i++)
+        stat[i] = hca_defs_metric_member(d, stat_names[i], "sampling statistics", HCA_UNIT_COUNT,
+                                         OTF2_METRIC_TYPE_OTHER, OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64);
+    rd->stats = hca_defs_metric_class(d, HCA_NSTATS, stat);
     uint64_t period = (uint64_t)llround(o->period_ms * 1e6 / o->fine);
     rd->igen = hca_defs_interrupt_generator(d, "timer", OTF2_INTERRUPT_GENERATOR_MODE_TIME, period);
     rd->comm_world = HCA_UNDEF;
@@ -442,7 +440,7 @@ static int build_rank_defs(const options *o, uint32_t r, rank_defs *rd)
             return -1;
         for (uint32_t i = 0; i < o->ranks; i++)
             world[i] = i;
-        rd->comm_world = hca_defs_comm(d, "MPI_COMM_WORLD", HCA_UNDEF, HCA_COMM_KEY_WORLD, o->ranks, world);
+        rd->comm_world = hca_defs_comm(d, HCA_COMM_WORLD_NAME, HCA_UNDEF, HCA_COMM_KEY_WORLD, o->ranks, world);
         free(world);
     }
     /* every adder returns HCA_UNDEF on failure; a failure leaves counts short */
@@ -557,14 +555,14 @@ static void ev_sample(loc_writer *L, const segment *s, uint64_t t)
 /* The sampling statistics (running counts), as the tracer writes them. */
 static void ev_stats(loc_writer *L, uint64_t t, uint64_t lost)
 {
-    OTF2_Type types[5];
-    OTF2_MetricValue values[5];
-    const uint64_t v[5] = { L->samples, 0, lost, 0, 0 };
-    for (int i = 0; i < 5; i++) {
+    OTF2_Type types[HCA_NSTATS];
+    OTF2_MetricValue values[HCA_NSTATS];
+    const uint64_t v[HCA_NSTATS] = { [HCA_STAT_SAMPLES] = L->samples, [HCA_STAT_LOST_BUFFER_FULL] = lost };
+    for (int i = 0; i < HCA_NSTATS; i++) {
         types[i] = OTF2_TYPE_UINT64;
         values[i].unsigned_int = v[i];
     }
-    L->bad |= OTF2_EvtWriter_Metric(L->w, NULL, local_time(L, t), L->rd->stats, 5, types, values) != OTF2_SUCCESS;
+    L->bad |= OTF2_EvtWriter_Metric(L->w, NULL, local_time(L, t), L->rd->stats, HCA_NSTATS, types, values) != OTF2_SUCCESS;
 }
 
 static uint64_t sample_step(loc_writer *L)
@@ -636,7 +634,7 @@ static int write_location(OTF2_Archive *ar, const options *o, const rank_defs *r
     L.thread = thread;
     L.offset = offset;
     L.tr = tr;
-    uint64_t id = ((uint64_t)thread << 32) | rank;
+    uint64_t id = hca_location_id(rank, thread);
     L.w = OTF2_Archive_GetEvtWriter(ar, id);
     unsigned char *outlier = malloc(o->instances);
     if (!L.w || !outlier) {
@@ -861,8 +859,8 @@ static int make_out_dir(const char *dir)
     return 0;
 }
 
-/* HCATRACE::MODEL (the id from the file's `model` line) and
- * HCATRACE::MODEL_TEXT (the whole file), as the tracer records them. */
+/* The model properties (the id from the file's `model` line, and the whole
+ * file), as the tracer records them. */
 static int set_model_properties(OTF2_Archive *ar, const char *path)
 {
     FILE *f = fopen(path, "r");
@@ -882,8 +880,8 @@ static int set_model_properties(OTF2_Archive *ar, const char *path)
         fprintf(stderr, PROG ": %s has no 'model' line\n", path);
         return -1;
     }
-    return OTF2_Archive_SetProperty(ar, "HCATRACE::MODEL", id, false) != OTF2_SUCCESS ||
-                   OTF2_Archive_SetProperty(ar, "HCATRACE::MODEL_TEXT", text, false) != OTF2_SUCCESS
+    return OTF2_Archive_SetProperty(ar, HCA_PROP_MODEL, id, false) != OTF2_SUCCESS ||
+                   OTF2_Archive_SetProperty(ar, HCA_PROP_MODEL_TEXT, text, false) != OTF2_SUCCESS
                ? -1
                : 0;
 }
@@ -918,7 +916,7 @@ int main(int argc, char **argv)
     }
     OTF2_Archive *ar = NULL;
     if (!bad) {
-        ar = OTF2_Archive_Open(o.out, "traces", OTF2_FILEMODE_WRITE, OTF2_CHUNK_SIZE_EVENTS_DEFAULT,
+        ar = OTF2_Archive_Open(o.out, HCA_ARCHIVE_NAME, OTF2_FILEMODE_WRITE, OTF2_CHUNK_SIZE_EVENTS_DEFAULT,
                                OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
         bad = !ar;
     }
@@ -926,7 +924,7 @@ int main(int argc, char **argv)
         bad |= hca_archive_set_flush(ar, &flush_clock) != OTF2_SUCCESS;
         bad |= OTF2_Archive_SetSerialCollectiveCallbacks(ar) != OTF2_SUCCESS;
         bad |= OTF2_Archive_SetCreator(ar, "hcasynth") != OTF2_SUCCESS;
-        bad |= OTF2_Archive_SetMachineName(ar, "cluster") != OTF2_SUCCESS;
+        bad |= OTF2_Archive_SetMachineName(ar, HCA_MACHINE_NAME) != OTF2_SUCCESS;
         if (o.model)
             bad |= set_model_properties(ar, o.model) != 0;
         bad |= OTF2_Archive_OpenEvtFiles(ar) != OTF2_SUCCESS;
