@@ -28,6 +28,8 @@ LIB_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden $(INCLUDES) $(OTF2_CFLAGS
 LIB_LIBS := $(OTF2_LIBS) $(MPI_LIBS) $(DW_LIBS) $(UNWIND_LIBS) $(PFM_LIBS) -lpthread -ldl -lm
 
 SRC_COMMON := src/hca_defs.c src/hca_archive.c src/hca_names.c
+# the schema's reading side: hcafold and the test tools
+SCHEMA_READ_SRC := src/hca_schema_read.c
 # the model language and model lookup: used by the tracer and hcafold
 MODEL_SRC := src/hca_model.c src/hca_model_path.c
 LIB_SRC := $(SRC_COMMON) $(MODEL_SRC) $(wildcard instrument/*.c)
@@ -52,8 +54,9 @@ TOOLS += $(BUILD)/tests/sampling_app $(BUILD)/bench/sample_cost $(BUILD)/tests/f
 # OpenMP: the cost of a parallel region
 TOOLS += $(BUILD)/bench/omp_region_cost
 # hcafold's reading side (fold/read, regions, points) and its test tools
-FOLD_READ_SRC := fold/read.c fold/regions.c fold/points.c
-FOLD_READ_OBJ := $(patsubst fold/%.c,$(BUILD)/obj/fold/%.o,$(FOLD_READ_SRC))
+FOLD_READ_SRC := fold/read.c fold/read_archive.c fold/read_defs.c fold/read_events.c fold/read_pool.c \
+    fold/regions.c fold/points.c
+FOLD_READ_OBJ := $(patsubst fold/%.c,$(BUILD)/obj/fold/%.o,$(FOLD_READ_SRC)) $(BUILD)/obj/lib/src/hca_schema_read.o
 FOLD_TESTS := $(BUILD)/tests/test_read $(BUILD)/tests/test_regions $(BUILD)/tests/test_points
 TOOLS += $(BUILD)/tests/hcasynth $(BUILD)/tests/foldstat $(BUILD)/tests/foldcheck $(BUILD)/tests/modelcheck
 
@@ -91,10 +94,10 @@ $(BUILD)/examples/omp_free_serial: examples/omp_free_serial.c
 
 TEST_CFLAGS := $(BASE_CFLAGS) $(INCLUDES) $(OTF2_CFLAGS) $(CMOCKA_CFLAGS)
 
-$(BUILD)/tests/tracestat: tests/tracestat.c $(SRC_COMMON) $(wildcard src/*.h)
+$(BUILD)/tests/tracestat: tests/tracestat.c $(SRC_COMMON) $(SCHEMA_READ_SRC) $(wildcard src/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
-	@$(CC) $(TEST_CFLAGS) -o $@ tests/tracestat.c $(SRC_COMMON) $(SAN_LDFLAGS) $(OTF2_LIBS)
+	@$(CC) $(TEST_CFLAGS) -o $@ tests/tracestat.c $(SRC_COMMON) $(SCHEMA_READ_SRC) $(SAN_LDFLAGS) $(OTF2_LIBS) -lm
 
 $(BUILD)/tests/markers_app: tests/markers_app.c include/hcatrace.h
 	@mkdir -p $(dir $@)
@@ -201,6 +204,7 @@ $(BUILD)/tests/foldcheck: tests/foldcheck.c
 
 # ---- hcafold: every fold/ module, GSL for the numerics, cJSON for fold.json ----
 $(HCAFOLD): $(patsubst fold/%.c,$(BUILD)/obj/fold/%.o,$(wildcard fold/*.c)) $(BUILD)/obj/lib/src/hca_defs.o \
+    $(BUILD)/obj/lib/src/hca_schema_read.o \
     $(patsubst %.c,$(BUILD)/obj/lib/%.o,$(MODEL_SRC) src/hca_names.c)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"

@@ -285,8 +285,8 @@ void hct_sampling_setup(void)
     static const char *const stat_descriptions[NSTATS] = {
         [HCA_STAT_SAMPLES] = "samples written as CallingContextSample events",
         [HCA_STAT_LOST_IN_TOOL] = "samples dropped because they interrupted the tracer itself",
-        [HCA_STAT_LOST_BUFFER_FULL] = "samples dropped because the thread's sample buffer was full "
-                                      "(HCATRACE_SAMPLING_BUFFER)",
+        [HCA_STAT_LOST_BUFFER_FULL] =
+            "samples dropped because the thread's sample buffer was full (HCATRACE_SAMPLING_BUFFER)",
         [HCA_STAT_LOST_NO_CONTEXT] = "samples dropped because the calling-context table was full",
         [HCA_STAT_TRUNCATED] = "samples whose stack was cut to its innermost frames (kept)",
     };
