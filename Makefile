@@ -57,7 +57,7 @@ TOOLS += $(BUILD)/bench/omp_region_cost
 FOLD_READ_SRC := fold/read.c fold/read_archive.c fold/read_defs.c fold/read_events.c fold/read_pool.c \
     fold/regions.c fold/points.c
 FOLD_READ_OBJ := $(patsubst fold/%.c,$(BUILD)/obj/fold/%.o,$(FOLD_READ_SRC)) $(BUILD)/obj/lib/src/hca_schema_read.o
-FOLD_TESTS := $(BUILD)/tests/test_read $(BUILD)/tests/test_regions $(BUILD)/tests/test_points
+FOLD_TESTS := $(BUILD)/tests/test_read $(BUILD)/tests/test_regions $(BUILD)/tests/test_points $(BUILD)/tests/test_schema_roundtrip
 TOOLS += $(BUILD)/tests/hcasynth $(BUILD)/tests/foldstat $(BUILD)/tests/foldcheck $(BUILD)/tests/modelcheck
 
 all: $(LIB) $(EXAMPLES) $(TOOLS) $(HCAFOLD)

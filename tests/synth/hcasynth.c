@@ -43,7 +43,8 @@
 #define T_START 1000000000ull
 #define REALTIME 1700000000000000000ull
 
-enum { KIND_BURST, KIND_USER };
+enum { KIND_BURST, KIND_USER, KIND_OPENMP }; /* openmp: a user region, but an OpenMP parallel region */
+#define OMP_REGION_NAME "main._omp_fn.0"
 
 typedef struct {
     const char *out;
@@ -135,8 +136,9 @@ static void usage(FILE *f)
             "usage: " PROG " --out DIR [options]\n"
             "Writes a synthetic hcatrace OTF2 archive DIR/traces.otf2 and its ground truth DIR/truth.txt.\n"
             "  --out DIR              output directory (created; must not hold a trace)\n"
-            "  --kind burst|user      region: compute between two MPI_Allreduce call sites, or a user\n"
-            "                         region \"iteration\" (default burst)\n"
+            "  --kind burst|user|openmp  region: compute between two MPI_Allreduce call sites, a user\n"
+            "                         region \"iteration\", or a thread's share of an OpenMP parallel\n"
+            "                         region \"" OMP_REGION_NAME "\" (default burst)\n"
             "  --ranks N              processes (default 1)\n"
             "  --threads T            locations per process (default 1)\n"
             "  --instances N          instances per location (default 100)\n"
@@ -232,8 +234,10 @@ static int parse_options(int argc, char **argv, options *o)
                 o->kind = KIND_BURST;
             else if (strcmp(optarg, "user") == 0)
                 o->kind = KIND_USER;
+            else if (strcmp(optarg, "openmp") == 0)
+                o->kind = KIND_OPENMP;
             else {
-                fprintf(stderr, PROG ": --kind: burst or user, not '%s'\n", optarg);
+                fprintf(stderr, PROG ": --kind: burst, user or openmp, not '%s'\n", optarg);
                 bad = 1;
             }
             break;
@@ -390,6 +394,9 @@ static int build_rank_defs(const options *o, uint32_t r, rank_defs *rd)
     if (o->kind == KIND_BURST)
         region = hca_defs_region(d, "MPI_Allreduce", HCA_KIND_MPI, "", 0, 0, OTF2_REGION_ROLE_COLL_ALL2ALL,
                                  OTF2_PARADIGM_MPI);
+    else if (o->kind == KIND_OPENMP)
+        region = hca_defs_region(d, OMP_REGION_NAME, HCA_KIND_OPENMP, FILE_NAME, LINE_ITER_DECL, 0,
+                                 OTF2_REGION_ROLE_PARALLEL, OTF2_PARADIGM_OPENMP);
     else
         region = hca_defs_region(d, "iteration", HCA_KIND_USER, FILE_NAME, LINE_ITER_DECL, 0,
                                  OTF2_REGION_ROLE_CODE, OTF2_PARADIGM_USER);
@@ -562,7 +569,8 @@ static void ev_stats(loc_writer *L, uint64_t t, uint64_t lost)
         types[i] = OTF2_TYPE_UINT64;
         values[i].unsigned_int = v[i];
     }
-    L->bad |= OTF2_EvtWriter_Metric(L->w, NULL, local_time(L, t), L->rd->stats, HCA_NSTATS, types, values) != OTF2_SUCCESS;
+    L->bad |=
+        OTF2_EvtWriter_Metric(L->w, NULL, local_time(L, t), L->rd->stats, HCA_NSTATS, types, values) != OTF2_SUCCESS;
 }
 
 static uint64_t sample_step(loc_writer *L)
@@ -580,7 +588,7 @@ static void write_segment(loc_writer *L, const segment *s)
     const options *o = L->o;
     int mpi = s->type == SEG_MPI_A || s->type == SEG_MPI_B;
     hca_ref cc = mpi ? L->rd->cc_mpi[s->type == SEG_MPI_B] : L->rd->cc_iter;
-    int region = mpi || (s->type == SEG_INST && o->kind == KIND_USER);
+    int region = mpi || (s->type == SEG_INST && o->kind != KIND_BURST);
     int collectives = mpi && L->thread == 0;
     if (region)
         ev_enter(L, s, s->t0, cc);
@@ -777,7 +785,7 @@ static void key_name(const options *o, char *buf, size_t len)
         snprintf(buf, len, "MPI_Allreduce@" FILE_NAME ":%d -> MPI_Allreduce@" FILE_NAME ":%d", LINE_MPI_A,
                  LINE_MPI_B);
     else
-        snprintf(buf, len, "iteration");
+        snprintf(buf, len, "%s", o->kind == KIND_OPENMP ? OMP_REGION_NAME : "iteration");
 }
 
 static int write_truth(const options *o, const truth *tr, const hca_location_info *locs, const uint64_t *first_t0,
@@ -790,7 +798,7 @@ static int write_truth(const options *o, const truth *tr, const hca_location_inf
         return -1;
     key_name(o, name, sizeof(name));
     fprintf(f, "# hcasynth ground truth (key=value)\n");
-    fprintf(f, "kind=%s\nregion=%s\n", o->kind == KIND_BURST ? "burst" : "user", name);
+    fprintf(f, "kind=%s\nregion=%s\n", o->kind == KIND_BURST ? "burst" : o->kind == KIND_USER ? "user" : "openmp", name);
     fprintf(f, "ranks=%u\nthreads=%u\nlocations=%u\n", o->ranks, o->threads, nlocs);
     fprintf(f, "instances_per_location=%lu\ninstances=%" PRIu64 "\noutliers=%" PRIu64 "\nused_instances=%" PRIu64
                "\n",
