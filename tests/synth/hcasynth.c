@@ -918,7 +918,7 @@ int main(int argc, char **argv)
         offsets[r] = 2500 * (int64_t)r;
         hosts[r] = strdup("synthhost");
         char name[32];
-        snprintf(name, sizeof(name), "rank %u", r);
+        snprintf(name, sizeof(name), HCA_MPI_PROCESS_NAME_FMT, (int)r);
         procs[r] = strdup(name);
         bad |= !hosts[r] || !procs[r];
     }
