@@ -88,10 +88,12 @@ int fold_find_anchor(const char *path, char **anchor, char *err, size_t errlen)
                 return fold_fail(err, errlen, FOLD_ERR_NOMEM, "out of memory");
         }
         if (!found)
-            return fold_fail(err, errlen, FOLD_ERR_NOT_OTF2, "%s is not an OTF2 archive: no .otf2 anchor file in it", path);
+            return fold_fail(err, errlen, FOLD_ERR_NOT_OTF2, "%s is not an OTF2 archive: no .otf2 anchor file in it",
+                             path);
         if (several) {
             free(found);
-            return fold_fail(err, errlen, FOLD_ERR_NOT_OTF2, "%s holds several OTF2 archives: name the .otf2 file", path);
+            return fold_fail(err, errlen, FOLD_ERR_NOT_OTF2, "%s holds several OTF2 archives: name the .otf2 file",
+                             path);
         }
         size_t n = strlen(path) + strlen(found) + 2;
         *anchor = malloc(n);

@@ -150,7 +150,7 @@ static int finish_defs(hca_trace_defs *st, fold_trace *t, char *err, size_t errl
     for (size_t i = 0; i < st->nlocations; i++) {
         if (i && st->locations[i].id == st->locations[i - 1].id)
             return fold_fail(err, errlen, FOLD_ERR_CORRUPT, "corrupt definitions: location %" PRIu64 " defined twice",
-                        st->locations[i].id);
+                             st->locations[i].id);
         t->locations[i].id = st->locations[i].id;
         t->locations[i].rank = st->locations[i].group;
         t->locations[i].thread = hca_location_thread(st->locations[i].id);
@@ -182,11 +182,12 @@ int fold_read_global_defs(fold_trace *t, const char *anchor, uint64_t **expected
     fold_otf2_message[0] = 0;
     if (!fold_ends_with(anchor, HCA_ANCHOR_SUFFIX) || !fold_has_otf2_magic(anchor))
         return fold_fail(err, errlen, FOLD_ERR_NOT_OTF2, "%s is not an OTF2 archive (%s)", anchor,
-                    fold_ends_with(anchor, HCA_ANCHOR_SUFFIX) ? "no OTF2 anchor file header" : "an anchor file ends in .otf2");
+                         fold_ends_with(anchor, HCA_ANCHOR_SUFFIX) ? "no OTF2 anchor file header"
+                                                                   : "an anchor file ends in .otf2");
     OTF2_Reader *r = OTF2_Reader_Open(anchor);
     if (!r)
         return fold_fail(err, errlen, FOLD_ERR_NOT_OTF2, "%s is not an OTF2 archive (%s)", anchor,
-                    fold_otf2_message[0] ? fold_otf2_message : "not a readable OTF2 anchor file");
+                         fold_otf2_message[0] ? fold_otf2_message : "not a readable OTF2 anchor file");
     hca_trace_defs st;
     memset(&st, 0, sizeof(st));
     int status = read_properties(r, t);

@@ -338,7 +338,8 @@ int fold_read_location(fold_worker *w, OTF2_Reader *r, OTF2_EvtReaderCallbacks *
     if (!local_defs_exist(w->anchor, L->id)) {
         free(S.pend);
         return fold_fail(w->err, sizeof(w->err), FOLD_ERR_CORRUPT,
-                    "location %" PRIu64 ": its local definitions (mapping tables, clock offsets) are missing", L->id);
+                         "location %" PRIu64 ": its local definitions (mapping tables, clock offsets) are missing",
+                         L->id);
     }
     if (have_defs) {
         OTF2_DefReader *d = OTF2_Reader_GetDefReader(r, L->id);
@@ -349,7 +350,7 @@ int fold_read_location(fold_worker *w, OTF2_Reader *r, OTF2_EvtReaderCallbacks *
             if (rc != OTF2_SUCCESS) {
                 free(S.pend);
                 return fold_fail(w->err, sizeof(w->err), FOLD_ERR_CORRUPT,
-                            "location %" PRIu64 ": corrupt local definitions (%s)", L->id, fold_otf2_reason(rc));
+                                 "location %" PRIu64 ": corrupt local definitions (%s)", L->id, fold_otf2_reason(rc));
             }
         }
     }
@@ -357,7 +358,7 @@ int fold_read_location(fold_worker *w, OTF2_Reader *r, OTF2_EvtReaderCallbacks *
     if (!e) {
         free(S.pend);
         return fold_fail(w->err, sizeof(w->err), FOLD_ERR_CORRUPT, "location %" PRIu64 ": cannot open its events (%s)",
-                    L->id, fold_otf2_message[0] ? fold_otf2_message : "missing file");
+                         L->id, fold_otf2_message[0] ? fold_otf2_message : "missing file");
     }
     OTF2_EvtReader_ApplyClockOffsets(e, w->o->clock_offsets != 0);
     OTF2_Reader_RegisterEvtCallbacks(r, e, cbs, &S);
@@ -379,15 +380,15 @@ int fold_read_location(fold_worker *w, OTF2_Reader *r, OTF2_EvtReaderCallbacks *
     int status = FOLD_OK;
     if (S.bad)
         status = fold_fail(w->err, sizeof(w->err), S.bad, "location %" PRIu64 ": %s", L->id,
-                      S.bad == FOLD_ERR_NOMEM ? "out of memory" : S.why);
+                           S.bad == FOLD_ERR_NOMEM ? "out of memory" : S.why);
     else if (rc != OTF2_SUCCESS)
         status = fold_fail(w->err, sizeof(w->err), FOLD_ERR_CORRUPT,
-                      "location %" PRIu64 ": truncated or corrupt events after %" PRIu64 " (%s)", L->id,
-                      L->nevents, fold_otf2_reason(rc));
+                           "location %" PRIu64 ": truncated or corrupt events after %" PRIu64 " (%s)", L->id,
+                           L->nevents, fold_otf2_reason(rc));
     else if (L->nevents < w->expected[index])
         status = fold_fail(w->err, sizeof(w->err), FOLD_ERR_CORRUPT,
-                      "location %" PRIu64 ": %" PRIu64 " of %" PRIu64 " events: truncated", L->id, L->nevents,
-                      w->expected[index]);
+                           "location %" PRIu64 ": %" PRIu64 " of %" PRIu64 " events: truncated", L->id, L->nevents,
+                           w->expected[index]);
     for (size_t i = 0; i < S.depth; i++)
         if (S.stack[i].kind != FOLD_KIND_MPI)
             L->unclosed++;

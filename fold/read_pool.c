@@ -17,7 +17,7 @@ static void *worker_main(void *arg)
     OTF2_Reader *r = OTF2_Reader_Open(w->anchor);
     if (!r || OTF2_Reader_SetSerialCollectiveCallbacks(r) != OTF2_SUCCESS) {
         w->status = fold_fail(w->err, sizeof(w->err), FOLD_ERR_CORRUPT, "cannot open %s (%s)", w->anchor,
-                         fold_otf2_message[0] ? fold_otf2_message : "OTF2 reader");
+                              fold_otf2_message[0] ? fold_otf2_message : "OTF2 reader");
         OTF2_Reader_Close(r);
         return NULL;
     }

@@ -798,7 +798,8 @@ static int write_truth(const options *o, const truth *tr, const hca_location_inf
         return -1;
     key_name(o, name, sizeof(name));
     fprintf(f, "# hcasynth ground truth (key=value)\n");
-    fprintf(f, "kind=%s\nregion=%s\n", o->kind == KIND_BURST ? "burst" : o->kind == KIND_USER ? "user" : "openmp", name);
+    static const char *const kind_names[] = { [KIND_BURST] = "burst", [KIND_USER] = "user", [KIND_OPENMP] = "openmp" };
+    fprintf(f, "kind=%s\nregion=%s\n", kind_names[o->kind], name);
     fprintf(f, "ranks=%u\nthreads=%u\nlocations=%u\n", o->ranks, o->threads, nlocs);
     fprintf(f, "instances_per_location=%lu\ninstances=%" PRIu64 "\noutliers=%" PRIu64 "\nused_instances=%" PRIu64
                "\n",
