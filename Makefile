@@ -35,6 +35,8 @@ lib_obj = $(patsubst %.c,$(BUILD)/obj/lib/%.o,$(1))
 fold_obj = $(patsubst fold/%.c,$(BUILD)/obj/fold/%.o,$(1))
 
 SRC_COMMON := src/hca_defs.c src/hca_archive.c src/hca_names.c
+# the schema's reading side: hcafold and the test tools
+SCHEMA_READ_SRC := src/hca_schema_read.c
 # the model language and model lookup: used by the tracer and hcafold
 MODEL_SRC := src/hca_model.c src/hca_model_lex.c src/hca_model_parse.c src/hca_model_check.c src/hca_model_eval.c \
     src/hca_model_path.c
@@ -60,8 +62,9 @@ TOOLS += $(BUILD)/tests/sampling_app $(BUILD)/bench/sample_cost $(BUILD)/tests/f
 # OpenMP: the cost of a parallel region
 TOOLS += $(BUILD)/bench/omp_region_cost
 # hcafold's reading side (fold/read, regions, points) and its test tools
-FOLD_READ_SRC := fold/read.c fold/regions.c fold/points.c
-FOLD_READ_OBJ := $(call fold_obj,$(FOLD_READ_SRC))
+FOLD_READ_SRC := fold/read.c fold/read_archive.c fold/read_defs.c fold/read_events.c fold/read_pool.c \
+    fold/regions.c fold/points.c
+FOLD_READ_OBJ := $(call fold_obj,$(FOLD_READ_SRC)) $(call lib_obj,$(SCHEMA_READ_SRC))
 TOOLS += $(BUILD)/tests/hcasynth $(BUILD)/tests/foldstat $(BUILD)/tests/foldcheck $(BUILD)/tests/modelcheck
 
 all: $(LIB) $(EXAMPLES) $(TOOLS) $(HCAFOLD)
@@ -126,7 +129,8 @@ $(BUILD)/obj/fold/%.o: fold/%.c config.mk
 	@echo "  CC      $<"
 	@$(CC) $(FOLD_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(HCAFOLD): $(call fold_obj,$(wildcard fold/*.c)) $(call lib_obj,src/hca_defs.c src/hca_names.c $(MODEL_SRC))
+$(HCAFOLD): $(call fold_obj,$(wildcard fold/*.c)) \
+    $(call lib_obj,src/hca_defs.c src/hca_names.c $(SCHEMA_READ_SRC) $(MODEL_SRC))
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	@$(CC) -o $@ $^ $(SAN_LDFLAGS) $(FOLD_LIBS)
@@ -144,7 +148,7 @@ $(BUILD)/obj/tests/%.o: tests/%.c config.mk
 # Test tools: their own object and the objects listed on their line.
 TEST_TOOLS := $(BUILD)/tests/tracestat $(BUILD)/tests/hcasynth $(BUILD)/tests/foldstat $(BUILD)/tests/foldcheck \
     $(BUILD)/tests/modelcheck
-$(BUILD)/tests/tracestat: $(BUILD)/obj/tests/tracestat.o $(call lib_obj,$(SRC_COMMON))
+$(BUILD)/tests/tracestat: $(BUILD)/obj/tests/tracestat.o $(call lib_obj,$(SRC_COMMON) $(SCHEMA_READ_SRC))
 $(BUILD)/tests/hcasynth: $(BUILD)/obj/tests/synth/hcasynth.o $(BUILD)/obj/tests/synth/synth_spec.o \
     $(call lib_obj,$(SRC_COMMON))
 $(BUILD)/tests/foldstat: $(BUILD)/obj/tests/foldstat.o $(FOLD_READ_OBJ)
@@ -168,6 +172,7 @@ $(BUILD)/tests/test_model_sets: $(call lib_obj,instrument/hct_model_sets.c) $(MO
 $(BUILD)/tests/test_bands: $(call fold_obj,fold/bands.c)
 $(BUILD)/tests/test_fit $(BUILD)/tests/test_segment: $(call fold_obj,fold/fit.c fold/segment.c)
 $(BUILD)/tests/test_read $(BUILD)/tests/test_regions $(BUILD)/tests/test_points: $(FOLD_READ_OBJ)
+$(BUILD)/tests/test_schema_roundtrip: $(FOLD_READ_OBJ)
 $(BUILD)/tests/test_fold_model: $(call fold_obj,fold/model.c) $(FOLD_READ_OBJ) $(MODEL_OBJ)
 # the tests' own objects are kept (not deleted as intermediate files)
 .SECONDARY: $(patsubst tests/unit/%.c,$(BUILD)/obj/tests/unit/%.o,$(UNIT_SRC))

@@ -15,13 +15,10 @@
 
 #include "hca_model_path.h"
 #include "hca_names.h"
+#include "hca_schema.h"
 #include "read.h"
 #include "result.h"
 
-#define PROP_MODEL "HCATRACE::MODEL"
-#define PROP_TEXT "HCATRACE::MODEL_TEXT"
-#define PROP_EVENTS "HCATRACE::MODEL_EVENTS"
-#define PROP_PMU "HCATRACE::PMU"
 
 static const char *strip_pmu(const char *s)
 {
@@ -87,13 +84,13 @@ fold_model_agreement fold_model_agreement_of(const double *predicted, const doub
 
 static int load(const fold_trace *t, const fold_model_options *o, fold_model_report *mr, char *err, size_t errlen)
 {
-    const char *traced = fold_trace_property(t, PROP_MODEL);
-    const char *text = fold_trace_property(t, PROP_TEXT);
+    const char *traced = fold_trace_property(t, HCA_PROP_MODEL);
+    const char *text = fold_trace_property(t, HCA_PROP_MODEL_TEXT);
     char path[4096], why[1024];
     if (o->name) {
         /* auto: the model for the PMU the trace was recorded on, as the tracer's auto */
         int is_auto = strcmp(o->name, "auto") == 0;
-        const char *pmu = is_auto ? fold_trace_property(t, PROP_PMU) : NULL;
+        const char *pmu = is_auto ? fold_trace_property(t, HCA_PROP_PMU) : NULL;
         if (!(pmu && hca_model_for_pmu(pmu, path, sizeof(path)) == 0) &&
             hca_model_find(is_auto ? "generic" : o->name, path, sizeof(path), why, sizeof(why)) != 0) {
             snprintf(err, errlen, "--model%s: %s", is_auto ? " auto" : "", why);
@@ -147,8 +144,6 @@ static const char *traced_member(const char *map, const char *alias, char *buf, 
     return NULL;
 }
 
-static int is_tracer_member(const char *name) { return strncmp(name, "perf:", 5) == 0; }
-
 static void closest_counters(const fold_trace *t, const char *want, char *out, size_t len)
 {
     const char **names = malloc((t->ncounters + 1) * sizeof(char *));
@@ -157,15 +152,15 @@ static void closest_counters(const fold_trace *t, const char *want, char *out, s
         return;
     for (size_t j = 0; j < t->ncounters; j++)
         names[j] = t->counters[j].name;
-    hca_closest_names(want, names, t->ncounters, 3, strip_pmu, is_tracer_member, out, len);
+    hca_closest_names(want, names, t->ncounters, 3, strip_pmu, hca_is_perf_member, out, len);
     free(names);
 }
 
 static int match_events(const fold_trace *t, fold_model_report *mr)
 {
     const hca_model *m = mr->model;
-    const char *traced = fold_trace_property(t, PROP_MODEL);
-    const char *map = traced && strcmp(traced, hca_model_id(m)) == 0 ? fold_trace_property(t, PROP_EVENTS) : NULL;
+    const char *traced = fold_trace_property(t, HCA_PROP_MODEL);
+    const char *map = traced && strcmp(traced, hca_model_id(m)) == 0 ? fold_trace_property(t, HCA_PROP_MODEL_EVENTS) : NULL;
     mr->events = calloc(hca_model_nevents(m) + 1, sizeof(fold_model_event));
     if (!mr->events)
         return -1;

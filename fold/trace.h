@@ -73,9 +73,9 @@ typedef struct {
 } fold_instance;
 
 typedef struct {
-    uint64_t id;           /* OTF2 location ID: (thread << 32) | rank for hcatrace */
+    uint64_t id;           /* OTF2 location ID: hca_location_id(rank, thread) for hcatrace */
     uint32_t rank;         /* location group */
-    uint32_t thread;       /* id >> 32 */
+    uint32_t thread;       /* hca_location_thread(id) */
     uint64_t nevents;      /* events read */
     uint64_t samples_read; /* samples seen, kept or not */
     fold_sample *samples;  /* samples inside at least one instance, in time order */

@@ -123,7 +123,7 @@ hct_thread *hct_thread_get(void)
     if (!t && !(t = thread_register()))
         return NULL;
     if (!t->writer) {
-        t->location_id = ((uint64_t)t->index << 32) | (uint64_t)hct.rank;
+        t->location_id = hca_location_id((uint32_t)hct.rank, t->index);
         t->writer = hct_writer_location(t->location_id);
         if (!t->writer)
             return NULL;

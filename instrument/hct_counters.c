@@ -133,21 +133,21 @@ static void define_sets(void)
         s->nvalues = 0;
         for (int k = 0; k < s->nevents; k++) {
             const hct_event *ev = &s->ev[k];
-            s->member[s->nvalues] = member(ev->name, ev->desc, ev->unit_ns ? "ns" : "#",
+            s->member[s->nvalues] = member(ev->name, ev->desc, ev->unit_ns ? HCA_UNIT_NS : HCA_UNIT_COUNT,
                                            ev->hardware ? OTF2_METRIC_TYPE_PAPI : OTF2_METRIC_TYPE_OTHER);
             refs[s->nvalues] = C.member_ref[s->member[s->nvalues]];
             s->nvalues++;
         }
         if (s->hardware) {
             s->member[s->nvalues] =
-                member("perf:time_enabled", "ns the counter set was enabled (with perf:time_running: multiplexing)",
-                       "ns", OTF2_METRIC_TYPE_OTHER);
+                member(HCA_PERF_TIME_ENABLED, "ns the counter set was enabled (with " HCA_PERF_TIME_RUNNING ": multiplexing)",
+                       HCA_UNIT_NS, OTF2_METRIC_TYPE_OTHER);
             refs[s->nvalues] = C.member_ref[s->member[s->nvalues]];
             s->nvalues++;
             s->member[s->nvalues] =
-                member("perf:time_running", "ns the counter set was counting on the PMU; less than "
-                       "perf:time_enabled when the kernel multiplexed it",
-                       "ns", OTF2_METRIC_TYPE_OTHER);
+                member(HCA_PERF_TIME_RUNNING, "ns the counter set was counting on the PMU; less than " HCA_PERF_TIME_ENABLED
+                       " when the kernel multiplexed it",
+                       HCA_UNIT_NS, OTF2_METRIC_TYPE_OTHER);
             refs[s->nvalues] = C.member_ref[s->member[s->nvalues]];
             s->nvalues++;
         }
@@ -555,16 +555,16 @@ static void model_report(const hca_model *m, model_result *r, int full, int usin
 void hct_counters_properties(OTF2_Archive *archive)
 {
     if (archive && P.pmu[0])
-        OTF2_Archive_SetProperty(archive, "HCATRACE::PMU", P.pmu, true);
+        OTF2_Archive_SetProperty(archive, HCA_PROP_PMU, P.pmu, true);
     if (archive && P.loaded) {
-        OTF2_Archive_SetProperty(archive, "HCATRACE::MODEL", P.id[0] ? P.id : "?", true);
-        OTF2_Archive_SetProperty(archive, "HCATRACE::MODEL_FILE", P.file, true);
+        OTF2_Archive_SetProperty(archive, HCA_PROP_MODEL, P.id[0] ? P.id : "?", true);
+        OTF2_Archive_SetProperty(archive, HCA_PROP_MODEL_FILE, P.file, true);
         if (P.text && P.text[0])
-            OTF2_Archive_SetProperty(archive, "HCATRACE::MODEL_TEXT", P.text, true);
+            OTF2_Archive_SetProperty(archive, HCA_PROP_MODEL_TEXT, P.text, true);
         if (P.events && P.events[0])
-            OTF2_Archive_SetProperty(archive, "HCATRACE::MODEL_EVENTS", P.events, true);
+            OTF2_Archive_SetProperty(archive, HCA_PROP_MODEL_EVENTS, P.events, true);
         if (P.missing && P.missing[0])
-            OTF2_Archive_SetProperty(archive, "HCATRACE::MODEL_MISSING", P.missing, true);
+            OTF2_Archive_SetProperty(archive, HCA_PROP_MODEL_MISSING, P.missing, true);
     }
     free(P.text);
     free(P.events);
@@ -602,7 +602,7 @@ void hct_counters_setup(void)
     int ncntrs = 0, nfixed = 0;
     int have_core = hct_core_pmu(P.pmu, sizeof(P.pmu), &ncntrs, &nfixed) == 0;
     if (!have_core)
-        snprintf(P.pmu, sizeof(P.pmu), "none");
+        snprintf(P.pmu, sizeof(P.pmu), HCA_PMU_NONE);
     hct_event base[2] = { instructions, cycles };
     int nbase = C.has_pmu ? 2 : 0;
 

@@ -88,8 +88,8 @@ void hct_comm_init(void)
     pthread_mutex_lock(&lock);
     uint32_t n;
     uint32_t *members = world_ranks_of(MPI_COMM_WORLD, &n);
-    map_handle(MPI_COMM_WORLD, hct_comms_add("MPI_COMM_WORLD", HCA_UNDEF, HCA_COMM_KEY_WORLD, n, members));
-    map_handle(MPI_COMM_SELF, hct_comms_add("MPI_COMM_SELF", HCA_UNDEF, HCA_COMM_KEY_SELF, 0, NULL));
+    map_handle(MPI_COMM_WORLD, hct_comms_add(HCA_COMM_WORLD_NAME, HCA_UNDEF, HCA_COMM_KEY_WORLD, n, members));
+    map_handle(MPI_COMM_SELF, hct_comms_add(HCA_COMM_SELF_NAME, HCA_UNDEF, HCA_COMM_KEY_SELF, 0, NULL));
     pthread_mutex_unlock(&lock);
 }
 

@@ -298,7 +298,7 @@ void hct_mpi_finish(void)
         const char **proc_ptrs = calloc((size_t)hct.size, sizeof(char *));
         for (int r = 0; r < hct.size && host_names && proc_names && proc_ptrs; r++) {
             host_names[r] = hosts + (size_t)r * sizeof(host);
-            snprintf(proc_names[r], 32, "MPI rank %d", r);
+            snprintf(proc_names[r], 32, HCA_MPI_PROCESS_NAME_FMT, r);
             proc_ptrs[r] = proc_names[r];
             total_locs += (uint32_t)(lens[r] / (int)sizeof(hca_location_info));
         }

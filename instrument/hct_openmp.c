@@ -195,7 +195,7 @@ static team_cache team_lookup(uint64_t stored)
             uint32_t master = (uint32_t)((stored - 1) >> 32), level = (uint32_t)((stored - 1) >> 16) & 0xffffu,
                      size = (uint32_t)(stored - 1) & 0xffffu;
             char name[64];
-            snprintf(name, sizeof(name), "OpenMP team %d.%u.%u/%u", hct.rank, master, level, size);
+            snprintf(name, sizeof(name), HCA_OPENMP_TEAM_NAME_FMT, hct.rank, master, level, size);
             uint32_t id, seq = (master << 16) | ((level & 0xfu) << 12) | (size & 0xfffu);
             _Atomic uint64_t *members = hct_comms_add_team(name, HCA_TEAM_KEY(hct.rank, seq), &id);
             if (members) {

@@ -35,7 +35,7 @@
 #define SKIP_MAX 8 /* frames of the handler and the signal trampoline */
 
 enum { SRC_NONE, SRC_PERF, SRC_TIMER };
-enum { STAT_SAMPLES, STAT_LOST_IN_TOOL, STAT_LOST_FULL, STAT_LOST_NO_CONTEXT, STAT_TRUNCATED, NSTATS };
+#define NSTATS HCA_NSTATS /* members of the sampling-statistics class (hca_schema.h) */
 
 typedef struct {
     uint32_t size;
@@ -281,17 +281,18 @@ void hct_sampling_setup(void)
              (double)S.period / 1e6, hct.cfg.sampling_jitter_pct,
              S.source == SRC_PERF && S.user_only ? " in user space" : "");
     S.igen = hca_defs_interrupt_generator(&hct.defs, name, OTF2_INTERRUPT_GENERATOR_MODE_TIME, S.period);
-    static const char *const stat_names[NSTATS][2] = {
-        { "sampling:samples", "samples written as CallingContextSample events" },
-        { "sampling:lost_in_tool", "samples dropped because they interrupted the tracer itself" },
-        { "sampling:lost_buffer_full", "samples dropped because the thread's sample buffer was full "
-                                       "(HCATRACE_SAMPLING_BUFFER)" },
-        { "sampling:lost_no_context", "samples dropped because the calling-context table was full" },
-        { "sampling:truncated", "samples whose stack was cut to its innermost frames (kept)" },
+    static const char *const stat_names[NSTATS] = HCA_STAT_NAMES;
+    static const char *const stat_descriptions[NSTATS] = {
+        [HCA_STAT_SAMPLES] = "samples written as CallingContextSample events",
+        [HCA_STAT_LOST_IN_TOOL] = "samples dropped because they interrupted the tracer itself",
+        [HCA_STAT_LOST_BUFFER_FULL] =
+            "samples dropped because the thread's sample buffer was full (HCATRACE_SAMPLING_BUFFER)",
+        [HCA_STAT_LOST_NO_CONTEXT] = "samples dropped because the calling-context table was full",
+        [HCA_STAT_TRUNCATED] = "samples whose stack was cut to its innermost frames (kept)",
     };
     hca_ref refs[NSTATS];
     for (int i = 0; i < NSTATS; i++)
-        refs[i] = hca_defs_metric_member(&hct.defs, stat_names[i][0], stat_names[i][1], "#",
+        refs[i] = hca_defs_metric_member(&hct.defs, stat_names[i], stat_descriptions[i], HCA_UNIT_COUNT,
                                          OTF2_METRIC_TYPE_OTHER, OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64);
     S.stats_class = hca_defs_metric_class(&hct.defs, NSTATS, refs);
 }
@@ -365,7 +366,10 @@ void hct_sampling_disarm(hct_thread *t)
 static void write_stats(hct_thread *t, uint64_t ts, int always)
 {
     hct_smp_thread *s = t->smp;
-    const uint64_t now[NSTATS] = { s->samples, s->lost_in_tool, s->lost_full, s->lost_no_context, s->truncated };
+    const uint64_t now[NSTATS] = { [HCA_STAT_SAMPLES] = s->samples, [HCA_STAT_LOST_IN_TOOL] = s->lost_in_tool,
+                                   [HCA_STAT_LOST_BUFFER_FULL] = s->lost_full,
+                                   [HCA_STAT_LOST_NO_CONTEXT] = s->lost_no_context,
+                                   [HCA_STAT_TRUNCATED] = s->truncated };
     /* during the run only when something was lost: the analysis sees where */
     if (!always && now[1] == s->stats_written[1] && now[2] == s->stats_written[2] &&
         now[3] == s->stats_written[3])

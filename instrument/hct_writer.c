@@ -20,7 +20,7 @@ static hca_flush_clock flush_clock = { flush_time, NULL };
 
 int hct_writer_open(OTF2_ErrorCode (*set_collectives)(OTF2_Archive *), char *err, size_t errlen)
 {
-    OTF2_Archive *ar = OTF2_Archive_Open(hct.expdir, "traces", OTF2_FILEMODE_WRITE, OTF2_CHUNK_SIZE_EVENTS_DEFAULT,
+    OTF2_Archive *ar = OTF2_Archive_Open(hct.expdir, HCA_ARCHIVE_NAME, OTF2_FILEMODE_WRITE, OTF2_CHUNK_SIZE_EVENTS_DEFAULT,
                                          OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT, OTF2_SUBSTRATE_POSIX,
                                          OTF2_COMPRESSION_NONE);
     if (!ar) {
@@ -36,7 +36,7 @@ int hct_writer_open(OTF2_ErrorCode (*set_collectives)(OTF2_Archive *), char *err
         char creator[64];
         snprintf(creator, sizeof(creator), "hcatrace %s", HCATRACE_VERSION);
         OTF2_Archive_SetCreator(ar, creator);
-        OTF2_Archive_SetMachineName(ar, "cluster");
+        OTF2_Archive_SetMachineName(ar, HCA_MACHINE_NAME);
         hct_counters_properties(hct.rank == 0 ? ar : NULL); /* the root writes the anchor file */
         rc = OTF2_Archive_OpenEvtFiles(ar);
     }

@@ -651,12 +651,12 @@ int hca_defs_write_global(hca_defs *g, const hca_system_info *sys, OTF2_GlobalDe
 {
     int bad = 0;
     /* strings needed by the system tree and groups: added first, written with all */
-    hca_ref s_machine = hca_defs_string(g, "machine");
-    hca_ref s_node = hca_defs_string(g, "node");
-    hca_ref s_machine_name = hca_defs_string(g, "cluster");
-    hca_ref s_world = hca_defs_string(g, "MPI_COMM_WORLD ranks");
-    hca_ref s_self = hca_defs_string(g, "MPI_COMM_SELF");
-    hca_ref s_threads = hca_defs_string(g, "OpenMP threads");
+    hca_ref s_machine = hca_defs_string(g, HCA_STN_CLASS_MACHINE);
+    hca_ref s_node = hca_defs_string(g, HCA_STN_CLASS_NODE);
+    hca_ref s_machine_name = hca_defs_string(g, HCA_MACHINE_NAME);
+    hca_ref s_world = hca_defs_string(g, HCA_GROUP_WORLD_LOCATIONS);
+    hca_ref s_self = hca_defs_string(g, HCA_GROUP_SELF);
+    hca_ref s_threads = hca_defs_string(g, HCA_GROUP_OPENMP_THREADS);
     hca_ref *s_host = calloc(sys->nranks + 1, sizeof(hca_ref));
     hca_ref *s_proc = calloc(sys->nranks + 1, sizeof(hca_ref));
     hca_ref *s_loc = calloc(sys->nlocs + 1, sizeof(hca_ref));
@@ -674,9 +674,9 @@ int hca_defs_write_global(hca_defs *g, const hca_system_info *sys, OTF2_GlobalDe
     for (uint32_t i = 0; i < sys->nlocs; i++) {
         char name[64];
         if (sys->locs[i].thread == 0)
-            snprintf(name, sizeof(name), "master thread");
+            snprintf(name, sizeof(name), HCA_MASTER_THREAD_NAME);
         else
-            snprintf(name, sizeof(name), "thread %u", sys->locs[i].thread);
+            snprintf(name, sizeof(name), HCA_THREAD_NAME_FMT, sys->locs[i].thread);
         s_loc[i] = hca_defs_string(g, name);
     }
 

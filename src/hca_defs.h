@@ -12,14 +12,10 @@
 
 #include <otf2/otf2.h>
 
+#include "hca_schema.h"
+
 typedef uint32_t hca_ref;
 #define HCA_UNDEF UINT32_MAX
-
-/* Region descriptions: the kind of a region, as readers classify it. */
-#define HCA_KIND_MPI "MPI call"
-#define HCA_KIND_FUNCTION "function"
-#define HCA_KIND_USER "user region"
-#define HCA_KIND_OPENMP "OpenMP construct"
 
 typedef struct {
     hca_ref name, description, file;

@@ -36,6 +36,9 @@
 
 #include <otf2/otf2.h>
 
+#include "hca_schema.h"
+#include "hca_schema_read.h"
+
 #define MAXDEPTH 256
 #define MAXVALUES 256 /* metric members */
 #define UNSET UINT64_MAX
@@ -69,28 +72,12 @@ typedef struct {
     int have_stats;
 } loc_t;
 
+/* the global definitions: the schema's reading side (src/hca_schema_read.h) */
+static hca_trace_defs D;
+
 typedef struct {
-    char **strings;
-    uint32_t nstrings;
-    struct {
-        uint32_t name, file, line_begin, paradigm;
-    } *regions;
-    uint32_t nregions;
-    struct {
-        uint32_t file, line;
-    } *scls;
-    uint32_t nscls;
-    struct {
-        uint32_t region, scl, parent;
-    } *ccs;
-    uint32_t nccs;
-    uint64_t *cc_count;
-    struct {
-        uint32_t name, group;
-    } *comms;
-    uint32_t ncomms;
-    uint32_t *group_size;
-    uint32_t ngroups;
+    uint64_t *cc_count; /* region events per calling context */
+    uint32_t ncc_count;
     loc_t *locs;
     uint32_t nlocs;
     uint64_t rec_send, rec_recv, rec_isend, rec_isend_complete, rec_irecv_request, rec_irecv, rec_coll_begin,
@@ -101,7 +88,6 @@ static trace_t T;
 
 /* metrics and samples */
 typedef struct {
-    uint32_t *member_name;
     struct {
         uint8_t n;
         uint32_t members[64];
@@ -113,7 +99,7 @@ typedef struct {
         uint64_t delta[MAXVALUES];
         uint8_t has[MAXVALUES];
     } *region_stats; /* by region */
-    uint32_t nmembers, nclasses, ncc_samples, nregion_stats;
+    uint32_t nclasses, ncc_samples, nregion_stats;
 } metrics_t;
 
 static metrics_t M;
@@ -133,131 +119,31 @@ static metrics_t M;
 
 static const char *str(uint32_t id)
 {
-    return id < T.nstrings && T.strings[id] ? T.strings[id] : "?";
+    return hca_trace_defs_string(&D, id, "?");
 }
 
-static OTF2_CallbackCode def_string(void *u, OTF2_StringRef self, const char *s)
+/* The tool's tables from the definitions: locations in definition order,
+ * metric classes (at most 64 members each) and what they hold. */
+static void load_definitions(void)
 {
-    (void)u;
-    GROW(T.strings, T.nstrings, self);
-    T.strings[self] = strdup(s);
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_region(void *u, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef canon,
-                                    OTF2_StringRef descr, OTF2_RegionRole role, OTF2_Paradigm paradigm,
-                                    OTF2_RegionFlag flags, OTF2_StringRef file, uint32_t begin, uint32_t end)
-{
-    (void)u;
-    (void)canon;
-    (void)descr;
-    (void)role;
-    (void)flags;
-    (void)end;
-    GROW(T.regions, T.nregions, self);
-    T.regions[self].name = name;
-    T.regions[self].file = file;
-    T.regions[self].line_begin = begin;
-    T.regions[self].paradigm = paradigm;
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_scl(void *u, OTF2_SourceCodeLocationRef self, OTF2_StringRef file, uint32_t line)
-{
-    (void)u;
-    GROW(T.scls, T.nscls, self);
-    T.scls[self].file = file;
-    T.scls[self].line = line;
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_cc(void *u, OTF2_CallingContextRef self, OTF2_RegionRef region,
-                                OTF2_SourceCodeLocationRef scl, OTF2_CallingContextRef parent)
-{
-    (void)u;
-    uint32_t ncounts = T.nccs;
-    GROW(T.ccs, T.nccs, self);
-    GROW(T.cc_count, ncounts, self);
-    T.ccs[self].region = region;
-    T.ccs[self].scl = scl;
-    T.ccs[self].parent = parent;
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_group(void *u, OTF2_GroupRef self, OTF2_StringRef name, OTF2_GroupType type,
-                                   OTF2_Paradigm paradigm, OTF2_GroupFlag flags, uint32_t n, const uint64_t *members)
-{
-    (void)u;
-    (void)name;
-    (void)type;
-    (void)paradigm;
-    (void)flags;
-    (void)members;
-    GROW(T.group_size, T.ngroups, self);
-    T.group_size[self] = type == OTF2_GROUP_TYPE_COMM_SELF ? 1 : n;
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_comm(void *u, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef group,
-                                  OTF2_CommRef parent, OTF2_CommFlag flags)
-{
-    (void)u;
-    (void)parent;
-    (void)flags;
-    GROW(T.comms, T.ncomms, self);
-    T.comms[self].name = name;
-    T.comms[self].group = group;
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_member(void *u, OTF2_MetricMemberRef self, OTF2_StringRef name, OTF2_StringRef descr,
-                                    OTF2_MetricType type, OTF2_MetricMode mode, OTF2_Type vtype, OTF2_Base base,
-                                    int64_t exponent, OTF2_StringRef unit)
-{
-    (void)u;
-    (void)descr;
-    (void)type;
-    (void)mode;
-    (void)vtype;
-    (void)base;
-    (void)exponent;
-    (void)unit;
-    GROW(M.member_name, M.nmembers, self);
-    M.member_name[self] = name;
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_class(void *u, OTF2_MetricRef self, uint8_t n, const OTF2_MetricMemberRef *members,
-                                   OTF2_MetricOccurrence occ, OTF2_RecorderKind kind)
-{
-    (void)u;
-    (void)occ;
-    (void)kind;
-    GROW(M.classes, M.nclasses, self);
-    M.classes[self].n = n < 64 ? n : 64;
-    for (uint8_t k = 0; k < M.classes[self].n; k++) {
-        M.classes[self].members[k] = members[k];
-        if (members[k] < M.nmembers && strncmp(str(M.member_name[members[k]]), "sampling:", 9) == 0)
-            M.classes[self].sampling = 1;
+    for (size_t i = 0; i < D.nlocations; i++) {
+        uint32_t k = T.nlocs;
+        GROW(T.locs, T.nlocs, k);
+        T.locs[k].id = D.locations[i].id;
+        T.locs[k].group = D.locations[i].group;
+        T.locs[k].balanced = 1;
+        T.locs[k].monotonic = 1;
+        T.locs[k].counters_monotonic = 1;
     }
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_location(void *u, OTF2_LocationRef self, OTF2_StringRef name, OTF2_LocationType type,
-                                      uint64_t nevents, OTF2_LocationGroupRef group)
-{
-    (void)u;
-    (void)name;
-    (void)type;
-    (void)nevents;
-    uint32_t i = T.nlocs;
-    GROW(T.locs, T.nlocs, i);
-    T.locs[i].id = self;
-    T.locs[i].group = group;
-    T.locs[i].balanced = 1;
-    T.locs[i].monotonic = 1;
-    T.locs[i].counters_monotonic = 1;
-    return OTF2_CALLBACK_SUCCESS;
+    if (D.nccs)
+        GROW(T.cc_count, T.ncc_count, (uint32_t)D.nccs - 1);
+    for (uint32_t c = 0; c < D.nclasses; c++) {
+        GROW(M.classes, M.nclasses, c);
+        M.classes[c].n = D.classes[c].n < 64 ? D.classes[c].n : 64;
+        for (uint8_t k = 0; k < M.classes[c].n; k++)
+            M.classes[c].members[k] = D.classes[c].members[k];
+        M.classes[c].sampling = hca_trace_defs_class_is_stats(&D, c);
+    }
 }
 
 static void event(loc_t *l, OTF2_TimeStamp ts)
@@ -342,7 +228,7 @@ static OTF2_CallbackCode ev_cc_enter(OTF2_LocationRef loc, OTF2_TimeStamp ts, ui
     l->boundaries++;
     int counted = counted_event(l, ts);
     l->with_counters += counted;
-    if (l->depth >= MAXDEPTH || cc >= T.nccs) {
+    if (l->depth >= MAXDEPTH || cc >= D.nccs) {
         l->balanced = 0;
         return OTF2_CALLBACK_SUCCESS;
     }
@@ -352,8 +238,8 @@ static OTF2_CallbackCode ev_cc_enter(OTF2_LocationRef loc, OTF2_TimeStamp ts, ui
         l->open_values[l->depth].v[m] = counted ? l->at_boundary.v[m] : UNSET;
     l->stack[l->depth++] = cc;
     T.cc_count[cc]++;
-    uint32_t region = T.ccs[cc].region;
-    if (region < T.nregions && T.regions[region].paradigm == OTF2_PARADIGM_MPI)
+    uint32_t region = D.ccs[cc].region;
+    if (region < D.nregions && D.regions[region].paradigm == OTF2_PARADIGM_MPI)
         l->mpi_calls++;
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -374,7 +260,7 @@ static OTF2_CallbackCode ev_cc_leave(OTF2_LocationRef loc, OTF2_TimeStamp ts, ui
         return OTF2_CALLBACK_SUCCESS;
     }
     l->depth--;
-    uint32_t region = T.ccs[cc].region;
+    uint32_t region = D.ccs[cc].region;
     region_stat_grow(region);
     M.region_stats[region].instances++;
     for (int m = 0; counted && m < MAXVALUES; m++) {
@@ -403,7 +289,7 @@ static OTF2_CallbackCode ev_sample(OTF2_LocationRef loc, OTF2_TimeStamp ts, uint
     GROW(M.cc_samples, M.ncc_samples, cc);
     M.cc_samples[cc]++;
     if (l->depth > 0) {
-        uint32_t region = T.ccs[l->stack[l->depth - 1]].region;
+        uint32_t region = D.ccs[l->stack[l->depth - 1]].region;
         region_stat_grow(region);
         M.region_stats[region].samples++;
     }
@@ -493,15 +379,15 @@ static OTF2_CallbackCode ev_coll_begin(OTF2_LocationRef loc, OTF2_TimeStamp ts, 
 
 static const char *member(uint32_t m)
 {
-    return m < M.nmembers ? str(M.member_name[m]) : "?";
+    return hca_trace_defs_member_name(&D, m, "?");
 }
 
 /* fn@file:line of a calling context */
 static void print_frame(uint32_t cc)
 {
-    uint32_t region = T.ccs[cc].region, scl = T.ccs[cc].scl;
-    printf("%s@%s:%u", region < T.nregions ? str(T.regions[region].name) : "?",
-           scl < T.nscls ? str(T.scls[scl].file) : "-", scl < T.nscls ? T.scls[scl].line : 0);
+    uint32_t region = D.ccs[cc].region, scl = D.ccs[cc].scl;
+    printf("%s@%s:%u", region < D.nregions ? str(D.regions[region].name) : "?",
+           scl < D.nscls ? str(D.scls[scl].file) : "-", scl < D.nscls ? D.scls[scl].line : 0);
 }
 
 /* ---- OpenMP thread records ---- */
@@ -584,25 +470,25 @@ static void print_counters_and_samples(void)
                    " with_counters %" PRIu64 " placement %s first_class %d\n",
                    l->id, l->metrics, __builtin_popcount(l->classes_used), l->counters_monotonic ? "yes" : "no",
                    l->boundaries, l->with_counters, l->placement_bad || l->pending ? "bad" : "ok", l->first_class);
-            for (uint32_t m = 0; m < M.nmembers && m < MAXVALUES; m++)
+            for (uint32_t m = 0; m < D.nmembers && m < MAXVALUES; m++)
                 if (l->nvalues[m])
                     printf("counter %" PRIu64 " %s first %" PRIu64 " last %" PRIu64 " n %" PRIu64 "\n", l->id,
                            member(m), l->first[m], l->last[m], l->nvalues[m]);
         }
         if (l->have_stats) {
             printf("sampling %" PRIu64, l->id);
-            for (uint32_t m = 0; m < M.nmembers && m < MAXVALUES; m++)
-                if (strncmp(member(m), "sampling:", 9) == 0)
-                    printf(" %s=%" PRIu64, member(m) + 9, l->stats[m]);
+            for (uint32_t m = 0; m < D.nmembers && m < MAXVALUES; m++)
+                if (hca_is_stats_member(member(m)))
+                    printf(" %s=%" PRIu64, member(m) + strlen(HCA_STATS_PREFIX), l->stats[m]);
             printf("\n");
         }
     }
     for (uint32_t r = 0; r < M.nregion_stats; r++) {
         if (!M.region_stats[r].instances)
             continue;
-        printf("region %s instances %" PRIu64 " samples %" PRIu64, r < T.nregions ? str(T.regions[r].name) : "?",
+        printf("region %s instances %" PRIu64 " samples %" PRIu64, r < D.nregions ? str(D.regions[r].name) : "?",
                M.region_stats[r].instances, M.region_stats[r].samples);
-        for (uint32_t m = 0; m < M.nmembers && m < MAXVALUES; m++)
+        for (uint32_t m = 0; m < D.nmembers && m < MAXVALUES; m++)
             if (M.region_stats[r].has[m])
                 printf(" %s=%" PRIu64, member(m), M.region_stats[r].delta[m]);
         printf("\n");
@@ -625,7 +511,7 @@ static void print_counters_and_samples(void)
         FILE *saved = stdout;
         stdout = f;
         uint32_t c = cc;
-        for (int d = 0; d < 8 && c < T.nccs; d++, c = T.ccs[c].parent) {
+        for (int d = 0; d < 8 && c < D.nccs; d++, c = D.ccs[c].parent) {
             if (d)
                 printf(" < ");
             print_frame(c);
@@ -654,6 +540,14 @@ static void print_counters_and_samples(void)
     free(paths);
 }
 
+/* members of a group; COMM_SELF has one */
+static uint32_t group_size(uint32_t group)
+{
+    if (group >= D.ngroups)
+        return 0;
+    return D.groups[group].type == OTF2_GROUP_TYPE_COMM_SELF ? 1 : D.groups[group].size;
+}
+
 /* -P: every property, escaped; -p NAME: one, verbatim */
 static int print_properties(const char *archive, const char *only)
 {
@@ -662,20 +556,21 @@ static int print_properties(const char *archive, const char *only)
         fprintf(stderr, "tracestat: cannot open %s\n", archive);
         return 1;
     }
-    uint32_t n = 0;
-    char **names = NULL;
+    hca_properties props;
     int status = only ? 1 : 0;
-    if (OTF2_Reader_GetPropertyNames(r, &n, &names) != OTF2_SUCCESS)
-        n = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        char *value = NULL;
-        if ((only && strcmp(names[i], only) != 0) || OTF2_Reader_GetProperty(r, names[i], &value) != OTF2_SUCCESS)
+    if (hca_read_properties(r, &props) != 0) {
+        fprintf(stderr, "tracestat: out of memory reading the properties of %s\n", archive);
+        status = 1;
+    }
+    for (size_t i = 0; i < props.n; i++) {
+        const char *value = props.values[i];
+        if (only && strcmp(props.names[i], only) != 0)
             continue;
         if (only) {
             fputs(value, stdout);
             status = 0;
         } else {
-            printf("property %s ", names[i]);
+            printf("property %s ", props.names[i]);
             for (const char *c = value; *c; c++)
                 if (*c == '\\')
                     fputs("\\\\", stdout);
@@ -685,9 +580,8 @@ static int print_properties(const char *archive, const char *only)
                     putchar(*c);
             putchar('\n');
         }
-        free(value);
     }
-    free(names);
+    hca_properties_free(&props);
     OTF2_Reader_Close(r);
     return status;
 }
@@ -708,24 +602,14 @@ int main(int argc, char **argv)
         return 1;
     }
     OTF2_GlobalDefReader *gd = OTF2_Reader_GetGlobalDefReader(r);
-    OTF2_GlobalDefReaderCallbacks *gcb = OTF2_GlobalDefReaderCallbacks_New();
-    OTF2_GlobalDefReaderCallbacks_SetStringCallback(gcb, def_string);
-    OTF2_GlobalDefReaderCallbacks_SetRegionCallback(gcb, def_region);
-    OTF2_GlobalDefReaderCallbacks_SetSourceCodeLocationCallback(gcb, def_scl);
-    OTF2_GlobalDefReaderCallbacks_SetCallingContextCallback(gcb, def_cc);
-    OTF2_GlobalDefReaderCallbacks_SetGroupCallback(gcb, def_group);
-    OTF2_GlobalDefReaderCallbacks_SetCommCallback(gcb, def_comm);
-    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(gcb, def_location);
-    OTF2_GlobalDefReaderCallbacks_SetMetricMemberCallback(gcb, def_member);
-    OTF2_GlobalDefReaderCallbacks_SetMetricClassCallback(gcb, def_class);
-    OTF2_Reader_RegisterGlobalDefCallbacks(r, gd, gcb, NULL);
-    OTF2_GlobalDefReaderCallbacks_Delete(gcb);
-    uint64_t ndefs;
-    if (OTF2_Reader_ReadAllGlobalDefinitions(r, gd, &ndefs) != OTF2_SUCCESS) {
+    OTF2_ErrorCode rc = gd ? hca_read_global_defs(r, gd, &D) : OTF2_ERROR_FILE_CAN_NOT_OPEN;
+    if (gd)
+        OTF2_Reader_CloseGlobalDefReader(r, gd);
+    if (rc != OTF2_SUCCESS) {
         fprintf(stderr, "tracestat: cannot read definitions of %s\n", argv[1]);
         return 1;
     }
-    OTF2_Reader_CloseGlobalDefReader(r, gd);
+    load_definitions();
 
     for (uint32_t i = 0; i < T.nlocs; i++)
         OTF2_Reader_SelectLocation(r, T.locs[i].id);
@@ -801,26 +685,26 @@ int main(int argc, char **argv)
                    l->id, l->forks, l->joins, l->team_begins, l->team_ends,
                    l->threads_bad || l->open_forks || l->nteams ? "bad" : "ok");
     }
-    for (uint32_t i = 0; i < T.nccs; i++) {
+    for (uint32_t i = 0; i < D.nccs; i++) {
         if (!T.cc_count[i])
             continue;
-        uint32_t region = T.ccs[i].region, parent = T.ccs[i].parent;
+        uint32_t region = D.ccs[i].region, parent = D.ccs[i].parent;
         const char *caller = "-", *file = "-";
         uint32_t line = 0;
-        if (parent < T.nccs) {
-            caller = str(T.regions[T.ccs[parent].region].name);
-            uint32_t scl = T.ccs[parent].scl;
-            if (scl < T.nscls) {
-                file = str(T.scls[scl].file);
-                line = T.scls[scl].line;
+        if (parent < D.nccs) {
+            caller = str(D.regions[D.ccs[parent].region].name);
+            uint32_t scl = D.ccs[parent].scl;
+            if (scl < D.nscls) {
+                file = str(D.scls[scl].file);
+                line = D.scls[scl].line;
             }
         }
-        printf("callsite %s %s %s:%u %" PRIu64 "\n", str(T.regions[region].name), caller, file, line, T.cc_count[i]);
+        printf("callsite %s %s %s:%u %" PRIu64 "\n", str(D.regions[region].name), caller, file, line, T.cc_count[i]);
     }
     print_counters_and_samples();
-    for (uint32_t i = 0; i < T.ncomms; i++)
-        printf("comm %s size %u\n", str(T.comms[i].name),
-               T.comms[i].group < T.ngroups ? T.group_size[T.comms[i].group] : 0);
+    for (uint32_t i = 0; i < D.ncomms; i++)
+        printf("comm %s size %u\n", str(D.comms[i].name),
+               group_size(D.comms[i].group));
     printf("records send %" PRIu64 "\nrecords recv %" PRIu64 "\nrecords isend %" PRIu64
            "\nrecords isend_complete %" PRIu64 "\nrecords irecv_request %" PRIu64 "\nrecords irecv %" PRIu64
            "\nrecords collective_begin %" PRIu64 "\nrecords collective_end %" PRIu64

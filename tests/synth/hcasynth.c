@@ -43,7 +43,8 @@
 #define T_START 1000000000ull
 #define REALTIME 1700000000000000000ull
 
-enum { KIND_BURST, KIND_USER };
+enum { KIND_BURST, KIND_USER, KIND_OPENMP }; /* openmp: a user region, but an OpenMP parallel region */
+#define OMP_REGION_NAME "main._omp_fn.0"
 
 typedef struct {
     const char *out;
@@ -135,8 +136,9 @@ static void usage(FILE *f)
             "usage: " PROG " --out DIR [options]\n"
             "Writes a synthetic hcatrace OTF2 archive DIR/traces.otf2 and its ground truth DIR/truth.txt.\n"
             "  --out DIR              output directory (created; must not hold a trace)\n"
-            "  --kind burst|user      region: compute between two MPI_Allreduce call sites, or a user\n"
-            "                         region \"iteration\" (default burst)\n"
+            "  --kind burst|user|openmp  region: compute between two MPI_Allreduce call sites, a user\n"
+            "                         region \"iteration\", or a thread's share of an OpenMP parallel\n"
+            "                         region \"" OMP_REGION_NAME "\" (default burst)\n"
             "  --ranks N              processes (default 1)\n"
             "  --threads T            locations per process (default 1)\n"
             "  --instances N          instances per location (default 100)\n"
@@ -232,8 +234,10 @@ static int parse_options(int argc, char **argv, options *o)
                 o->kind = KIND_BURST;
             else if (strcmp(optarg, "user") == 0)
                 o->kind = KIND_USER;
+            else if (strcmp(optarg, "openmp") == 0)
+                o->kind = KIND_OPENMP;
             else {
-                fprintf(stderr, PROG ": --kind: burst or user, not '%s'\n", optarg);
+                fprintf(stderr, PROG ": --kind: burst, user or openmp, not '%s'\n", optarg);
                 bad = 1;
             }
             break;
@@ -390,6 +394,9 @@ static int build_rank_defs(const options *o, uint32_t r, rank_defs *rd)
     if (o->kind == KIND_BURST)
         region = hca_defs_region(d, "MPI_Allreduce", HCA_KIND_MPI, "", 0, 0, OTF2_REGION_ROLE_COLL_ALL2ALL,
                                  OTF2_PARADIGM_MPI);
+    else if (o->kind == KIND_OPENMP)
+        region = hca_defs_region(d, OMP_REGION_NAME, HCA_KIND_OPENMP, FILE_NAME, LINE_ITER_DECL, 0,
+                                 OTF2_REGION_ROLE_PARALLEL, OTF2_PARADIGM_OPENMP);
     else
         region = hca_defs_region(d, "iteration", HCA_KIND_USER, FILE_NAME, LINE_ITER_DECL, 0,
                                  OTF2_REGION_ROLE_CODE, OTF2_PARADIGM_USER);
@@ -413,7 +420,7 @@ static int build_rank_defs(const options *o, uint32_t r, rank_defs *rd)
     hca_ref member[SYNTH_MAX_COUNTERS] = { 0 };
     for (size_t k = 0; k < o->ncounters; k++) {
         size_t c = rev ? o->ncounters - 1 - k : k;
-        member[c] = hca_defs_metric_member(d, o->counters[c].name, "synthetic counter", "#",
+        member[c] = hca_defs_metric_member(d, o->counters[c].name, "synthetic counter", HCA_UNIT_COUNT,
                                            is_hardware(o->counters[c].name) ? OTF2_METRIC_TYPE_PAPI
                                                                             : OTF2_METRIC_TYPE_OTHER,
                                            OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64);
@@ -425,14 +432,12 @@ static int build_rank_defs(const options *o, uint32_t r, rank_defs *rd)
             m[i] = member[o->sets[s].idx[i]];
         rd->klass[s] = hca_defs_metric_class(d, (uint8_t)o->sets[s].n, m);
     }
-    static const char *const stat_names[] = { "sampling:samples", "sampling:lost_in_tool",
-                                              "sampling:lost_buffer_full", "sampling:lost_no_context",
-                                              "sampling:truncated" };
-    hca_ref stat[5];
-    for (int i = 0; i < 5; i++)
-        stat[i] = hca_defs_metric_member(d, stat_names[i], "sampling statistics", "#", OTF2_METRIC_TYPE_OTHER,
-                                         OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64);
-    rd->stats = hca_defs_metric_class(d, 5, stat);
+    static const char *const stat_names[HCA_NSTATS] = HCA_STAT_NAMES;
+    hca_ref stat[HCA_NSTATS];
+    for (int i = 0; i < HCA_NSTATS; i++)
+        stat[i] = hca_defs_metric_member(d, stat_names[i], "sampling statistics", HCA_UNIT_COUNT,
+                                         OTF2_METRIC_TYPE_OTHER, OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64);
+    rd->stats = hca_defs_metric_class(d, HCA_NSTATS, stat);
     uint64_t period = (uint64_t)llround(o->period_ms * 1e6 / o->fine);
     rd->igen = hca_defs_interrupt_generator(d, "timer", OTF2_INTERRUPT_GENERATOR_MODE_TIME, period);
     rd->comm_world = HCA_UNDEF;
@@ -442,7 +447,7 @@ static int build_rank_defs(const options *o, uint32_t r, rank_defs *rd)
             return -1;
         for (uint32_t i = 0; i < o->ranks; i++)
             world[i] = i;
-        rd->comm_world = hca_defs_comm(d, "MPI_COMM_WORLD", HCA_UNDEF, HCA_COMM_KEY_WORLD, o->ranks, world);
+        rd->comm_world = hca_defs_comm(d, HCA_COMM_WORLD_NAME, HCA_UNDEF, HCA_COMM_KEY_WORLD, o->ranks, world);
         free(world);
     }
     /* every adder returns HCA_UNDEF on failure; a failure leaves counts short */
@@ -557,14 +562,15 @@ static void ev_sample(loc_writer *L, const segment *s, uint64_t t)
 /* The sampling statistics (running counts), as the tracer writes them. */
 static void ev_stats(loc_writer *L, uint64_t t, uint64_t lost)
 {
-    OTF2_Type types[5];
-    OTF2_MetricValue values[5];
-    const uint64_t v[5] = { L->samples, 0, lost, 0, 0 };
-    for (int i = 0; i < 5; i++) {
+    OTF2_Type types[HCA_NSTATS];
+    OTF2_MetricValue values[HCA_NSTATS];
+    const uint64_t v[HCA_NSTATS] = { [HCA_STAT_SAMPLES] = L->samples, [HCA_STAT_LOST_BUFFER_FULL] = lost };
+    for (int i = 0; i < HCA_NSTATS; i++) {
         types[i] = OTF2_TYPE_UINT64;
         values[i].unsigned_int = v[i];
     }
-    L->bad |= OTF2_EvtWriter_Metric(L->w, NULL, local_time(L, t), L->rd->stats, 5, types, values) != OTF2_SUCCESS;
+    L->bad |=
+        OTF2_EvtWriter_Metric(L->w, NULL, local_time(L, t), L->rd->stats, HCA_NSTATS, types, values) != OTF2_SUCCESS;
 }
 
 static uint64_t sample_step(loc_writer *L)
@@ -582,7 +588,7 @@ static void write_segment(loc_writer *L, const segment *s)
     const options *o = L->o;
     int mpi = s->type == SEG_MPI_A || s->type == SEG_MPI_B;
     hca_ref cc = mpi ? L->rd->cc_mpi[s->type == SEG_MPI_B] : L->rd->cc_iter;
-    int region = mpi || (s->type == SEG_INST && o->kind == KIND_USER);
+    int region = mpi || (s->type == SEG_INST && o->kind != KIND_BURST);
     int collectives = mpi && L->thread == 0;
     if (region)
         ev_enter(L, s, s->t0, cc);
@@ -636,7 +642,7 @@ static int write_location(OTF2_Archive *ar, const options *o, const rank_defs *r
     L.thread = thread;
     L.offset = offset;
     L.tr = tr;
-    uint64_t id = ((uint64_t)thread << 32) | rank;
+    uint64_t id = hca_location_id(rank, thread);
     L.w = OTF2_Archive_GetEvtWriter(ar, id);
     unsigned char *outlier = malloc(o->instances);
     if (!L.w || !outlier) {
@@ -779,7 +785,7 @@ static void key_name(const options *o, char *buf, size_t len)
         snprintf(buf, len, "MPI_Allreduce@" FILE_NAME ":%d -> MPI_Allreduce@" FILE_NAME ":%d", LINE_MPI_A,
                  LINE_MPI_B);
     else
-        snprintf(buf, len, "iteration");
+        snprintf(buf, len, "%s", o->kind == KIND_OPENMP ? OMP_REGION_NAME : "iteration");
 }
 
 static int write_truth(const options *o, const truth *tr, const hca_location_info *locs, const uint64_t *first_t0,
@@ -792,7 +798,8 @@ static int write_truth(const options *o, const truth *tr, const hca_location_inf
         return -1;
     key_name(o, name, sizeof(name));
     fprintf(f, "# hcasynth ground truth (key=value)\n");
-    fprintf(f, "kind=%s\nregion=%s\n", o->kind == KIND_BURST ? "burst" : "user", name);
+    static const char *const kind_names[] = { [KIND_BURST] = "burst", [KIND_USER] = "user", [KIND_OPENMP] = "openmp" };
+    fprintf(f, "kind=%s\nregion=%s\n", kind_names[o->kind], name);
     fprintf(f, "ranks=%u\nthreads=%u\nlocations=%u\n", o->ranks, o->threads, nlocs);
     fprintf(f, "instances_per_location=%lu\ninstances=%" PRIu64 "\noutliers=%" PRIu64 "\nused_instances=%" PRIu64
                "\n",
@@ -861,8 +868,8 @@ static int make_out_dir(const char *dir)
     return 0;
 }
 
-/* HCATRACE::MODEL (the id from the file's `model` line) and
- * HCATRACE::MODEL_TEXT (the whole file), as the tracer records them. */
+/* The model properties (the id from the file's `model` line, and the whole
+ * file), as the tracer records them. */
 static int set_model_properties(OTF2_Archive *ar, const char *path)
 {
     FILE *f = fopen(path, "r");
@@ -882,8 +889,8 @@ static int set_model_properties(OTF2_Archive *ar, const char *path)
         fprintf(stderr, PROG ": %s has no 'model' line\n", path);
         return -1;
     }
-    return OTF2_Archive_SetProperty(ar, "HCATRACE::MODEL", id, false) != OTF2_SUCCESS ||
-                   OTF2_Archive_SetProperty(ar, "HCATRACE::MODEL_TEXT", text, false) != OTF2_SUCCESS
+    return OTF2_Archive_SetProperty(ar, HCA_PROP_MODEL, id, false) != OTF2_SUCCESS ||
+                   OTF2_Archive_SetProperty(ar, HCA_PROP_MODEL_TEXT, text, false) != OTF2_SUCCESS
                ? -1
                : 0;
 }
@@ -912,13 +919,13 @@ int main(int argc, char **argv)
         offsets[r] = 2500 * (int64_t)r;
         hosts[r] = strdup("synthhost");
         char name[32];
-        snprintf(name, sizeof(name), "rank %u", r);
+        snprintf(name, sizeof(name), HCA_MPI_PROCESS_NAME_FMT, (int)r);
         procs[r] = strdup(name);
         bad |= !hosts[r] || !procs[r];
     }
     OTF2_Archive *ar = NULL;
     if (!bad) {
-        ar = OTF2_Archive_Open(o.out, "traces", OTF2_FILEMODE_WRITE, OTF2_CHUNK_SIZE_EVENTS_DEFAULT,
+        ar = OTF2_Archive_Open(o.out, HCA_ARCHIVE_NAME, OTF2_FILEMODE_WRITE, OTF2_CHUNK_SIZE_EVENTS_DEFAULT,
                                OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
         bad = !ar;
     }
@@ -926,7 +933,7 @@ int main(int argc, char **argv)
         bad |= hca_archive_set_flush(ar, &flush_clock) != OTF2_SUCCESS;
         bad |= OTF2_Archive_SetSerialCollectiveCallbacks(ar) != OTF2_SUCCESS;
         bad |= OTF2_Archive_SetCreator(ar, "hcasynth") != OTF2_SUCCESS;
-        bad |= OTF2_Archive_SetMachineName(ar, "cluster") != OTF2_SUCCESS;
+        bad |= OTF2_Archive_SetMachineName(ar, HCA_MACHINE_NAME) != OTF2_SUCCESS;
         if (o.model)
             bad |= set_model_properties(ar, o.model) != 0;
         bad |= OTF2_Archive_OpenEvtFiles(ar) != OTF2_SUCCESS;

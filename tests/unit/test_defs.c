@@ -27,7 +27,7 @@ static void fill(hca_defs *d, uint32_t line, const char *extra_region)
     hca_ref caller = hca_defs_cc(d, fn, scl, HCA_UNDEF);
     hca_defs_cc(d, mpi, HCA_UNDEF, caller);
     uint32_t world[2] = { 0, 1 };
-    hca_defs_comm(d, "MPI_COMM_WORLD", HCA_UNDEF, HCA_COMM_KEY_WORLD, 2, world);
+    hca_defs_comm(d, HCA_COMM_WORLD_NAME, HCA_UNDEF, HCA_COMM_KEY_WORLD, 2, world);
     if (extra_region)
         hca_defs_region(d, extra_region, HCA_KIND_USER, "x.c", 1, 2, OTF2_REGION_ROLE_CODE, OTF2_PARADIGM_USER);
 }

@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "hca_schema.h"
 #include "model.h"
 #include "result.h"
 #include "trace.h"
@@ -102,11 +103,11 @@ static void build(fixture *fx, int with_model, size_t ncounters_in_region)
     fx->t.counters = fx->defs;
     fx->t.ncounters = NC;
     if (with_model) {
-        fx->pnames[0] = strdup("HCATRACE::MODEL");
+        fx->pnames[0] = strdup(HCA_PROP_MODEL);
         fx->pvalues[0] = strdup("cases");
-        fx->pnames[1] = strdup("HCATRACE::MODEL_TEXT");
+        fx->pnames[1] = strdup(HCA_PROP_MODEL_TEXT);
         fx->pvalues[1] = read_text("tests/models/cases.model");
-        fx->pnames[2] = strdup("HCATRACE::MODEL_EVENTS");
+        fx->pnames[2] = strdup(HCA_PROP_MODEL_EVENTS);
         fx->pvalues[2] = strdup("CYC=cyc_member;INST=ins_member;A=A_member;B=LLC-load-misses");
         fx->t.property_names = fx->pnames;
         fx->t.property_values = fx->pvalues;
@@ -237,7 +238,7 @@ static void test_apply_auto(void **state)
     (void)state;
     fixture fx;
     build(&fx, 0, NC);
-    char *pn = strdup("HCATRACE::PMU"), *pv = strdup("snb");
+    char *pn = strdup(HCA_PROP_PMU), *pv = strdup("snb");
     fx.t.property_names = &pn;
     fx.t.property_values = &pv;
     fx.t.nproperties = 1;

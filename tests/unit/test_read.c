@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "fold_testutil.h"
+#include "hca_schema.h"
 #include "read.h"
 #include "regions.h"
 
@@ -136,7 +137,7 @@ static void counts_equal_truth(void **state)
     for (size_t i = 0; i < t.nlocations; i++) {
         assert_int_equal(t.locations[i].unbalanced, 0);
         assert_int_equal(t.locations[i].unclosed, 0);
-        assert_int_equal(t.locations[i].thread, t.locations[i].id >> 32);
+        assert_int_equal(t.locations[i].thread, hca_location_thread(t.locations[i].id));
         assert_int_equal(t.locations[i].rank, t.locations[i].id & 0xffffffffu);
         if (i)
             assert_true(t.locations[i].id > t.locations[i - 1].id);
