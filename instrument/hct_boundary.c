@@ -4,9 +4,12 @@
  * decrease), then its counter values, at the time of the region event. A thread
  * starts its counters and its sampling when it gets its location and ends them
  * when it exits or when recording stops. */
-#include "hct.h"
+#include "hct_boundary.h"
 
 #include <pthread.h>
+
+#include "hct_counters.h"
+#include "hct_sampling.h"
 
 static pthread_key_t exit_key;
 static int have_exit_key;

@@ -6,11 +6,13 @@
  * drained (never in the signal handler). At the end of the run every address
  * is symbolized once and the contexts become definitions
  * (docs/trace-format.md). */
-#include "hct.h"
+#include "hct_callsite.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "hct_symbols.h"
 
 #define TABLE_SIZE 16384u /* call-site slots; at most half are used */
 #define MAX_CALLSITES (TABLE_SIZE / 2)
@@ -194,16 +196,6 @@ uint32_t hct_sample_cc(uint32_t parent, uintptr_t address)
 out:
     pthread_mutex_unlock(&insert_lock);
     return cc;
-}
-
-void hct_callsite_reset(void)
-{
-    memset(table, 0, sizeof(table));
-    ncallsite_slots = 0;
-    free(frames);
-    frames = NULL;
-    frames_cap = frames_used = 0;
-    atomic_store(&ncontexts, 0);
 }
 
 /* ---- the end: symbols and definitions ------------------------------------------ */

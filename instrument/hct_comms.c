@@ -4,12 +4,13 @@
  * appears; a team's members are collected while it runs (one bit per thread,
  * set without a lock). At the end every entry becomes a definition of
  * hct.defs, in ID order (docs/trace-format.md, "Communicators"). */
-#include "hct.h"
+#include "hct_comms.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
 
 #define TEAM_WORDS (HCT_MAX_THREADS / 64)
 

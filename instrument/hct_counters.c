@@ -10,7 +10,7 @@
  * the sampling handler, rotate sets at boundaries. Values written are running
  * totals per event and thread that never decrease, also across rotations: an
  * event that is in several sets continues from its last value. */
-#include "hct.h"
+#include "hct_counters.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +25,7 @@
 
 #include "hca_model.h"
 #include "hca_model_path.h"
+#include "hct_diag.h"
 #include "hct_events.h"
 #include "hct_model_sets.h"
 

@@ -8,6 +8,10 @@
 
 #include "../include/hcatrace.h"
 #include "hct.h"
+#include "hct_boundary.h"
+#include "hct_callsite.h"
+#include "hct_diag.h"
+#include "hct_locations.h"
 #include "hct_markers.h"
 
 #define MAX_NAMES 1024

@@ -1,13 +1,21 @@
 /* hct_mpi.h: what the MPI wrappers (C and Fortran) share: region keys of the
- * intercepted functions, the communicator and request tables, and inline
- * helpers that record the OTF2 events of one call. */
+ * intercepted functions and inline helpers that record the OTF2 events of one
+ * call; it includes the headers of the communicator and request tables
+ * (hct_mpi_comm.h, hct_mpi_request.h) and of the MPI lifecycle (hct_mpi_env.h). */
 #ifndef HCT_MPI_H
 #define HCT_MPI_H
 
 #include <mpi.h>
 
 #include "hct.h"
+#include "hct_boundary.h"
+#include "hct_callsite.h"
+#include "hct_diag.h"
+#include "hct_locations.h"
+#include "hct_mpi_comm.h"
+#include "hct_mpi_env.h"
 #include "hct_mpi_functions.h"
+#include "hct_mpi_request.h"
 
 enum hct_mpi_key {
 #define HCT_KEY(name, role) HCT_MPI_##name,
@@ -59,46 +67,7 @@ static inline void hct_call_leave(hct_call *c)
     t->in_tool--;
 }
 
-/* ---- communicators (hct_mpi_comm.c); WORLD and SELF are the registry's first IDs ---- */
-#define HCT_COMM_WORLD 0u
-#define HCT_COMM_SELF 1u
-void hct_comm_init(void) HCT_HIDDEN;
-/* Local ID of a communicator; unknown ones are registered on the fly. */
-uint32_t hct_comm_id(MPI_Comm comm) HCT_HIDDEN;
-/* After a successful creation call (collective over newcomm's members). */
-void hct_comm_created(MPI_Comm parent, MPI_Comm newcomm, const char *how) HCT_HIDDEN;
-void hct_comm_freed(MPI_Comm comm) HCT_HIDDEN;
-
-/* ---- requests (hct_mpi_request.c) ---- */
-enum hct_req_kind { HCT_REQ_SEND = 1, HCT_REQ_RECV, HCT_REQ_COLL, HCT_REQ_PSEND, HCT_REQ_PRECV };
-typedef struct {
-    MPI_Request handle;
-    uint64_t id;
-    uint32_t comm;
-    int kind, peer, tag, root;
-    uint64_t bytes_sent, bytes_recv;
-    int coll_op;
-    int active; /* persistent requests: started and not completed */
-    uint64_t seq; /* insertion order, for handles shared by several requests */
-} hct_request;
-
-uint64_t hct_request_new_id(void) HCT_HIDDEN;
-void hct_request_add(const hct_request *r) HCT_HIDDEN;
-/* Copies the oldest entry of handle into out; returns 0 if not tracked. */
-int hct_request_find(MPI_Request handle, hct_request *out) HCT_HIDDEN;
-/* Like find, and removes the entry from the table. */
-int hct_request_take(MPI_Request handle, hct_request *out) HCT_HIDDEN;
-void hct_request_remove(MPI_Request handle) HCT_HIDDEN; /* all entries of handle */
-uint64_t hct_request_untracked(void) HCT_HIDDEN;
-void hct_request_set_active(MPI_Request handle, int active, uint64_t id) HCT_HIDDEN;
-
-/* Records completion of a tracked request (entry taken before the call) with
- * the status the completion produced. */
-void hct_request_complete(hct_thread *t, uint64_t ts, const hct_request *r, const MPI_Status *status) HCT_HIDDEN;
-
-/* ---- environment (hct_mpi_env.c) ---- */
-extern MPI_Comm hct_private_comm HCT_HIDDEN;
-
+/* Bytes of `count` elements of `type` (0 when unknown). */
 static inline uint64_t hct_type_bytes(MPI_Datatype type, int count)
 {
     int size = 0;

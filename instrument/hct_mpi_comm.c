@@ -3,11 +3,14 @@
  * (world rank of its rank 0, that rank's creation counter) is agreed on by a
  * broadcast when it is created, so that unification can match it across ranks.
  * Local IDs and definitions come from the process's registry (hct_comms.c). */
+#include "hct_mpi_comm.h"
+
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hct_comms.h"
 #include "hct_mpi.h"
 
 #define SLOTS 8192u

@@ -11,8 +11,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hct_callsite.h"
+#include "hct_comms.h"
+#include "hct_diag.h"
 #include "hct_expdir.h"
 #include "hct_mpi.h"
+#include "hct_mpi_env.h"
+#include "hct_recording.h"
+#include "hct_regions.h"
 #include "hct_writer.h"
 
 MPI_Comm hct_private_comm = MPI_COMM_NULL;

@@ -5,6 +5,7 @@
 #define HCT_MPI_RECORD_H
 
 #include "hct_mpi.h"
+#include "hct_sampling.h"
 
 #define HCT_RA __builtin_return_address(0)
 

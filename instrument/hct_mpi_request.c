@@ -2,6 +2,8 @@
  * handle, so that completion (wait/test) can be recorded with the ID, peer, tag
  * and size of the operation that started it. A fixed table, no allocation;
  * when it is full new requests go untracked and are counted. */
+#include "hct_mpi_request.h"
+
 #include <pthread.h>
 #include <string.h>
 

@@ -14,6 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hct_boundary.h"
+#include "hct_callsite.h"
+#include "hct_comms.h"
+#include "hct_diag.h"
+#include "hct_locations.h"
+#include "hct_sampling.h"
+#include "hct_symbols.h"
+
 /* ---- the adapter that records ---------------------------------------------- */
 
 static _Atomic int adapter;

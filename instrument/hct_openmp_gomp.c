@@ -11,6 +11,8 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 
+#include "hct_diag.h"
+
 #define EXPORT __attribute__((visibility("default")))
 #define MAX_NEST 16
 

@@ -13,6 +13,8 @@
 
 #include <link.h>
 
+#include "hct_diag.h"
+
 #define EXPORT __attribute__((visibility("default")))
 #define MAX_NEST 16
 

@@ -1,9 +1,10 @@
 /* hct_regions.c: the region definition of each instrumented region key (the
  * intercepted MPI functions, user markers, OpenMP constructs and parallel regions). */
+#include "hct_regions.h"
+
 #include "hct_markers.h"
 #include "hct_mpi.h"
 #include "hct_openmp.h"
-#include "hct_writer.h"
 
 hca_ref hct_region_def(hca_defs *d, uint32_t key)
 {

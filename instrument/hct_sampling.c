@@ -9,7 +9,7 @@
  * (with their counter values as a Metric just before) at region boundaries and
  * at the end, on the owning thread, or by the finishing thread after the
  * owners stopped. */
-#include "hct.h"
+#include "hct_sampling.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +28,9 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
+#include "hct_callsite.h"
+#include "hct_counters.h"
+#include "hct_diag.h"
 #include "hct_ring.h"
 
 #define MAX_FRAMES 64

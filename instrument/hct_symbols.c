@@ -3,7 +3,7 @@
  * a signal handler or a wrapper). C++ names are demangled with libstdc++'s
  * __cxa_demangle when the program has libstdc++ loaded (every C++ program);
  * otherwise they stay mangled. */
-#include "hct.h"
+#include "hct_symbols.h"
 
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
 
 struct hct_symbolizer {
     Dwfl *dwfl;

@@ -4,12 +4,14 @@
  * workers, OpenMP threads of libgomp) are sampled too. Threads that exist
  * before recording starts (those an MPI library creates inside MPI_Init) are
  * left alone until they call into the tracer. */
-#include "hct.h"
-
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+
+#include "hct.h"
+#include "hct_boundary.h"
+#include "hct_locations.h"
 
 typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 

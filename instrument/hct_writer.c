@@ -5,10 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "hca_archive.h"
 #include "hct.h"
+#include "hct_counters.h"
+#include "hct_diag.h"
 
 static uint64_t flush_time(void *user)
 {
@@ -125,36 +126,4 @@ void hct_writer_report(int failed, uint64_t nevents, uint32_t nlocations)
     else if (hct.cfg.verbose >= 1)
         hct_message("trace written to %s/traces.otf2 (%u processes, %u locations, %llu events)", hct.expdir,
                     (unsigned)hct.size, nlocations, (unsigned long long)nevents);
-}
-
-void hct_writer_finish_serial(void)
-{
-    hca_location_info *locs = NULL;
-    uint32_t nlocs = hct_writer_close_locations(&locs);
-    int bad = hct_callsite_define(hct_region_def) != 0 || hct_comms_define() != 0;
-    hca_defs global;
-    hca_defs_init(&global);
-    hca_defs_map map;
-    bad |= hca_defs_merge(&global, &hct.defs, &map) != 0;
-    if (!bad) {
-        hct_clock_offset zero = { hct.first_ts, 0, 0.0 };
-        bad |= hct_writer_local_defs(&map, &zero, 1) != 0;
-        uint64_t last = hca_clock_now();
-        char host[256] = "localhost";
-        gethostname(host, sizeof(host) - 1);
-        const char *hosts[1] = { host };
-        const char *procs[1] = { hct.exe };
-        hca_system_info sys = { 1, hosts, procs, locs, nlocs, HCA_CLOCK_RESOLUTION, hct.program_begin_ts,
-                                last - hct.program_begin_ts + 1, hca_clock_realtime_of(hct.program_begin_ts),
-                                0 };
-        bad |= hct_writer_global_defs(&global, &sys) != 0;
-        hca_defs_map_free(&map);
-    }
-    bad |= hct_writer_close() != 0;
-    uint64_t nevents = 0;
-    for (uint32_t i = 0; i < nlocs; i++)
-        nevents += locs[i].nevents;
-    hct_writer_report(bad, nevents, nlocs);
-    free(locs);
-    hca_defs_free(&global);
 }

@@ -30,12 +30,5 @@ int hct_writer_local_defs(const hca_defs_map *map, const hct_clock_offset *offse
 int hct_writer_global_defs(hca_defs *global, const hca_system_info *sys);
 int hct_writer_close(void);
 void hct_writer_report(int failed, uint64_t nevents, uint32_t nlocations);
-/* The whole end of a serial trace. */
-void hct_writer_finish_serial(void);
-
-/* Region definition of an instrumented region key (hct_regions.c). */
-hca_ref hct_region_def(hca_defs *d, uint32_t key);
-void hct_stop_recording(void);
-void hct_write_program_begin(void);
 
 #endif

@@ -1,0 +1,30 @@
+/* hct_boundary.h: what a region boundary and a thread's start and end do
+ * besides the region event itself: pending samples, then counter values
+ * (hct_boundary.c). */
+#ifndef HCT_BOUNDARY_H
+#define HCT_BOUNDARY_H
+
+#include <stdint.h>
+
+#include "hct.h"
+
+/* At load: which counters and which sampling this process records. */
+void hct_extras_setup(void) HCT_HIDDEN;
+/* On the thread itself, when it gets its location: counters and sampling. */
+void hct_extras_start(hct_thread *t) HCT_HIDDEN;
+/* A region boundary of t (t->in_tool > 0): pending samples are written first,
+ * then the counter values at the returned time (not before `not_before`, when
+ * non-zero); the caller writes its region event at that time. */
+uint64_t hct_boundary(hct_thread *t, int enter, uint64_t not_before) HCT_HIDDEN;
+static inline uint64_t hct_boundary_ts(hct_thread *t, int enter)
+{
+    return t->extras ? hct_boundary(t, enter, 0) : hct_timestamp(t);
+}
+/* The end of recording: every thread's sampling stopped; t's last samples and
+ * sampling statistics written (`self`: called by t itself); resources released. */
+void hct_extras_disarm_all(void) HCT_HIDDEN;
+void hct_extras_finish(hct_thread *t, int self) HCT_HIDDEN;
+void hct_extras_close(hct_thread *t) HCT_HIDDEN;
+int hct_extras_wanted(void) HCT_HIDDEN; /* counters or sampling configured */
+
+#endif

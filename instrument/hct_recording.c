@@ -1,0 +1,98 @@
+/* hct_recording.c: the first and the last events of a traced process: the
+ * program's begin on the master location once the archive is open, and the
+ * stop of recording (samples, last counter values, the program's end), for
+ * serial programs (hct_core.c) and MPI jobs (hct_mpi_env.c) alike. */
+#include "hct_recording.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "hct.h"
+#include "hct_boundary.h"
+#include "hct_counters.h"
+#include "hct_diag.h"
+#include "hct_locations.h"
+#include "hct_markers.h"
+#include "hct_sampling.h"
+
+/* Arguments of the program, from /proc/self/cmdline, as local string IDs. */
+static uint32_t program_arguments(OTF2_StringRef *args, uint32_t max)
+{
+    FILE *f = fopen("/proc/self/cmdline", "r");
+    if (!f)
+        return 0;
+    char buf[4096];
+    size_t len = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[len] = 0;
+    uint32_t n = 0;
+    size_t pos = strlen(buf) + 1; /* skip argv[0] */
+    while (pos < len && n < max) {
+        args[n++] = hca_defs_string(&hct.defs, buf + pos);
+        pos += strlen(buf + pos) + 1;
+    }
+    return n;
+}
+
+void hct_write_program_begin(void)
+{
+    hct_thread *t = hct_thread_get();
+    if (!t)
+        return;
+    OTF2_StringRef args[64];
+    uint32_t nargs = program_arguments(args, 64);
+    if (t->last_ts < hct.program_begin_ts)
+        t->last_ts = hct.program_begin_ts;
+    hct_otf2_check(t, OTF2_EvtWriter_ProgramBegin(t->writer, NULL, hct.program_begin_ts,
+                                                  hct.program_name_string, nargs, args));
+}
+
+/* Waits (briefly) until no thread is inside a wrapper, after recording stopped. */
+static void wait_quiescent(void)
+{
+    for (int spin = 0; spin < 1000; spin++) {
+        int busy = 0;
+        uint32_t n = atomic_load(&hct.nthreads);
+        for (uint32_t i = 0; i < n; i++)
+            if (hct.threads[i] && hct.threads[i]->in_tool && hct.threads[i] != hct_thread_self())
+                busy = 1;
+        if (!busy)
+            return;
+        struct timespec ts = { 0, 1000000 };
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* Sampling stops everywhere; the master location gets its pending samples,
+ * last counter values and the end of the program; then, once no thread is
+ * inside the tracer, every other location its samples and last counter values. */
+void hct_stop_recording(void)
+{
+    hct_thread *master = hct.threads[0];
+    hct_extras_disarm_all();
+    if (master && master->writer) {
+        int self = master == hct_thread_self();
+        if (self) {
+            master->in_tool++;
+            hct_sampling_drain(master); /* older than anything written now */
+            hct_markers_close_open(master, hct_timestamp(master));
+        }
+        hct_extras_finish(master, self);
+        uint64_t ts = hct_timestamp(master);
+        hct_counters_final(master, ts, self); /* the totals, with the end of the program */
+        hct_otf2_check(master, OTF2_EvtWriter_ProgramEnd(master->writer, NULL, ts, OTF2_UNDEFINED_INT64));
+        if (self)
+            master->in_tool--;
+    }
+    atomic_store(&hct.active, 0);
+    wait_quiescent();
+    uint32_t n = atomic_load(&hct.nthreads);
+    for (uint32_t i = 1; i < n; i++)
+        if (hct.threads[i])
+            hct_extras_finish(hct.threads[i], hct.threads[i] == hct_thread_self());
+    for (uint32_t i = 0; i < n; i++)
+        if (hct.threads[i])
+            hct_extras_close(hct.threads[i]);
+    hct_sampling_report();
+}

@@ -1,0 +1,18 @@
+/* hct_sampling.h: per-thread sampling: interrupt source, async-signal-safe
+ * handler, drain of the samples into the trace (hct_sampling.c). */
+#ifndef HCT_SAMPLING_H
+#define HCT_SAMPLING_H
+
+#include <stdint.h>
+
+#include "hct.h"
+
+void hct_sampling_setup(void) HCT_HIDDEN;
+hct_smp_thread *hct_sampling_thread_start(hct_thread *t) HCT_HIDDEN;
+void hct_sampling_drain(hct_thread *t) HCT_HIDDEN;
+void hct_sampling_disarm(hct_thread *t) HCT_HIDDEN;
+void hct_sampling_finish(hct_thread *t, uint64_t ts, int self) HCT_HIDDEN;
+void hct_sampling_thread_close(hct_thread *t) HCT_HIDDEN;
+void hct_sampling_report(void) HCT_HIDDEN;
+
+#endif
