@@ -2,9 +2,11 @@
 # `make` builds into build/; `make check` runs all tests, then again with
 # ASan+UBSan from build/san/; `make install` / `make uninstall` under PREFIX.
 
--include config.mk
+# CONFIG: another configuration, e.g. a cross build's (scripts/cross-aarch64)
+CONFIG ?= config.mk
+-include $(CONFIG)
 ifeq ($(OTF2_LIBS),)
-$(error config.mk is missing or incomplete: run ./configure first)
+$(error $(CONFIG) is missing or incomplete: run ./configure first)
 endif
 
 VERSION := 0.1.0
@@ -59,7 +61,7 @@ TOOLS += $(BUILD)/tests/hcasynth $(BUILD)/tests/foldstat $(BUILD)/tests/foldchec
 
 all: $(LIB) $(EXAMPLES) $(TOOLS) $(HCAFOLD)
 
-$(BUILD)/obj/lib/%.o: %.c $(wildcard src/*.h instrument/*.h) config.mk
+$(BUILD)/obj/lib/%.o: %.c $(wildcard src/*.h instrument/*.h) $(CONFIG)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	@$(CC) $(LIB_CFLAGS) -c $< -o $@
@@ -155,7 +157,7 @@ $(BUILD)/tests/test_fit $(BUILD)/tests/test_segment: $(BUILD)/tests/%: tests/uni
 FOLD_CFLAGS := $(BASE_CFLAGS) -Isrc -Ifold $(OTF2_CFLAGS)
 FOLD_LIBS := $(OTF2_LIBS) -lpthread -lm
 
-$(BUILD)/obj/fold/%.o: fold/%.c $(wildcard fold/*.h src/*.h) config.mk
+$(BUILD)/obj/fold/%.o: fold/%.c $(wildcard fold/*.h src/*.h) $(CONFIG)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	@$(CC) $(FOLD_CFLAGS) -c $< -o $@
@@ -251,7 +253,11 @@ tidy:
 	        $(OTF2_CFLAGS) $(MPI_CFLAGS) $(DW_CFLAGS) $(UNWIND_CFLAGS) $(PFM_CFLAGS) $(GSL_CFLAGS) || exit 1; \
 	done
 
+# the unit test programs (scripts/cross-aarch64 builds and runs them)
+print-unit-bins:
+	@echo $(UNIT_BIN)
+
 clean:
 	rm -rf build
 
-.PHONY: all check check-sanitized bench install uninstall lint tidy clean
+.PHONY: all check check-sanitized bench install uninstall lint tidy clean print-unit-bins

@@ -28,6 +28,7 @@
 #include "hca_model.h"
 #include "model_files.h"
 #include "hca_model_path.h"
+#include "pfm_arch.h"
 
 
 static void assert_close(double got, double want, const char *what)
@@ -277,6 +278,7 @@ static int is_arm_pmu(const char *name)
 static void test_shipped_models_encode(void **state)
 {
     (void)state;
+    NEEDS_X86_PFM_TABLES();
     char names[64][256];
     size_t n = list_models(names, 64);
     size_t checked_pmus = 0;
@@ -331,6 +333,7 @@ static void test_shipped_models_encode(void **state)
 static void test_key_encodings(void **state)
 {
     (void)state;
+    NEEDS_X86_PFM_TABLES();
     static const struct {
         const char *pmu, *ev;
         unsigned long long config;
