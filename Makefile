@@ -61,7 +61,7 @@ TOOLS += $(BUILD)/tests/hcasynth $(BUILD)/tests/foldstat $(BUILD)/tests/foldchec
 
 all: $(LIB) $(EXAMPLES) $(TOOLS) $(HCAFOLD)
 
-$(BUILD)/obj/lib/%.o: %.c $(wildcard src/*.h instrument/*.h) $(CONFIG)
+$(BUILD)/obj/lib/%.o: %.c $(wildcard src/*.h instrument/*.h instrument/arch/*.h) $(CONFIG)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	@$(CC) $(LIB_CFLAGS) -c $< -o $@

@@ -15,7 +15,10 @@
 #include <stdint.h>
 #include <ucontext.h>
 
-#if defined(__x86_64__)
+/* -DHCT_ARCH_GENERIC builds the generic fallback anywhere (to test it on x86_64) */
+#if defined(HCT_ARCH_GENERIC)
+#include "hct_arch_generic.h"
+#elif defined(__x86_64__)
 #include "hct_arch_x86_64.h"
 #elif defined(__aarch64__)
 #include "hct_arch_aarch64.h"
