@@ -6,8 +6,10 @@
 #define PFM_ARCH_H
 
 #if defined(__x86_64__) || defined(__i386__)
+#define PFM_X86_TABLES 1
 #define NEEDS_X86_PFM_TABLES() ((void)0)
 #else
+#define PFM_X86_TABLES 0
 #define NEEDS_X86_PFM_TABLES() skip()
 #endif
 

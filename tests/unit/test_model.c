@@ -278,7 +278,6 @@ static int is_arm_pmu(const char *name)
 static void test_shipped_models_encode(void **state)
 {
     (void)state;
-    NEEDS_X86_PFM_TABLES();
     char names[64][256];
     size_t n = list_models(names, 64);
     size_t checked_pmus = 0;
@@ -304,6 +303,8 @@ static void test_shipped_models_encode(void **state)
             char *save = NULL;
             for (char *pmu = strtok_r(pmus, ",", &save); pmu; pmu = strtok_r(NULL, ",", &save)) {
                 if (!libpfm_has_pmu(pmu)) {
+                    if (!PFM_X86_TABLES && !is_arm_pmu(pmu))
+                        continue; /* Intel's and AMD's tables: checked by x86 builds */
                     /* a PMU this build lacks: a known ARM name, and raw events only */
                     if (!is_arm_pmu(pmu)) {
                         print_error("%s: match names '%s', not a libpfm4 PMU\n", names[i], pmu);
@@ -326,7 +327,7 @@ static void test_shipped_models_encode(void **state)
         }
         hca_model_free(m);
     }
-    assert_true(checked_pmus >= 9);
+    assert_true(checked_pmus >= (PFM_X86_TABLES ? 9 : 1));
 }
 
 /* key encodings against Intel's and AMD's tables (notes section 2) */
