@@ -2,9 +2,11 @@
 # `make` builds into build/; `make check` runs all tests, then again with
 # ASan+UBSan from build/san/; `make install` / `make uninstall` under PREFIX.
 
--include config.mk
+# CONFIG: another configuration, e.g. a cross build's (scripts/cross-aarch64)
+CONFIG ?= config.mk
+-include $(CONFIG)
 ifeq ($(OTF2_LIBS),)
-$(error config.mk is missing or incomplete: run ./configure first)
+$(error $(CONFIG) is missing or incomplete: run ./configure first)
 endif
 
 VERSION := 0.1.0
@@ -69,7 +71,7 @@ TOOLS += $(BUILD)/tests/hcasynth $(BUILD)/tests/foldstat $(BUILD)/tests/foldchec
 
 all: $(LIB) $(EXAMPLES) $(TOOLS) $(HCAFOLD)
 
-$(BUILD)/obj/lib/%.o: %.c config.mk
+$(BUILD)/obj/lib/%.o: %.c $(CONFIG)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	@$(CC) $(LIB_CFLAGS) $(DEPFLAGS) -c $< -o $@
@@ -124,7 +126,7 @@ $(BUILD)/bench/mpi_call_cost: bench/mpi_call_cost.c
 FOLD_CFLAGS := $(BASE_CFLAGS) -Isrc -Ifold $(OTF2_CFLAGS) $(GSL_CFLAGS) $(CJSON_CFLAGS)
 FOLD_LIBS := $(OTF2_LIBS) $(GSL_LIBS) $(CJSON_LIBS) -lpthread -lm
 
-$(BUILD)/obj/fold/%.o: fold/%.c config.mk
+$(BUILD)/obj/fold/%.o: fold/%.c $(CONFIG)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	@$(CC) $(FOLD_CFLAGS) $(DEPFLAGS) -c $< -o $@
@@ -140,7 +142,7 @@ TEST_CFLAGS := $(BASE_CFLAGS) $(INCLUDES) -Ifold -Itests/synth $(OTF2_CFLAGS) $(
     $(CJSON_CFLAGS)
 TEST_LIBS := $(OTF2_LIBS) $(CMOCKA_LIBS) $(PFM_LIBS) $(GSL_LIBS) $(CJSON_LIBS) -lpthread -lm
 
-$(BUILD)/obj/tests/%.o: tests/%.c config.mk
+$(BUILD)/obj/tests/%.o: tests/%.c $(CONFIG)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	@$(CC) $(TEST_CFLAGS) $(DEPFLAGS) -c $< -o $@
@@ -229,7 +231,11 @@ tidy:
 	        $(OTF2_CFLAGS) $(MPI_CFLAGS) $(DW_CFLAGS) $(UNWIND_CFLAGS) $(PFM_CFLAGS) $(GSL_CFLAGS) || exit 1; \
 	done
 
+# the unit test programs (scripts/cross-aarch64 builds and runs them)
+print-unit-bins:
+	@echo $(UNIT_BIN)
+
 clean:
 	rm -rf build
 
-.PHONY: all check check-sanitized bench install uninstall lint tidy clean
+.PHONY: all check check-sanitized bench install uninstall lint tidy clean print-unit-bins

@@ -18,7 +18,7 @@
 #define HCT_HIDDEN __attribute__((visibility("hidden")))
 #define HCT_MAX_THREADS 4096
 
-typedef struct hct_ctr_thread hct_ctr_thread; /* hct_counters.c */
+typedef struct hct_ctr_thread hct_ctr_thread; /* hct_counter_read.h */
 typedef struct hct_smp_thread hct_smp_thread; /* hct_sampling.c */
 
 /* One OTF2 location: a thread of the traced process. */

@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 
+#include "hct_counter_rotation.h"
 #include "hct_counters.h"
 #include "hct_sampling.h"
 

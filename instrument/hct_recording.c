@@ -10,7 +10,7 @@
 
 #include "hct.h"
 #include "hct_boundary.h"
-#include "hct_counters.h"
+#include "hct_counter_rotation.h"
 #include "hct_diag.h"
 #include "hct_locations.h"
 #include "hct_markers.h"

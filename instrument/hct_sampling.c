@@ -22,14 +22,14 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
-#include <ucontext.h>
 #include <unistd.h>
 
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
+#include "arch/hct_arch.h"
 #include "hct_callsite.h"
-#include "hct_counters.h"
+#include "hct_counter_rotation.h"
 #include "hct_diag.h"
 #include "hct_ring.h"
 
@@ -144,9 +144,9 @@ static void take_sample(hct_smp_thread *s, const ucontext_t *uc, uint64_t ts)
     }
     void *ips[MAX_FRAMES + SKIP_MAX];
     int n = unw_backtrace(ips, MAX_FRAMES + SKIP_MAX);
-    uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
-    int first = -1;
-    for (int i = 0; i < n && i < SKIP_MAX + 1; i++)
+    uintptr_t pc = hct_arch_pc(uc);
+    int first = HCT_ARCH_HAS_PC || n <= 0 ? -1 : 0; /* without the pc: the stack as unwound */
+    for (int i = 0; HCT_ARCH_HAS_PC && i < n && i < SKIP_MAX + 1; i++)
         if ((uintptr_t)ips[i] == pc) {
             first = i;
             break;

@@ -8,7 +8,7 @@
 
 #include "hca_archive.h"
 #include "hct.h"
-#include "hct_counters.h"
+#include "hct_counter_model.h"
 #include "hct_diag.h"
 
 static uint64_t flush_time(void *user)

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "hct_events.h"
+#include "pfm_arch.h"
 
 static void generic_names_and_spellings(void **state)
 {
@@ -139,6 +140,7 @@ static int check_in_child(const char *pmu, const expect *e, size_t n)
 static void skylake_sp(void **state)
 {
     (void)state;
+    NEEDS_X86_PFM_TABLES();
     static const expect e[] = {
         { "INST_RETIRED:ANY_P", HCT_EV_OK, RAW, 0xc0 },
         { "CPU_CLK_UNHALTED:THREAD_P", HCT_EV_OK, RAW, 0x3c },
@@ -159,6 +161,7 @@ static void skylake_sp(void **state)
 static void ice_lake(void **state)
 {
     (void)state;
+    NEEDS_X86_PFM_TABLES();
     static const expect e[] = {
         { "INST_RETIRED:ANY_P", HCT_EV_OK, RAW, 0xc0 },
         { "MEM_LOAD_RETIRED:L3_MISS", HCT_EV_OK, RAW, 0x20d1 },
@@ -171,6 +174,7 @@ static void ice_lake(void **state)
 static void sapphire_rapids(void **state)
 {
     (void)state;
+    NEEDS_X86_PFM_TABLES();
     static const expect e[] = {
         { "INST_RETIRED:ANY_P", HCT_EV_OK, RAW, 0xc0 },
         { "TOPDOWN:SLOTS", HCT_EV_OK, RAW, 0x400 },
@@ -184,6 +188,7 @@ static void sapphire_rapids(void **state)
 static void zen3_and_zen4(void **state)
 {
     (void)state;
+    NEEDS_X86_PFM_TABLES();
     static const expect e[] = {
         { "RETIRED_INSTRUCTIONS", HCT_EV_OK, RAW, 0xc0 },
         { "CYCLES_NOT_IN_HALT", HCT_EV_OK, RAW, 0x76 },

@@ -28,6 +28,7 @@
 #include "hca_model.h"
 #include "model_files.h"
 #include "hca_model_path.h"
+#include "pfm_arch.h"
 
 
 static void assert_close(double got, double want, const char *what)
@@ -302,6 +303,8 @@ static void test_shipped_models_encode(void **state)
             char *save = NULL;
             for (char *pmu = strtok_r(pmus, ",", &save); pmu; pmu = strtok_r(NULL, ",", &save)) {
                 if (!libpfm_has_pmu(pmu)) {
+                    if (!PFM_X86_TABLES && !is_arm_pmu(pmu))
+                        continue; /* Intel's and AMD's tables: checked by x86 builds */
                     /* a PMU this build lacks: a known ARM name, and raw events only */
                     if (!is_arm_pmu(pmu)) {
                         print_error("%s: match names '%s', not a libpfm4 PMU\n", names[i], pmu);
@@ -324,13 +327,14 @@ static void test_shipped_models_encode(void **state)
         }
         hca_model_free(m);
     }
-    assert_true(checked_pmus >= 9);
+    assert_true(checked_pmus >= (PFM_X86_TABLES ? 9 : 1));
 }
 
 /* key encodings against Intel's and AMD's tables (notes section 2) */
 static void test_key_encodings(void **state)
 {
     (void)state;
+    NEEDS_X86_PFM_TABLES();
     static const struct {
         const char *pmu, *ev;
         unsigned long long config;

@@ -26,6 +26,7 @@
 #include "hca_model.h"
 #include "model_files.h"
 #include "hct_model_sets.h"
+#include "pfm_arch.h"
 
 #define MAXN 128
 #define MAXG 16
@@ -599,6 +600,7 @@ static int needs_in_child(const char *pmu, const need_expect *e, size_t n)
 static void fixed_encodings_of_libpfm4(void **state)
 {
     (void)state;
+    NEEDS_X86_PFM_TABLES();
     static const need_expect spr[] = {
         { "INSTRUCTION_RETIRED", HCT_NEED_FIXED, 0 },
         { "UNHALTED_CORE_CYCLES", HCT_NEED_FIXED, 1 },
@@ -715,6 +717,7 @@ static int pack_model_in_child(const char *source, int is_text, const char *pmu,
 static void shipped_models(void **state)
 {
     (void)state;
+    NEEDS_X86_PFM_TABLES();
     static const char *const portable[] = { "snb", "skx", "spr", "amd64_fam19h_zen4" };
     char names[64][256];
     size_t n = list_models(names, 64);
@@ -763,6 +766,7 @@ static void shipped_models(void **state)
 static void forced_pmu_counts(void **state)
 {
     (void)state;
+    NEEDS_X86_PFM_TABLES();
     static const char *const text =
         "model t\nmatch pmu=snb\n"
         "event CYC = UNHALTED_CORE_CYCLES\nevent INST = INSTRUCTION_RETIRED\nevent REF = UNHALTED_REFERENCE_CYCLES\n"
