@@ -73,20 +73,25 @@ for ms in $MS; do
         }' > "$d/pairs.txt"
     # 2. the fold
     "$FOLD" -q -f json,csv "$d/trace/traces.otf2" > /dev/null 2>&1 || true
-    pts=$(ls "$d"/trace/traces.fold/*-flat.points.csv)
-    yx=$(awk -F, '$1 == "task-clock" && $4 == 1 { print $3 - $2 }' "$pts" | tr '\n' ' ' |
-        awk "$AWK_MEDIAN"'{ printf "%.6f", median($0) }')
-    # mean duration, mean task-clock rate and edge phases of "flat" from fold.json
-    edges=$(python3 -c '
-import json, sys
-r = [r for r in json.load(open(sys.argv[1]))["regions"] if r["name"] == "flat"][0]
+    # of the duration group of "flat" with the most instances (a loaded
+    # machine splits preempted instances off): median y - x of its task-clock
+    # points, its mean duration, its edge phases against its mean rate
+    fold=$(python3 -c '
+import csv, glob, json, statistics, sys
+d = sys.argv[1]
+regs = json.load(open(d + "/fold.json"))["regions"]
+i, r = max(((i, r) for i, r in enumerate(regs) if r["name"].startswith("flat")),
+           key=lambda ir: ir[1]["instances"]["used"] if isinstance(ir[1]["instances"], dict) else ir[1]["instances"])
+pts = glob.glob("%s/%02d-*.points.csv" % (d, i + 1))[0]
+yx = statistics.median(float(p["y"]) - float(p["x"]) for p in csv.DictReader(open(pts))
+                       if p["counter"] == "task-clock" and p["used"] == "1")
 mr = [c for c in r["counters"] if c["name"] == "task-clock"][0]["mean_rate"]
 e = ["%.3f-%.3f:%.4f" % (p["start"], p["end"], p["rates"]["task-clock"] / mr)
      for p in r["phases"] if p["start"] == 0 or p["end"] == 1]
-print(r["mean_duration_s"], " ".join(e))' "$d/trace/traces.fold/fold.json")
-    dur=${edges%% *}
-    us=$(awk -v y="$yx" -v d="$dur" 'BEGIN { printf "%.2f", y * d * 1e6 }')
+print("%.6f %.2f %s" % (yx, yx * r["mean_duration_s"] * 1e6, " ".join(e)))' "$d/trace/traces.fold")
+    yx=${fold%% *} fold=${fold#* }
+    us=${fold%% *} edges=${fold#* }
     set -- $(cat "$d/pairs.txt")
-    printf '%-6s %8s %14s %14s %14s %10s %12s %10s %s%s\n' "$ms" "$1" "$2" "$3" "$4" "$5" "$yx" "$us" " ${edges#* }" \
+    printf '%-6s %8s %14s %14s %14s %10s %12s %10s %s%s\n' "$ms" "$1" "$2" "$3" "$4" "$5" "$yx" "$us" " $edges" \
         "$([ "$trace" = ok ] || echo ' (otf2-print -Werror refused the trace)')"
 done
