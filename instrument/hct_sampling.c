@@ -2,9 +2,9 @@
  * interrupt source: a perf_event task-clock counter that overflows after a
  * jittered period of the thread's CPU time (precise: an hrtimer), or, where
  * perf_event_open is forbidden, a POSIX CPU-time timer (tick-quantized). Both
- * raise SIGPROF on that thread. The handler only takes a timestamp and, right
- * after it, reads the thread's counter set, unwinds with unw_backtrace into a preallocated
- * per-thread ring; samples that land inside the tracer or find the ring full
+ * raise SIGPROF on that thread. The handler only takes a timestamp, reads the
+ * thread's counter set right after it, unwinds with unw_backtrace into a
+ * preallocated per-thread ring and re-arms the interrupt; samples that land inside the tracer or find the ring full
  * are counted as lost. Rings are drained into OTF2 CallingContextSample events
  * (with their counter values as a Metric just before) at region boundaries and
  * at the end, on the owning thread, or by the finishing thread after the
@@ -133,7 +133,8 @@ static void rearm(hct_smp_thread *s)
 /* Takes a sample; returns its timestamp. The timestamp and the counter values
  * are read back to back, in the order of a region boundary (hct_boundary: time,
  * then counters), so that both carry the same small offset between the clock
- * and the counters, which folding cancels (docs/trace-format.md, "Samples"). */
+ * and the counters, which folding cancels (docs/trace-format.md, "Metric
+ * events"). */
 static uint64_t take_sample(hct_smp_thread *s, const ucontext_t *uc)
 {
     uint64_t values[MAX_VALUES];

@@ -112,8 +112,12 @@ fi
 first=$(awk 'NR == 1 && $1 == 0 { print $3 }' step/phases.1)
 last=$(awk 'END { if ($2 == 1) print $3 }' step/phases.1)
 echo "# step: phases: $(tr '\n' ';' < step/phases.1)"
-ok "$(awk -v f="${first:-0}" -v l="${last:--1}" 'BEGIN { print (f > 0 && l >= 0 && l <= 0.25 * f) ? 0 : 1 }')" \
-    "step: a busy phase from 0 (${first:-none} /s), a sleeping one to 1 (${last:-none} /s)"
+# (near zero when the thread had a CPU; on a loaded machine the preempted
+# busy halves of some instances reach into the other's sleep)
+lim=0.02 why="the thread had a CPU"
+[ -n "$cpu" ] || lim=0.5 why="a loaded machine"
+ok "$(awk -v f="${first:-0}" -v l="${last:--1}" -v k=$lim 'BEGIN { print (f > 0 && l >= 0 && l <= k * f) ? 0 : 1 }')" \
+    "step: a busy phase from 0 (${first:-none} /s), a sleeping one to 1 below $lim of it, $why (${last:-none} /s)"
 
 # the tracer: unpreempted pairs enter -> first sample and last sample ->
 # leave of "flat", d = delta task-clock - delta time (ns), median of each
