@@ -61,6 +61,8 @@ HCAFOLD := $(BUILD)/bin/hcafold
 TOOLS := $(BUILD)/tests/tracestat $(BUILD)/tests/markers_app $(BUILD)/bench/mpi_call_cost
 # sampling and counters: a test program with known phases, and a benchmark
 TOOLS += $(BUILD)/tests/sampling_app $(BUILD)/bench/sample_cost $(BUILD)/tests/fd_app
+# known flat and stepped CPU rates: the folding skew (tests/e2e/fold_flat.sh, bench/skew.sh)
+TOOLS += $(BUILD)/tests/flat_app
 # OpenMP: the cost of a parallel region
 TOOLS += $(BUILD)/bench/omp_region_cost
 # hcafold's reading side (fold/read, regions, points) and its test tools
@@ -112,6 +114,9 @@ $(BUILD)/tests/fd_app: tests/fd_app.c
 $(BUILD)/tests/sampling_app: tests/sampling_app.c include/hcatrace.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $< -lpthread
+$(BUILD)/tests/flat_app: tests/flat_app.c include/hcatrace.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $<
 $(BUILD)/bench/omp_region_cost: bench/omp_region_cost.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -fopenmp -Wall -Wextra -Werror -o $@ $<

@@ -8,6 +8,10 @@
  * anchors, y = x: no data gives rate 1).
  *  - The anchors (0,0) and (1,1) are exact constraints: with clamped knots
  *    the curve at 0 and 1 is the first and last coefficient, fixed to 0, 1.
+ *    The points are first moved along x by their common offset from the
+ *    anchors (fold_cloud_offset: a measurement skew between samples and
+ *    boundaries), which the exact anchors would otherwise bend into steep
+ *    edges.
  *  - Phases make the rate piecewise constant: a quadratic penalty would
  *    either smear the rate steps or let the rate wiggle inside the phases.
  *    So the penalty is robust (Huber): quadratic for changes of the rate
@@ -628,6 +632,70 @@ out:
     return rc;
 }
 
+/* The least-squares line through the points of the cloud within
+ * FOLD_EDGE_WIDTH of one edge, in the form y = anchor + r (x - edge + d): the
+ * local rate r and the shift d of the points along x (their values are those
+ * of x + d), with the standard errors of r and of d. Returns the number of
+ * points used. */
+typedef struct {
+    double r, d, se_r, se_d;
+} edge_fit;
+
+static size_t edge_line(const fold_cloud *cloud, int far, edge_fit *e)
+{
+    /* u = x - edge (<= 0 at the far edge), v = y - anchor */
+    double su = 0.0, sv = 0.0, suu = 0.0, suv = 0.0, svv = 0.0;
+    size_t m = 0;
+    for (size_t i = 0; i < cloud->n; i++) {
+        double x = clamp01(cloud->x[i]), u = far ? x - 1.0 : x;
+        if (fabs(u) > FOLD_EDGE_WIDTH)
+            continue;
+        double v = clamp01(cloud->y[i]) - (far ? 1.0 : 0.0);
+        su += u;
+        sv += v;
+        suu += u * u;
+        suv += u * v;
+        svv += v * v;
+        m++;
+    }
+    memset(e, 0, sizeof(*e));
+    if (m < 3)
+        return m;
+    double dm = (double)m, ub = su / dm, vb = sv / dm;
+    double Suu = suu - dm * ub * ub, Suv = suv - dm * ub * vb, Svv = svv - dm * vb * vb;
+    if (!(Suu > 1e-18))
+        return 0;
+    double b = Suv / Suu, a = vb - b * ub;
+    double s2 = fmax(Svv - b * Suv, 0.0) / (dm - 2.0);
+    e->r = b;
+    e->se_r = sqrt(s2 / Suu);
+    if (b > 0.0) {
+        e->d = a / b;
+        e->se_d = sqrt(s2 * (1.0 / dm + ub * ub / Suu)) / b;
+    }
+    return m;
+}
+
+#define OFFSET_MIN_POINTS 10 /* at each edge */
+#define OFFSET_SIGMAS 3.0
+
+double fold_cloud_offset(const fold_cloud *cloud)
+{
+    edge_fit e0, e1;
+    if (!cloud || edge_line(cloud, 0, &e0) < OFFSET_MIN_POINTS || edge_line(cloud, 1, &e1) < OFFSET_MIN_POINTS)
+        return 0.0;
+    /* both edges must have a rate to shift, and both be shifted the same way */
+    if (!(e0.r > OFFSET_SIGMAS * e0.se_r) || !(e1.r > OFFSET_SIGMAS * e1.se_r) || !(e0.d * e1.d > 0.0) ||
+        !(fabs(e0.d) > OFFSET_SIGMAS * e0.se_d) || !(fabs(e1.d) > OFFSET_SIGMAS * e1.se_d))
+        return 0.0;
+    /* the same shift within their errors: their weighted mean; otherwise the
+     * smaller one */
+    double d = fabs(e0.d) < fabs(e1.d) ? e0.d : e1.d, v0 = e0.se_d * e0.se_d, v1 = e1.se_d * e1.se_d;
+    if (fabs(e0.d - e1.d) <= OFFSET_SIGMAS * sqrt(v0 + v1) && v0 + v1 > 0.0)
+        d = (e0.d * v1 + e1.d * v0) / (v0 + v1);
+    return fabs(d) <= FOLD_MAX_OFFSET ? d : 0.0;
+}
+
 int fold_fit_cumulative(const fold_cloud *cloud, const fold_fit_options *o, fold_curve *out)
 {
     if (!out)
@@ -653,8 +721,9 @@ int fold_fit_cumulative(const fold_cloud *cloud, const fold_fit_options *o, fold
     if (!chosen || !px || !py)
         goto done;
     size_t used = fold_cap_points(n, o->max_points, chosen);
+    double offset = fold_cloud_offset(cloud);
     for (size_t i = 0; i < used; i++) {
-        px[i] = clamp01(cloud->x[chosen[i]]);
+        px[i] = clamp01(cloud->x[chosen[i]] + offset);
         py[i] = clamp01(cloud->y[chosen[i]]);
     }
 
@@ -733,6 +802,7 @@ int fold_fit_cumulative(const fold_cloud *cloud, const fold_fit_options *o, fold
     out->grid = ng;
     out->used = used;
     out->smoothing = used ? lambda / (double)used : 0.0;
+    out->offset = offset;
     rc = 0;
 
 done:

@@ -17,6 +17,29 @@ typedef struct {
     size_t n;
 } fold_cloud;
 
+/* Phases that touch 0 or 1 are at least this wide, and a constant offset of
+ * the points from the anchors is measured within this distance of them
+ * (fold_cloud_offset). */
+#define FOLD_EDGE_WIDTH 0.03
+/* Largest offset taken for a measurement skew; a larger one is the data's. */
+#define FOLD_MAX_OFFSET 0.02
+
+/* The offset along x of a cloud's points from its anchors. A sample whose
+ * counter values were read a little later than its timestamp, relative to
+ * the region's boundaries, carries the values of a later normalized time
+ * x + d (d = the skew / the instance's duration), and the exact anchors would
+ * bend that into steep edge phases. A least-squares line through the points
+ * within FOLD_EDGE_WIDTH of each edge gives the local rate there and the
+ * shift d at which it meets the anchor. Both edges must have a significant
+ * rate and a significant shift of the same sign (beyond 3 standard errors,
+ * each edge from at least 10 points); then d is their inverse-variance
+ * weighted mean if they agree within 3 standard errors, else the smaller
+ * one, if |d| <= FOLD_MAX_OFFSET; otherwise 0. A real edge phase moves one
+ * edge, or the two in opposite directions, or is wider than the window and
+ * moves neither. The fit and the segmentation use x + d (clamped to [0,1]).
+ * Pure; deterministic. */
+double fold_cloud_offset(const fold_cloud *cloud);
+
 typedef struct {
     size_t grid;        /* points of the output curve, x_i = i / (grid - 1); default 101 */
     size_t max_points;  /* cap on points fed to the fit, chosen deterministically (fold_cap_points);
@@ -36,6 +59,7 @@ typedef struct {
     size_t used;   /* points used after the cap */
     double smoothing; /* the penalty weight used (chosen by GCV or given), in the units of
                          fold_fit_options.smoothing */
+    double offset; /* fold_cloud_offset of the cloud: added to every point's x before fitting */
 } fold_curve;
 
 void fold_fit_defaults(fold_fit_options *o);
@@ -56,6 +80,8 @@ typedef struct {
     double penalty;     /* <= 0: BIC; > 0: this much residual sum of squares (y units squared) per phase */
     size_t bins;        /* points are averaged into this many x-bins before the search; default 200 */
     double min_width;   /* smallest phase width in normalized time; default 0.02 */
+    double edge_width;  /* smallest width of a phase that starts at 0 or ends at 1 (a narrower
+                           one is a measurement artifact, not a phase); default FOLD_EDGE_WIDTH */
 } fold_segment_options;
 
 typedef struct {
@@ -68,8 +94,8 @@ typedef struct {
 } fold_segmentation;
 
 void fold_segment_defaults(fold_segment_options *o);
-/* Optimal (dynamic programming) segmentation shared by all clouds: the
- * boundaries minimize the summed squared error of per-phase lines over all
+/* Optimal (dynamic programming) segmentation shared by all clouds (each
+ * cloud's x moved by its fold_cloud_offset first): the boundaries minimize the summed squared error of per-phase lines over all
  * clouds plus a penalty per phase (see segment.c for the weighting, the
  * boundary refinement and the check of every phase). Returns 0, or -1 on bad
  * input (no clouds, NULL, NaN/infinite points or penalty) or no memory; *out

@@ -27,6 +27,7 @@ static cJSON *counter_json(const fold_counter_result *c, const fold_segmentation
     cJSON_AddNumberToObject(o, "mean_rate", c->rate_scale);
     cJSON_AddNumberToObject(o, "points_used", (double)c->points_used);
     cJSON_AddNumberToObject(o, "fit_rmse", c->curve.rmse);
+    cJSON_AddNumberToObject(o, "sample_offset", c->curve.offset);
     cJSON_AddItemToObject(o, "cumulative", numbers(c->curve.cum, c->curve.grid));
     cJSON_AddItemToObject(o, "rate", numbers(c->rate, c->curve.grid));
     cJSON_AddItemToObject(o, "phase_rates", numbers(c->phase_rate, ph->nphases));

@@ -4,8 +4,10 @@
  *
  * Method (Bai-Perron style optimal partition, with feasible weighted least
  * squares and a continuous refinement):
- *  - every cloud, with its anchors (0,0) and (1,1) (exact: each weighs as
- *    ANCHOR_WEIGHT points), is sorted by x and gathered into equal-width
+ *  - every cloud, its points moved along x by their offset from the anchors
+ *    (fold_cloud_offset: a measurement skew, which the exact anchors would
+ *    turn into narrow edge phases), with its anchors (0,0) and (1,1) (exact:
+ *    each weighs as ANCHOR_WEIGHT points), is sorted by x and gathered into equal-width
  *    x-bins as weighted sufficient statistics (weight, sums of x, y, x^2,
  *    xy, y^2), so the residual sum of squares of a least-squares line over
  *    any run of bins is the exact RSS of the raw points in it, in O(1) from
@@ -34,6 +36,8 @@
  *  - the slopes come from the weighted least-squares continuous piecewise-
  *    linear curve through the anchors on the raw points, knots at the
  *    bounds: each slope is the phase's mean rate.
+ * A phase at either edge is at least edge_width wide (narrower ones are what
+ * a skew between samples and boundaries makes, not a phase).
  * Ties always go to fewer phases, the lower bin, the boundary nearest the
  * original: the result is deterministic, and independent of the order of
  * the points. */
@@ -56,6 +60,7 @@ void fold_segment_defaults(fold_segment_options *o)
     o->penalty = 0.0;
     o->bins = 200;
     o->min_width = 0.02;
+    o->edge_width = FOLD_EDGE_WIDTH;
 }
 
 void fold_segmentation_free(fold_segmentation *s)
@@ -163,9 +168,10 @@ static int sort_cloud(const fold_cloud *c, sorted_cloud *s)
         free(p);
         return -1;
     }
+    double off = fold_cloud_offset(c); /* a measurement skew: not a phase */
     p[0] = (pt){ 0.0, 0.0, 0 };
     for (size_t i = 0; i < c->n; i++)
-        p[i + 1] = (pt){ clamp01(c->x[i]), clamp01(c->y[i]), i + 1 };
+        p[i + 1] = (pt){ clamp01(c->x[i] + off), clamp01(c->y[i]), i + 1 };
     p[n - 1] = (pt){ 1.0, 1.0, n - 1 };
     qsort(p, n, sizeof(*p), pt_cmp);
     for (size_t i = 0; i < n; i++) {
@@ -225,7 +231,8 @@ static void build_prefix(const sorted_cloud *sc, size_t nc, size_t B, lsq *pre)
 
 /* The dynamic program: F[p * (B+1) + j] = least RSS of bins [0, j) in p
  * phases, back[] the start bin of the last phase. */
-static void partition(const lsq *pre, size_t nc, size_t B, size_t P, size_t minbins, double *F, size_t *back)
+static void partition(const lsq *pre, size_t nc, size_t B, size_t P, size_t minbins, size_t edgebins, double *F,
+                      size_t *back)
 {
     double need = 2.0 * (double)nc; /* points per phase, all clouds together */
     for (size_t k = 0; k < (P + 1) * (B + 1); k++) {
@@ -239,7 +246,7 @@ static void partition(const lsq *pre, size_t nc, size_t B, size_t P, size_t minb
             size_t arg = 0;
             for (size_t i = (p - 1) * minbins; i + minbins <= j; i++) {
                 double f = F[(p - 1) * (B + 1) + i];
-                if (f == HUGE_VAL)
+                if (f == HUGE_VAL || ((i == 0 || j == B) && j - i < edgebins))
                     continue;
                 double cost = 0.0, cnt = 0.0;
                 for (size_t c = 0; c < nc; c++) {
@@ -441,11 +448,12 @@ static double hinge_rss(const sorted_cloud *s, size_t i0, size_t i1, double t)
 /* Move boundary b[k] (between phases k-1 and k) to the position, on a grid
  * of 1/20 bin within REFINE_BINS bins of it, that minimizes the summed
  * hinge RSS of the two phases over all clouds. Returns 1 if it moved. */
-static int refine_one(const sorted_cloud *sc, size_t nc, double *b, size_t k, double binw, double min_width)
+static int refine_one(const sorted_cloud *sc, size_t nc, double *b, size_t k, size_t np, double binw,
+                      const double width[2])
 {
     double a = b[k - 1], z = b[k + 1];
-    double lo = fmax(b[k] - REFINE_BINS * binw, a + min_width);
-    double hi = fmin(b[k] + REFINE_BINS * binw, z - min_width);
+    double lo = fmax(b[k] - REFINE_BINS * binw, a + width[k == 1]);
+    double hi = fmin(b[k] + REFINE_BINS * binw, z - width[k + 1 == np]);
     double step = binw / 20.0, best = HUGE_VAL, best_t = b[k];
     int steps = REFINE_BINS * 20;
     for (int j = 0; j <= 2 * steps; j++) {
@@ -472,12 +480,13 @@ static int refine_one(const sorted_cloud *sc, size_t nc, double *b, size_t k, do
     return 0;
 }
 
-static void refine_all(const sorted_cloud *sc, size_t nc, double *b, size_t np, double binw, double min_width)
+/* width: the smallest width of an inner phase, of a phase at an edge */
+static void refine_all(const sorted_cloud *sc, size_t nc, double *b, size_t np, double binw, const double width[2])
 {
     for (int pass = 0; pass < REFINE_PASSES; pass++) {
         int moved = 0;
         for (size_t k = 1; k < np; k++)
-            moved |= refine_one(sc, nc, b, k, binw, min_width);
+            moved |= refine_one(sc, nc, b, k, np, binw, width);
         if (!moved)
             break;
     }
@@ -587,7 +596,7 @@ static double stick_rss(const sorted_cloud *sc, size_t nc, const double *b, size
  * that pays least is removed if it does not pay, until all pay. Returns the
  * new number of phases, or 0 on no memory. */
 static size_t prune(const sorted_cloud *sc, size_t nc, double *b, size_t np, double npts, double penalty,
-                    double binw, double min_width)
+                    double binw, const double width[2])
 {
     double *tmp = malloc((np + 1) * sizeof(*tmp));
     double *best_b = malloc((np + 1) * sizeof(*best_b));
@@ -609,7 +618,7 @@ static size_t prune(const sorted_cloud *sc, size_t nc, double *b, size_t np, dou
             for (size_t q = 0; q <= np; q++)
                 if (q != k)
                     tmp[m++] = b[q];
-            refine_all(sc, nc, tmp, np - 1, binw, min_width);
+            refine_all(sc, nc, tmp, np - 1, binw, width);
             double without = stick_rss(sc, nc, tmp, np - 1);
             if (without < 0.0) {
                 best_score = -HUGE_VAL;
@@ -655,9 +664,13 @@ int fold_segment(const fold_cloud *clouds, size_t nclouds, const fold_segment_op
     size_t B = o->bins ? o->bins : 200;
     size_t P = o->max_phases ? o->max_phases : 1;
     double min_width = o->min_width > 0.0 ? o->min_width : 0.0;
+    const double width[2] = { min_width, fmax(min_width, isfinite(o->edge_width) ? o->edge_width : 0.0) };
     size_t minbins = (size_t)ceil(min_width * (double)B - 1e-9);
     if (minbins < 1)
         minbins = 1;
+    size_t edgebins = (size_t)ceil(width[1] * (double)B - 1e-9);
+    if (edgebins < minbins)
+        edgebins = minbins;
     size_t nc = nclouds;
 
     int rc = -1;
@@ -678,7 +691,7 @@ int fold_segment(const fold_cloud *clouds, size_t nclouds, const fold_segment_op
 
     /* pass 1, unweighted: the residuals give the local variances */
     build_prefix(sc, nc, B, pre);
-    partition(pre, nc, B, P, minbins, F, back);
+    partition(pre, nc, B, P, minbins, edgebins, F, back);
     size_t np = choose_phases(F, B, P, nc, npts, o->penalty);
     if (np > 0 && o->penalty <= 0.0) {
         /* pass 2, weighted (BIC only: a fixed penalty is in the caller's
@@ -687,7 +700,7 @@ int fold_segment(const fold_cloud *clouds, size_t nclouds, const fold_segment_op
         if (local_weights(sc, nc, B, pre, starts, np) != 0)
             goto done;
         build_prefix(sc, nc, B, pre);
-        partition(pre, nc, B, P, minbins, F, back);
+        partition(pre, nc, B, P, minbins, edgebins, F, back);
         np = choose_phases(F, B, P, nc, npts, o->penalty);
     }
 
@@ -704,8 +717,8 @@ int fold_segment(const fold_cloud *clouds, size_t nclouds, const fold_segment_op
         backtrack(back, B, np, starts);
         for (size_t p = 1; p < np; p++)
             bounds[p] = (double)starts[p] / (double)B;
-        refine_all(sc, nc, bounds, np, 1.0 / (double)B, min_width);
-        np = prune(sc, nc, bounds, np, npts, o->penalty, 1.0 / (double)B, min_width);
+        refine_all(sc, nc, bounds, np, 1.0 / (double)B, width);
+        np = prune(sc, nc, bounds, np, npts, o->penalty, 1.0 / (double)B, width);
         if (np == 0)
             goto done;
     }

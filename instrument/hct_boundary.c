@@ -1,7 +1,8 @@
 /* hct_boundary.c: what a region boundary and a thread's start and end do
  * besides the region event itself. At a boundary, the thread's pending samples
  * are written first (they are older, and each location's timestamps must not
- * decrease), then its counter values, at the time of the region event. A thread
+ * decrease), then its timestamp and counter values, read back to back: the
+ * region event is written at that time. A thread
  * starts its counters and its sampling when it gets its location and ends them
  * when it exits or when recording stops. */
 #include "hct_boundary.h"
@@ -57,12 +58,12 @@ void hct_extras_start(hct_thread *t)
 uint64_t hct_boundary(hct_thread *t, int enter, uint64_t not_before)
 {
     hct_sampling_drain(t);
-    uint64_t ts;
-    if (not_before) {
-        ts = not_before < t->last_ts ? t->last_ts : not_before;
+    /* the boundary's time and its counter values back to back, time first, as
+     * in a sample (take_sample): the same clock-to-counter offset everywhere */
+    uint64_t ts = hct_timestamp(t);
+    if (ts < not_before) {
+        ts = not_before;
         t->last_ts = ts;
-    } else {
-        ts = hct_timestamp(t);
     }
     hct_counters_boundary(t, ts, enter);
     return ts;

@@ -59,9 +59,9 @@ static inline void hct_call_leave(hct_call *c)
 {
     hct_thread *t = c->t;
     t->in_tool++;
-    /* the leave follows the last record after the call at once: same time
-     * (later if samples taken since then are written first) */
-    uint64_t ts = t->extras ? hct_boundary(t, 0, c->after ? c->ts : 0) : c->after ? c->ts : hct_timestamp(t);
+    /* without counters, the leave follows the last record after the call at
+     * once: same time; with them, its own time, read with its counter values */
+    uint64_t ts = t->extras ? hct_boundary(t, 0, 0) : c->after ? c->ts : hct_timestamp(t);
     hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, ts, c->cc));
     t->mpi_depth = 0;
     t->in_tool--;

@@ -3,8 +3,8 @@
  * jittered period of the thread's CPU time (precise: an hrtimer), or, where
  * perf_event_open is forbidden, a POSIX CPU-time timer (tick-quantized). Both
  * raise SIGPROF on that thread. The handler only takes a timestamp, reads the
- * thread's counter set and unwinds with unw_backtrace into a preallocated
- * per-thread ring; samples that land inside the tracer or find the ring full
+ * thread's counter set right after it, unwinds with unw_backtrace into a
+ * preallocated per-thread ring and re-arms the interrupt; samples that land inside the tracer or find the ring full
  * are counted as lost. Rings are drained into OTF2 CallingContextSample events
  * (with their counter values as a Metric just before) at region boundaries and
  * at the end, on the owning thread, or by the finishing thread after the
@@ -133,10 +133,16 @@ static void rearm(hct_smp_thread *s)
 
 /* ---- the handler: async-signal-safe only ------------------------------------- */
 
-static void take_sample(hct_smp_thread *s, const ucontext_t *uc, uint64_t ts)
+/* Takes a sample; returns its timestamp. The timestamp and the counter values
+ * are read back to back, in the order of a region boundary (hct_boundary: time,
+ * then counters), so that both carry the same small offset between the clock
+ * and the counters, which folding cancels (docs/trace-format.md, "Metric
+ * events"). */
+static uint64_t take_sample(hct_smp_thread *s, const ucontext_t *uc)
 {
     uint64_t values[MAX_VALUES];
     int set = 0, nvalues = 0;
+    uint64_t ts = hca_clock_now();
     if (s->t->ctr) {
         nvalues = hct_counters_read_signal(s->t->ctr, &set, values);
         if (nvalues < 0 || nvalues > MAX_VALUES)
@@ -167,7 +173,7 @@ static void take_sample(hct_smp_thread *s, const ucontext_t *uc, uint64_t ts)
     sample_rec *r = hct_ring_reserve(&s->ring, size);
     if (!r) {
         s->lost_full++;
-        return;
+        return ts;
     }
     r->size = (uint32_t)hct_ring_round(size);
     r->set = (uint8_t)set;
@@ -178,6 +184,7 @@ static void take_sample(hct_smp_thread *s, const ucontext_t *uc, uint64_t ts)
     memcpy(r->data, values, (size_t)nvalues * sizeof(uint64_t));
     memcpy(r->data + nvalues, frames, (size_t)depth * sizeof(uint64_t));
     hct_ring_commit(&s->ring, size);
+    return ts;
 }
 
 static void on_signal(int sig, siginfo_t *si, void *ucv)
@@ -205,14 +212,16 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
         return;
     }
     if (s->armed) {
-        uint64_t t0 = hca_clock_now();
-        rearm(s);
-        if (s->t->in_tool) {
+        uint64_t t0 = 0;
+        if (s->t->in_tool)
             s->lost_in_tool++;
-        } else {
-            take_sample(s, ucv, t0);
+        else
+            t0 = take_sample(s, ucv);
+        /* re-armed after the sample: this system call (microseconds in a VM)
+         * must not sit between the sample's timestamp and its counter values */
+        rearm(s);
+        if (t0)
             s->handler_ns += hca_clock_now() - t0;
-        }
     }
     errno = saved_errno;
 }

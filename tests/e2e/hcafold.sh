@@ -55,6 +55,24 @@ ok $? "rotating sets: folded"
 ok $? "rotating sets: every counter within 5 %, boundaries 0.3 and 0.5 found"
 sed 's/^/# /' check3.txt
 
+# 3b. a tracer's skew (issue 16): samples whose counter values are those of
+#     5 us after their timestamps, in regions of 2 ms (0.0025 of the region):
+#     no edge phase, a flat rate flat and a step where it is
+"$SYNTH" --out skew --kind user --instances 400 --duration-ms 2 --period-ms 0.5 --period-jitter 0.1 \
+    --counter task-clock:0-1=1e9 --skew-us 5 --noise 0.01 --seed 5 > /dev/null &&
+    "$FOLD" -q -f json,csv skew
+ok $? "skewed samples, flat rate: folded"
+"$CHECK" skew/traces.fold/fold.json skew/truth.txt --max-mae 0.005 > check3b.txt
+ok $? "skewed samples, flat rate: one phase, rate within 0.5 % everywhere"
+sed 's/^/# /' check3b.txt
+edge=$(awk -F, 'NR > 1 && ($1 <= 0.02 || $1 >= 0.98) { d = $3 / 1e9 - 1; if (d < 0) d = -d; if (d > m) m = d } END { print m + 0 }' skew/traces.fold/*.curves.csv)
+ok "$(awk -v m="$edge" 'BEGIN { print (m <= 0.005) ? 0 : 1 }')" "skewed samples, flat rate: within 0.5 % of 1 G/s at 0-0.02 and 0.98-1 (worst $edge)"
+"$SYNTH" --out skew2 --kind user --instances 400 --duration-ms 2 --period-ms 0.5 --period-jitter 0.1 \
+    --counter instructions:0-0.5=2e9,0.5-1=1e9 --skew-us 5 --noise 0.01 --seed 6 > /dev/null &&
+    "$FOLD" -q -f json skew2 && "$CHECK" skew2/traces.fold/fold.json skew2/truth.txt --max-mae 0.01 > check3c.txt
+ok $? "skewed samples, stepped rate: the two true phases, rates within 1 %, boundary within 0.02"
+sed 's/^/# /' check3c.txt
+
 # 4. determinism, and --jobs does not change the result
 "$FOLD" -q -j 1 -f json -o j1 classic && "$FOLD" -q -j 2 -f json -o j2 classic
 ok $? "folding with --jobs 1 and 2"

@@ -56,6 +56,7 @@ typedef struct {
     synth_set sets[SYNTH_MAX_SETS];
     size_t nsets;
     double outliers, outlier_factor, noise, fine;
+    double skew_us; /* a sample's counter values are those of this much later */
     synth_func funcs[SYNTH_MAX_FUNCS];
     size_t nfuncs;
     int kind;
@@ -159,6 +160,8 @@ static void usage(FILE *f)
             "  --fine-factor K        sample K times more often; same instances (default 1)\n"
             "  --model FILE           record this model in the trace properties, as the tracer\n"
             "                         does with HCATRACE_MODEL (HCATRACE::MODEL, MODEL_TEXT)\n"
+            "  --skew-us S            a sample's counter values are those of S us after its time\n"
+            "                         (a tracer's skew; default 0)\n"
             "  --lost-samples N       samples reported lost per location in the sampling statistics\n"
             "                         (written half way and at the end; default 0)\n"
             "  -v, --verbose          print a summary\n"
@@ -202,6 +205,7 @@ static int parse_options(int argc, char **argv, options *o)
         { "seed", required_argument, NULL, 'S' },
         { "fine-factor", required_argument, NULL, 'K' },
         { "lost-samples", required_argument, NULL, 'L' },
+        { "skew-us", required_argument, NULL, 'W' },
         { "model", required_argument, NULL, 'M' },
         { "verbose", no_argument, NULL, 'v' },
         { "help", no_argument, NULL, 'h' },
@@ -312,6 +316,9 @@ static int parse_options(int argc, char **argv, options *o)
         case 'L':
             bad = parse_num("lost-samples", optarg, 0, 1e12, &v);
             o->lost = (unsigned long)v;
+            break;
+        case 'W':
+            bad = parse_num("skew-us", optarg, 0, 1e6, &o->skew_us);
             break;
         case 'M':
             o->model = optarg;
@@ -507,7 +514,8 @@ static OTF2_TimeStamp local_time(const loc_writer *L, uint64_t t)
     return t - (uint64_t)L->offset;
 }
 
-static void ev_metric(loc_writer *L, const segment *s, uint64_t t)
+/* The Metric at time t, with the counter values of time tv (a sample's skew). */
+static void ev_metric_at(loc_writer *L, const segment *s, uint64_t t, uint64_t tv)
 {
     const options *o = L->o;
     if (!o->nsets)
@@ -517,11 +525,16 @@ static void ev_metric(loc_writer *L, const segment *s, uint64_t t)
     OTF2_MetricValue values[SYNTH_MAX_COUNTERS];
     for (size_t i = 0; i < set->n; i++) {
         types[i] = OTF2_TYPE_UINT64;
-        values[i].unsigned_int = (uint64_t)floor(counter_at(L, s, set->idx[i], t));
+        values[i].unsigned_int = (uint64_t)floor(counter_at(L, s, set->idx[i], tv));
     }
     L->bad |= OTF2_EvtWriter_Metric(L->w, NULL, local_time(L, t), L->rd->klass[L->set], (uint8_t)set->n, types,
                                     values) != OTF2_SUCCESS;
     L->now = t;
+}
+
+static void ev_metric(loc_writer *L, const segment *s, uint64_t t)
+{
+    ev_metric_at(L, s, t, t);
 }
 
 static void ev_enter(loc_writer *L, const segment *s, uint64_t t, hca_ref cc)
@@ -541,6 +554,12 @@ static void ev_leave(loc_writer *L, const segment *s, uint64_t t, hca_ref cc)
 static void ev_sample(loc_writer *L, const segment *s, uint64_t t)
 {
     const options *o = L->o;
+    /* a tracer whose sample reads its counters skew_us after its timestamp:
+     * the segment's end comes after that read, so no sample is that close
+     * to it */
+    uint64_t tv = t + (uint64_t)llround(o->skew_us * 1e3);
+    if (tv >= s->t1 && tv > t)
+        return;
     hca_ref cc = L->rd->cc_idle;
     if (s->type == SEG_MPI_A || s->type == SEG_MPI_B)
         cc = L->rd->cc_mpi[s->type == SEG_MPI_B];
@@ -551,7 +570,7 @@ static void ev_sample(loc_writer *L, const segment *s, uint64_t t)
         if (!s->in->outlier)
             L->tr->samples_in_used++;
     }
-    ev_metric(L, s, t);
+    ev_metric_at(L, s, t, tv);
     L->bad |= OTF2_EvtWriter_CallingContextSample(L->w, NULL, local_time(L, t), cc, 2, L->rd->igen) !=
               OTF2_SUCCESS;
     L->tr->samples++;

@@ -207,6 +207,87 @@ static void constant_rate_is_flat(void **state)
     points_free(&p);
 }
 
+/* Instances sampled as by a tracer whose samples read their counters `skew`
+ * (in units of the mean duration) after their timestamps, relative to the
+ * boundaries: a sample at x carries the value of x + skew / duration, and
+ * none comes later than the instance's end minus the skew. */
+static void simulate_skewed(const truth *t, size_t ninst, double skew, double noise, uint64_t seed, points *out)
+{
+    rng r = { seed + SEED_BASE };
+    for (size_t i = 0; i < ninst; i++) {
+        double dur = 1.0 + 0.05 * (2.0 * rng_unif(&r) - 1.0);
+        double total = cum_abs(t->b, t->r, t->nph, 1.0), d = skew / dur, step = 0.1 / dur;
+        for (double x = rng_unif(&r) * step; x + d < 1.0; x += step * (1.0 + 0.2 * (rng_unif(&r) - 0.5)))
+            points_add(out, x, cum_abs(t->b, t->r, t->nph, x + d) / total + noise * rng_norm(&r));
+    }
+}
+
+static double offset_of(const points *p)
+{
+    fold_cloud cl = { p->x, p->y, p->n };
+    return fold_cloud_offset(&cl);
+}
+
+/* A skew between samples and boundaries is measured as an offset along x
+ * and taken out before fitting: a constant rate stays flat to the edges
+ * (within 0.5 %), the classic one keeps its rates; what a real edge phase
+ * does is not taken for a skew. */
+static void skew_is_not_an_edge_phase(void **state)
+{
+    (void)state;
+    static const truth start_burst = { 2, { 0.0, 0.02, 1.0 }, { 1500.0, 500.0 } };
+    static const truth both_bursts = { 3, { 0.0, 0.02, 0.98, 1.0 }, { 1500.0, 500.0, 1500.0 } };
+    points p = { 0 };
+    simulate_skewed(&constant, 1000, 0.002, 0.0002, 31, &p);
+    double off = offset_of(&p);
+    fold_curve c;
+    fit_ok(&p, &c);
+    check_curve(&c);
+    double mx, mae = rate_mae(&c, &constant, 0.0, &mx);
+    printf("# skew 0.002 of a constant rate: offset %.5f; rate MAE %.5f, max deviation %.5f\n", off, mae, mx);
+    assert_true(fabs(off - 0.002) < 0.0002);
+    assert_true(c.offset == off);
+    assert_true(mx < 0.005);
+    fold_curve_free(&c);
+    points_free(&p);
+
+    /* without the skew: no offset (or one within the noise) */
+    simulate_skewed(&constant, 1000, 0.0, 0.0002, 32, &p);
+    off = offset_of(&p);
+    assert_true(fabs(off) < 0.0002);
+    points_free(&p);
+
+    /* the classic rates, skewed: the offset and the rates away from the steps */
+    simulate_skewed(&classic, 1000, 0.002, 0.0002, 33, &p);
+    off = offset_of(&p);
+    fit_ok(&p, &c);
+    mae = rate_mae(&c, &classic, 0.03, &mx);
+    printf("# skew 0.002 of the classic rates: offset %.5f; rate MAE %.4f outside +-0.03 of the steps (max %.4f)\n",
+           off, mae, mx);
+    assert_true(fabs(off - 0.002) < 0.0003);
+    assert_true(mx < 0.03);
+    fold_curve_free(&c);
+    points_free(&p);
+
+    /* real edge phases: at one edge, or at both (shifts of opposite signs) */
+    simulate_skewed(&start_burst, 1000, 0.0, 0.0002, 34, &p);
+    assert_true(offset_of(&p) == 0.0);
+    points_free(&p);
+    simulate_skewed(&both_bursts, 1000, 0.0, 0.0002, 35, &p);
+    assert_true(offset_of(&p) == 0.0);
+    points_free(&p);
+
+    /* a shift beyond FOLD_MAX_OFFSET is the data's, not a skew */
+    simulate_skewed(&constant, 1000, 2.0 * FOLD_MAX_OFFSET, 0.0002, 36, &p);
+    assert_true(offset_of(&p) == 0.0);
+    points_free(&p);
+
+    /* too few points at an edge to tell */
+    simulate_skewed(&constant, 20, 0.002, 0.0002, 37, &p);
+    assert_true(offset_of(&p) == 0.0);
+    points_free(&p);
+}
+
 /* Monotone for data that is not: pure noise, a decreasing cloud, rates of
  * zero (the constraint is active), huge noise around the classic curve. */
 static void monotone_on_noisy_data(void **state)
@@ -429,6 +510,7 @@ int main(void)
         cmocka_unit_test(defaults),
         cmocka_unit_test(classic_rates),
         cmocka_unit_test(constant_rate_is_flat),
+        cmocka_unit_test(skew_is_not_an_edge_phase),
         cmocka_unit_test(monotone_on_noisy_data),
         cmocka_unit_test(only_anchors_and_few_points),
         cmocka_unit_test(bad_input),

@@ -162,6 +162,7 @@ static void defaults(void **state)
     assert_true(o.penalty <= 0.0);
     assert_int_equal(o.bins, 200);
     assert_true(fabs(o.min_width - 0.02) < 1e-12);
+    assert_true(fabs(o.edge_width - FOLD_EDGE_WIDTH) < 1e-12);
 }
 
 static void classic_phases(void **state)
@@ -201,6 +202,38 @@ static void constant_is_one_phase(void **state)
     segment_ok(p, 1, &o, &s);
     check_truth(&s, &constant, 0.03, 0.0);
     printf("# constant: %zu phase, slope %.4f\n", s.nphases, s.slopes[0]);
+    fold_segmentation_free(&s);
+    points_free(&p[0]);
+}
+
+/* The edges: a constant rate whose samples carry the values of a little
+ * later (a skew between samples and boundaries: 0.002 of the region) is one
+ * phase, not three; a true phase at an edge narrower than edge_width becomes
+ * one of edge_width at least (here: 0.015 at three times the rate). */
+static void skew_and_narrow_edge_phases(void **state)
+{
+    (void)state;
+    points p[1] = { { 0 } };
+    rng r = { 301 + SEED_BASE };
+    for (size_t i = 0; i < 1000; i++)
+        for (double x = rng_unif(&r) * 0.1; x + 0.002 < 1.0; x += 0.1 * (1.0 + 0.2 * (rng_unif(&r) - 0.5)))
+            points_add(&p[0], x, x + 0.002 + 0.0002 * rng_norm(&r));
+    fold_segment_options o;
+    fold_segment_defaults(&o);
+    fold_segmentation s;
+    segment_ok(p, 1, &o, &s);
+    printf("# skewed constant: %zu phase(s)\n", s.nphases);
+    assert_int_equal(s.nphases, 1);
+    fold_segmentation_free(&s);
+    points_free(&p[0]);
+
+    static const truth narrow = { 2, 1, { 0.0, 0.015, 1.0 }, { { 1500.0, 500.0 } } };
+    double noise[1] = { 0.0005 };
+    simulate(&narrow, 1000, 0.1, 0.0, noise, 302, p);
+    segment_ok(p, 1, &o, &s);
+    printf("# narrow start phase: %zu phase(s), the first to %.4f\n", s.nphases, s.bounds[1]);
+    assert_true(s.bounds[1] >= o.edge_width - 1e-9);
+    assert_true(1.0 - s.bounds[s.nphases - 1] >= o.edge_width - 1e-9);
     fold_segmentation_free(&s);
     points_free(&p[0]);
 }
@@ -415,6 +448,7 @@ int main(void)
         cmocka_unit_test(defaults),
         cmocka_unit_test(classic_phases),
         cmocka_unit_test(constant_is_one_phase),
+        cmocka_unit_test(skew_and_narrow_edge_phases),
         cmocka_unit_test(two_counters),
         cmocka_unit_test(small_changes_and_short_phases),
         cmocka_unit_test(penalty_and_limits),
