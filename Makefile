@@ -73,7 +73,7 @@ TOOLS += $(BUILD)/tests/hcasynth $(BUILD)/tests/foldstat $(BUILD)/tests/foldchec
 
 all: $(LIB) $(EXAMPLES) $(TOOLS) $(HCAFOLD)
 
-$(BUILD)/obj/lib/%.o: %.c $(CONFIG)
+$(BUILD)/obj/lib/%.o: %.c $(BUILD)/obj/lib/%.d $(CONFIG)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	@$(CC) $(LIB_CFLAGS) $(DEPFLAGS) -c $< -o $@
@@ -131,7 +131,7 @@ $(BUILD)/bench/mpi_call_cost: bench/mpi_call_cost.c
 FOLD_CFLAGS := $(BASE_CFLAGS) -Isrc -Ifold $(OTF2_CFLAGS) $(GSL_CFLAGS) $(CJSON_CFLAGS)
 FOLD_LIBS := $(OTF2_LIBS) $(GSL_LIBS) $(CJSON_LIBS) -lpthread -lm
 
-$(BUILD)/obj/fold/%.o: fold/%.c $(CONFIG)
+$(BUILD)/obj/fold/%.o: fold/%.c $(BUILD)/obj/fold/%.d $(CONFIG)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	@$(CC) $(FOLD_CFLAGS) $(DEPFLAGS) -c $< -o $@
@@ -147,7 +147,7 @@ TEST_CFLAGS := $(BASE_CFLAGS) $(INCLUDES) -Ifold -Itests/synth $(OTF2_CFLAGS) $(
     $(CJSON_CFLAGS)
 TEST_LIBS := $(OTF2_LIBS) $(CMOCKA_LIBS) $(PFM_LIBS) $(GSL_LIBS) $(CJSON_LIBS) -lpthread -lm
 
-$(BUILD)/obj/tests/%.o: tests/%.c $(CONFIG)
+$(BUILD)/obj/tests/%.o: tests/%.c $(BUILD)/obj/tests/%.d $(CONFIG)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	@$(CC) $(TEST_CFLAGS) $(DEPFLAGS) -c $< -o $@
@@ -189,7 +189,13 @@ $(BUILD)/tests/test_%: $(BUILD)/obj/tests/unit/test_%.o
 	@$(CC) -o $@ $^ $(SAN_LDFLAGS) $(TEST_LIBS)
 
 # header dependencies written by -MMD (none before the first build)
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+# An object without its dependency file (built before -MMD, or the .d lost) is
+# rebuilt: each .d is a prerequisite of its object, a target without a recipe.
+DEPFILES := $(patsubst %.c,$(BUILD)/obj/lib/%.d,$(LIB_SRC) $(SCHEMA_READ_SRC)) \
+    $(patsubst fold/%.c,$(BUILD)/obj/fold/%.d,$(wildcard fold/*.c)) \
+    $(patsubst tests/%.c,$(BUILD)/obj/tests/%.d,$(wildcard tests/*.c tests/*/*.c))
+$(DEPFILES):
+-include $(wildcard $(DEPFILES))
 
 check: all $(UNIT_BIN)
 	BUILD=$(BUILD) MPIRUN=$(MPIRUN) LIBOMP=$(LIBOMP) tests/run-tests.sh
