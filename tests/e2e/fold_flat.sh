@@ -112,9 +112,11 @@ fi
 first=$(awk 'NR == 1 && $1 == 0 { print $3 }' step/phases.1)
 last=$(awk 'END { if ($2 == 1) print $3 }' step/phases.1)
 echo "# step: phases: $(tr '\n' ';' < step/phases.1)"
-# (near zero when the thread had a CPU; on a loaded machine the preempted
-# busy halves of some instances reach into the other's sleep)
-lim=0.02 why="the thread had a CPU"
+# (near zero when the thread had a CPU: the fitted curve's transition, a few
+# hundredths of the region wide, leaves up to a few % of the busy rate in the
+# sleeping phase's mean; on a loaded machine the preempted busy halves of some
+# instances reach into the other's sleep)
+lim=0.05 why="the thread had a CPU"
 [ -n "$cpu" ] || lim=0.5 why="a loaded machine"
 ok "$(awk -v f="${first:-0}" -v l="${last:--1}" -v k=$lim 'BEGIN { print (f > 0 && l >= 0 && l <= k * f) ? 0 : 1 }')" \
     "step: a busy phase from 0 (${first:-none} /s), a sleeping one to 1 below $lim of it, $why (${last:-none} /s)"
