@@ -36,6 +36,7 @@
  *  - the slopes come from the weighted least-squares continuous piecewise-
  *    linear curve through the anchors on the raw points, knots at the
  *    bounds: each slope is the phase's mean rate.
+ * At most one phase per MIN_SAMPLES_PER_PHASE samples.
  * A phase at either edge is at least edge_width wide (narrower ones are what
  * a skew between samples and boundaries makes, not a phase).
  * Ties always go to fewer phases, the lower bin, the boundary nearest the
@@ -44,6 +45,7 @@
 #include "fit.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +55,14 @@
 #define ANCHOR_WEIGHT 100.0  /* the anchors are exact: each weighs as many points */
 #define VAR_MIN_POINTS 40    /* points behind each local variance estimate */
 #define VAR_FLOOR_FRAC 0.02  /* local variance >= this fraction of the cloud's mean */
+/* Samples per phase, at least, over the region: a phase's rate is the slope
+ * of a line (two parameters) through the points around it; below 8 samples
+ * per phase the slope's standard error exceeds 1/sqrt(8-2), 40 %, of the
+ * points' spread across instances, as large as the changes searched for.
+ * So n samples give at most n/8 phases (one below 16). Not per phase: with
+ * CPU-time sampling a phase where the thread sleeps holds no sample at all,
+ * and the points around it are what shows it. */
+#define MIN_SAMPLES_PER_PHASE 8
 
 void fold_segment_defaults(fold_segment_options *o)
 {
@@ -663,6 +673,12 @@ int fold_segment(const fold_cloud *clouds, size_t nclouds, const fold_segment_op
     }
     size_t B = o->bins ? o->bins : 200;
     size_t P = o->max_phases ? o->max_phases : 1;
+    size_t fewest = SIZE_MAX; /* samples of the cloud with the fewest, among those with any */
+    for (size_t c = 0; c < nclouds; c++)
+        if (clouds[c].n > 0 && clouds[c].n < fewest)
+            fewest = clouds[c].n;
+    if (fewest != SIZE_MAX && P > fewest / MIN_SAMPLES_PER_PHASE)
+        P = fewest / MIN_SAMPLES_PER_PHASE > 0 ? fewest / MIN_SAMPLES_PER_PHASE : 1;
     double min_width = o->min_width > 0.0 ? o->min_width : 0.0;
     const double width[2] = { min_width, fmax(min_width, isfinite(o->edge_width) ? o->edge_width : 0.0) };
     size_t minbins = (size_t)ceil(min_width * (double)B - 1e-9);

@@ -354,6 +354,28 @@ static void penalty_and_limits(void **state)
     points_free(&p[0]);
 }
 
+/* Few samples: at most one phase per 8 samples. The classic three phases
+ * from 6 to 12 instances of about 2 samples (12 to 24 samples): at most
+ * n/8 phases, one below 16 samples. */
+static void few_samples(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        points p[1] = { { 0 } };
+        double noise[1] = { NOISE };
+        simulate(&classic, 6 + (size_t)seed % 7, PERIOD, JITTER, noise, 700 + seed, p);
+        fold_cloud cl = { p[0].x, p[0].y, p[0].n };
+        fold_segment_options o;
+        fold_segment_defaults(&o);
+        fold_segmentation s;
+        assert_int_equal(fold_segment(&cl, 1, &o, &s), 0);
+        if (s.nphases > 1 && s.nphases > p[0].n / 8)
+            fail_msg("seed %llu: %zu phases from %zu samples", (unsigned long long)seed, s.nphases, p[0].n);
+        fold_segmentation_free(&s);
+        points_free(&p[0]);
+    }
+}
+
 static void only_anchors(void **state)
 {
     (void)state;
@@ -452,6 +474,7 @@ int main(void)
         cmocka_unit_test(two_counters),
         cmocka_unit_test(small_changes_and_short_phases),
         cmocka_unit_test(penalty_and_limits),
+        cmocka_unit_test(few_samples),
         cmocka_unit_test(only_anchors),
         cmocka_unit_test(deterministic_and_order_free),
         cmocka_unit_test(bad_input),
