@@ -31,6 +31,7 @@
 #include "hct_callsite.h"
 #include "hct_counter_rotation.h"
 #include "hct_diag.h"
+#include "hct_self.h"
 #include "hct_ring.h"
 
 #define MAX_FRAMES 64
@@ -265,6 +266,7 @@ void hct_sampling_setup(void)
 {
     if (!hct.cfg.sampling)
         return;
+    hct_self_locate();
     S.period = hct.cfg.sampling_period_ns;
     S.jitter = S.period * hct.cfg.sampling_jitter_pct / 100;
     /* which source works here: a throw-away probe on this thread */
@@ -398,14 +400,22 @@ static void write_stats(hct_thread *t, uint64_t ts, int always)
 
 /* The calling context of a stack (leaf first in `frames`), reusing the common
  * root part with the previous sample. Returns HCA_UNDEF when the table is full. */
-static uint32_t stack_cc(hct_smp_thread *s, const uint64_t *frames, int depth, uint32_t *unwind)
+static uint32_t stack_cc(hct_smp_thread *s, const uint64_t *frames, int nframes, uint32_t *unwind)
 {
+    /* root first; the tracer's own frames (handler, wrappers, trampolines)
+     * are left out: a sample inside a wrapper belongs to the application's
+     * call of the wrapped function */
     uintptr_t addr[MAX_FRAMES];
-    for (int i = 0; i < depth; i++) {
-        uintptr_t a = (uintptr_t)frames[depth - 1 - i];
+    int depth = 0;
+    for (int i = nframes - 1; i >= 0; i--) {
+        uintptr_t a = (uintptr_t)frames[i];
+        if (hct_self_contains(a))
+            continue;
         /* callers: the call instruction is just before the return address */
-        addr[i] = i == depth - 1 ? a : a - 1;
+        addr[depth++] = i == 0 ? a : a - 1;
     }
+    if (depth == 0)
+        return HCA_UNDEF; /* only the tracer's frames */
     int common = 0;
     while (common < depth && common < s->prev_depth && s->prev_addr[common] == addr[common])
         common++;

@@ -33,6 +33,9 @@ for nt in 2 4; do
     ok "$(grep '^location ' stat.txt | grep -vc ' balanced yes monotonic yes samples [1-9]')" \
         "$label: every location balanced, monotonic, with samples"
     ok $((regions != 20)) "$label: the program ran 20 parallel regions ($regions)"
+    own=$(grep '^stack ' stat.txt | grep -c 'instrument/\|libhcatrace')
+    ok $((own != 0 || $(grep -c '^stack .*omp_fn' stat.txt) == 0)) \
+        "$label: sampled stacks hold the outlined functions and none of the tracer's frames ($own with them)"
     ok "$(awk -v r="$regions" '$1 == "threads" && ($8 != r || $10 != r || $12 != "ok") { print }' stat.txt | grep -c .)" \
         "$label: every thread begins and ends one team per parallel region, nested correctly"
     ok "$(awk -v r="$regions" '$1 == "threads" && $2 == 0 && ($4 != r || $6 != r) { print } END {}' stat.txt | grep -c .)" \
