@@ -1,0 +1,98 @@
+#!/bin/sh
+# bench/whole_runs.sh: what tracing costs a whole run, as an analyst measures
+# it (issue 13): each program at 1, 2 and 8 ranks with 1 and 2 OpenMP threads,
+# untraced and traced at the default settings in interleaved pairs (the order
+# alternates), and per configuration the median and spread (min-max) over the
+# pairs of: CPU time (user + system of the whole job, every rank, every
+# thread), wall time, the largest peak RSS of one process, and the traced /
+# untraced ratios of the medians. Also the samples taken and lost (from the
+# traces' sampling statistics, tests/tracestat).
+#   PROGRAMS   "name:args" list; default the examples mpi_omp_phases and
+#              mpi_phases, plus examples/halo3d when it is built
+#   RANKS      "1 2 8"      THREADS  "1 2"      PAIRS  5
+#   LIB        the library to measure (default build/lib/libhcatrace.so)
+# Builds nothing: run `make` first. Prints one table row per configuration
+# (docs/benchmarks.md "Whole runs" has the recorded results).
+set -eu
+. "$(cd "$(dirname "$0")" && pwd)/lib.sh"
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+EX=$ROOT/build/examples
+LIB=${LIB:-$ROOT/build/lib/libhcatrace.so}
+TRACESTAT=$ROOT/build/tests/tracestat
+RANKS=${RANKS:-1 2 8}
+THREADS=${THREADS:-1 2}
+PAIRS=${PAIRS:-5}
+MPIRUN=${MPIRUN:-mpirun}
+MPIFLAGS="--oversubscribe --bind-to none"
+[ "$(id -u)" = 0 ] && MPIFLAGS="$MPIFLAGS --allow-run-as-root"
+if [ -z "${PROGRAMS:-}" ]; then
+    PROGRAMS="mpi_omp_phases:400 mpi_phases:-n,100"
+    [ -x "$EX/halo3d" ] && PROGRAMS="$PROGRAMS halo3d:"
+fi
+for f in "$LIB" "$TRACESTAT"; do
+    [ -e "$f" ] || { echo "bench/whole_runs.sh: $f is missing; run make first" >&2; exit 1; }
+done
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/hcatrace-whole.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+trap 'exit 130' INT TERM
+
+# measure OUT CMD...: appends "cpu_s wall_s maxrss_kib" of the job (rusage of
+# the reaped child tree: mpirun waits for its ranks, so their CPU time and the
+# largest RSS of any of them are included)
+measure() {
+    out=$1
+    shift
+    python3 - "$@" >> "$out" <<'EOF'
+import os, subprocess, sys, time
+t0 = time.monotonic()
+p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+_, status, ru = os.wait4(p.pid, 0)
+wall = time.monotonic() - t0
+if os.waitstatus_to_exitcode(status) != 0:
+    sys.exit("bench/whole_runs.sh: %s failed (%d)" % (" ".join(sys.argv[1:]), status))
+print("%.4f %.4f %d" % (ru.ru_utime + ru.ru_stime, wall, ru.ru_maxrss))
+EOF
+}
+
+echo "# $(bench_machine); $(date -u '+%Y-%m-%d %H:%M') UTC; load average $(cut -d' ' -f1 /proc/loadavg)"
+echo "# program args ranks threads | CPU s untraced median (min-max) | traced | ratio | wall ratio | peak RSS MiB untraced / traced (ratio) | samples written / lost in the tool"
+for prog in $PROGRAMS; do
+    name=${prog%%:*}
+    args=$(echo "${prog#*:}" | tr ',' ' ')
+    exe=$EX/$name
+    [ -x "$exe" ] || { echo "bench/whole_runs.sh: $exe is missing" >&2; exit 1; }
+    for np in $RANKS; do
+        for nt in $THREADS; do
+            base="$MPIRUN $MPIFLAGS -np $np -x OMP_NUM_THREADS=$nt"
+            : > "$TMP/u"
+            : > "$TMP/t"
+            : > "$TMP/s"
+            i=1
+            while [ "$i" -le "$PAIRS" ]; do
+                dir=$TMP/trace.$i
+                # shellcheck disable=SC2086
+                traced() { measure "$TMP/t" $base -x LD_PRELOAD="$LIB" -x HCATRACE_DIR="$dir" "$exe" $args; }
+                # shellcheck disable=SC2086
+                untraced() { measure "$TMP/u" $base "$exe" $args; }
+                if [ $((i % 2)) = 1 ]; then untraced; traced; else traced; untraced; fi
+                "$TRACESTAT" "$dir/traces.otf2" 2> /dev/null |
+                    awk '$1 == "sampling" { for (k = 3; k <= NF; k++) { split($k, kv, "=")
+                             if (kv[1] == "samples") t += kv[2]; else if (kv[1] == "lost_in_tool") l += kv[2] } }
+                         END { print t + 0, l + 0 }' >> "$TMP/s"
+                rm -rf "$dir"
+                i=$((i + 1))
+            done
+            paste -d' ' "$TMP/u" "$TMP/t" "$TMP/s" | awk -v label="$name ${args:--} $np $nt" "$AWK_MEDIAN"'
+                { uc = uc " " $1; uw = uw " " $2; ur = ur " " $3; tc = tc " " $4; tw = tw " " $5; tr = tr " " $6
+                  if (NR == 1 || $1 < ucmin) ucmin = $1; if ($1 > ucmax) ucmax = $1
+                  if (NR == 1 || $4 < tcmin) tcmin = $4; if ($4 > tcmax) tcmax = $4
+                  taken += $7; lost += $8 }
+                END {
+                    printf "%s | %.3f (%.3f-%.3f) | %.3f (%.3f-%.3f) | %.3f | %.3f | %.1f / %.1f (%.2f) | %d / %d\n",
+                        label, median(uc), ucmin, ucmax, median(tc), tcmin, tcmax, median(tc) / median(uc),
+                        median(tw) / median(uw), median(ur) / 1024, median(tr) / 1024, median(tr) / median(ur), taken, lost
+                }'
+        done
+    done
+done
