@@ -427,6 +427,31 @@ static int fold_one(const fold_trace *t, const fold_region *f, size_t index, con
     return rc;
 }
 
+/* 1 when a --counter names no counter of the trace, with the message in err. */
+static int unknown_counter(const fold_trace *t, const fold_options *o, char *err, size_t errlen)
+{
+    for (size_t i = 0; o->counters && i < o->ncounters; i++) {
+        size_t c = 0;
+        while (c < t->ncounters && strcmp(t->counters[c].name, o->counters[i]) != 0)
+            c++;
+        if (c < t->ncounters)
+            continue;
+        int len = snprintf(err, errlen, "%s has no counter '%s' (its counters:", t->path, o->counters[i]);
+        for (c = 0; c < t->ncounters && len >= 0 && (size_t)len < errlen; c++)
+            len += snprintf(err + len, errlen - (size_t)len, "%s %s", c ? "," : "", t->counters[c].name);
+        if (len >= 0 && (size_t)len < errlen)
+            snprintf(err + len, errlen - (size_t)len, "%s)", t->ncounters ? "" : " none");
+        return 1;
+    }
+    return 0;
+}
+
+/* The writers of the format: hcatrace and its synthesizer. */
+static int written_by_hcatrace(const fold_trace *t)
+{
+    return t->creator && (strncmp(t->creator, "hcatrace", 8) == 0 || strncmp(t->creator, "hcasynth", 8) == 0);
+}
+
 struct progress_adapter {
     const fold_options *o;
 };
@@ -463,6 +488,8 @@ enum fold_analysis_status fold_analyze(const char *trace_path, const fold_option
     }
     report->trace = t->path; /* the anchor file, also when trace_path is its directory */
     trace_path = t->path;
+    if (unknown_counter(t, o, err, errlen))
+        return FOLD_ANALYSIS_BAD_SELECTION;
     fold_region_options rg;
     fold_region_defaults(&rg);
     rg.k = o->mad_k;
@@ -498,7 +525,10 @@ enum fold_analysis_status fold_analyze(const char *trace_path, const fold_option
     if (o->progress)
         o->progress("folding", t->nfolds, t->nfolds);
     if (report->nregions == 0) {
-        if (t->samples_read == 0)
+        if (t->samples_read == 0 && !written_by_hcatrace(t))
+            snprintf(err, errlen, "%s was written by %s, not by hcatrace: hcafold folds the samples and regions "
+                     "hcatrace records", trace_path, t->creator && *t->creator ? t->creator : "an unnamed OTF2 writer");
+        else if (t->samples_read == 0)
             snprintf(err, errlen, "%s has no samples: nothing to fold (was it traced with HCATRACE_SAMPLING=off?)",
                      trace_path);
         else if (candidates == 0)

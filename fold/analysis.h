@@ -13,7 +13,8 @@ enum fold_analysis_status {
     FOLD_ANALYSIS_OK = 0,
     FOLD_ANALYSIS_BAD_TRACE, /* not an OTF2 archive, corrupt or truncated */
     FOLD_ANALYSIS_NOTHING,   /* no region with enough instances and samples */
-    FOLD_ANALYSIS_NO_MEMORY  /* memory ran out while reading or folding */
+    FOLD_ANALYSIS_NO_MEMORY, /* memory ran out while reading or folding */
+    FOLD_ANALYSIS_BAD_SELECTION /* a --counter the trace does not have */
 };
 
 typedef struct {

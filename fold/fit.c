@@ -701,7 +701,8 @@ int fold_fit_cumulative(const fold_cloud *cloud, const fold_fit_options *o, fold
     if (!out)
         return -1;
     memset(out, 0, sizeof(*out));
-    if (!cloud || !o || o->grid < 2 || (cloud->n > 0 && (!cloud->x || !cloud->y)) || !isfinite(o->smoothing))
+    if (!cloud || !o || o->grid < 2 || o->grid > FOLD_MAX_GRID || (cloud->n > 0 && (!cloud->x || !cloud->y)) ||
+        !isfinite(o->smoothing))
         return -1;
     for (size_t i = 0; i < cloud->n; i++)
         if (!isfinite(cloud->x[i]) || !isfinite(cloud->y[i]))

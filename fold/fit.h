@@ -40,8 +40,13 @@ typedef struct {
  * Pure; deterministic. */
 double fold_cloud_offset(const fold_cloud *cloud);
 
+/* The most points an output curve may have (hcafold --grid): each costs some 1.7 KB
+ * per region and counter across the fit, the outputs and the plots. */
+#define FOLD_MAX_GRID 10000
+
 typedef struct {
-    size_t grid;        /* points of the output curve, x_i = i / (grid - 1); default 101 */
+    size_t grid;        /* points of the output curve, x_i = i / (grid - 1); default 101, at most
+                           FOLD_MAX_GRID */
     size_t max_points;  /* cap on points fed to the fit, chosen deterministically (fold_cap_points);
                            default 20000; 0: no cap */
     double smoothing;   /* penalty weight of the P-spline: the fit minimizes

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "outdir.h"
 
 /* A gnuplot single-quoted string: quotes doubled. */
 void fold_gp_quoted(FILE *f, const char *s)
@@ -47,7 +48,7 @@ int fold_run_gnuplot(const char *dir, const char *script, char *err, size_t errl
     if (pid == 0) {
         if (chdir(dir) != 0)
             _exit(126);
-        int log = open("gnuplot.log", O_WRONLY | O_CREAT | O_APPEND, 0644);
+        int log = open("gnuplot.log", O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0644);
         if (log >= 0) {
             dup2(log, STDERR_FILENO);
             dup2(log, STDOUT_FILENO);
@@ -73,7 +74,7 @@ FILE *fold_gp_open(const char *dir, const char *script, const char *what, char *
                    size_t errlen)
 {
     snprintf(path, pathlen, "%s/%s", dir, script);
-    FILE *f = fopen(path, "w");
+    FILE *f = fold_outdir_create(path);
     if (!f)
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
     else

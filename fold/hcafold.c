@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "fit.h"
 #include "model.h"
+#include "outdir.h"
 
 #ifndef HCATRACE_VERSION
 #define HCATRACE_VERSION "unknown"
@@ -42,6 +44,8 @@ static enum fold_exit analysis_exit(enum fold_analysis_status st)
         return EXIT_NOTHING;
     case FOLD_ANALYSIS_NO_MEMORY:
         return EXIT_NO_MEMORY;
+    case FOLD_ANALYSIS_BAD_SELECTION:
+        return EXIT_USAGE;
     }
     return EXIT_BAD_TRACE;
 }
@@ -71,7 +75,7 @@ static void usage(FILE *out)
           "      --min-instances N  skip regions with fewer used instances (default 10)\n"
           "      --min-samples N    skip regions with fewer samples (default 20)\n"
           "      --mad K            exclude instances outside median +- K*MAD of duration (default 1.5)\n"
-          "      --grid N           points of the output curves (default 101)\n"
+          "      --grid N           points of the output curves, 3 to 10000 (default 101)\n"
           "      --max-points N     cap on folded points fed to a fit (default 20000)\n"
           "      --mpi              also fold the MPI calls themselves\n"
           "  -m, --model NAME|FILE  evaluate this model (models/NAME.model; 'auto': the one for\n"
@@ -135,21 +139,6 @@ static void default_output(const char *anchor, char *out, size_t len)
     if (n > 5 && strcmp(anchor + n - 5, ".otf2") == 0)
         n -= 5;
     snprintf(out, len, "%.*s.fold", (int)n, anchor);
-}
-
-static int make_dir(const char *dir)
-{
-    char buf[PATH_MAX];
-    snprintf(buf, sizeof(buf), "%s", dir);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = 0;
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-            return -1;
-        *p = '/';
-    }
-    return mkdir(buf, 0777) == 0 || errno == EEXIST ? 0 : -1;
 }
 
 static int progress_on;
@@ -254,6 +243,10 @@ int main(int argc, char **argv)
                         optarg);
                 return EXIT_USAGE;
             }
+            if (opt == OPT_GRID && v > FOLD_MAX_GRID) {
+                fprintf(stderr, "hcafold: --grid needs a number from 3 to %d, not '%s'\n", FOLD_MAX_GRID, optarg);
+                return EXIT_USAGE;
+            }
             if (opt == OPT_MIN_INSTANCES)
                 o.min_instances = v;
             else if (opt == OPT_MIN_SAMPLES)
@@ -333,8 +326,8 @@ int main(int argc, char **argv)
         fold_report_free(&report);
         return EXIT_USAGE;
     }
-    if (make_dir(outdir) != 0) {
-        fprintf(stderr, "hcafold: cannot create %s: %s\n", outdir, strerror(errno));
+    if (fold_outdir_prepare(outdir) != 0) {
+        fprintf(stderr, "hcafold: cannot prepare %s: %s\n", outdir, strerror(errno));
         fold_report_free(&report);
         return EXIT_OUTPUT;
     }
@@ -349,6 +342,8 @@ int main(int argc, char **argv)
         (fold_write_plots(&report, outdir, formats, err, sizeof(err)) != 0 ||
          fold_write_model_plots(&report, outdir, formats, err, sizeof(err)) != 0))
         rc = EXIT_OUTPUT;
+    if (formats & FOLD_FORMAT_PLOTS)
+        fold_outdir_finish(outdir);
     if (rc != EXIT_DONE)
         fprintf(stderr, "hcafold: %s\n", err);
     if (!quiet) {

@@ -7,12 +7,13 @@
 #include <string.h>
 
 #include "result.h"
+#include "outdir.h"
 
 static FILE *open_file(const char *dir, const char *slug, const char *suffix, char *err, size_t errlen)
 {
     char path[4096];
     snprintf(path, sizeof(path), "%s/%s.%s.csv", dir, slug, suffix);
-    FILE *f = fopen(path, "w");
+    FILE *f = fold_outdir_create(path);
     if (!f)
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
     return f;

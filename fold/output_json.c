@@ -8,6 +8,7 @@
 
 #include "model.h"
 #include "result.h"
+#include "outdir.h"
 
 static cJSON *numbers(const double *v, size_t n)
 {
@@ -283,7 +284,7 @@ int fold_write_json(const fold_report *r, const char *dir, char *err, size_t err
     }
     char path[4096];
     snprintf(path, sizeof(path), "%s/fold.json", dir);
-    FILE *f = fopen(path, "w");
+    FILE *f = fold_outdir_create(path);
     int bad = !f || fputs(text, f) == EOF || fputc('\n', f) == EOF;
     if (f && fclose(f) != 0)
         bad = 1;

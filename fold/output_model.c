@@ -13,6 +13,7 @@
 #include "gnuplot.h"
 #include "model.h"
 #include "result.h"
+#include "outdir.h"
 
 static const char *const layer_colors[] = { "#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948",
                                             "#b07aa1", "#ff9da7", "#9c755f", "#1f3b73", "#d37295", "#8cd17d",
@@ -78,7 +79,7 @@ static int write_curves(const fold_model_report *mr, const fold_model_region *mg
     const hca_model *m = mr->model;
     char path[4096];
     snprintf(path, sizeof(path), "%s/%s.model.csv", dir, r->slug);
-    FILE *f = fopen(path, "w");
+    FILE *f = fold_outdir_create(path);
     if (!f) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
         return -1;
@@ -124,7 +125,7 @@ static int write_curves(const fold_model_report *mr, const fold_model_region *mg
     }
     /* the per-phase table */
     snprintf(path, sizeof(path), "%s/%s.model-phases.csv", dir, r->slug);
-    f = fopen(path, "w");
+    f = fold_outdir_create(path);
     if (!f) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
         return -1;

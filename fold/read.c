@@ -109,6 +109,7 @@ void fold_trace_free(fold_trace *t)
     free(t->counters);
     free(t->nan_row);
     free(t->path);
+    free(t->creator);
     hca_properties properties = { t->property_names, t->property_values, t->nproperties };
     hca_properties_free(&properties);
     memset(t, 0, sizeof(*t));

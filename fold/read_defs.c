@@ -190,6 +190,8 @@ int fold_read_global_defs(fold_trace *t, const char *anchor, uint64_t **expected
                          fold_otf2_message[0] ? fold_otf2_message : "not a readable OTF2 anchor file");
     hca_trace_defs st;
     memset(&st, 0, sizeof(st));
+    if (OTF2_Reader_GetCreator(r, &t->creator) != OTF2_SUCCESS)
+        t->creator = NULL;
     int status = read_properties(r, t);
     if (status != FOLD_OK) {
         OTF2_Reader_Close(r);

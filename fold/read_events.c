@@ -341,17 +341,21 @@ int fold_read_location(fold_worker *w, OTF2_Reader *r, OTF2_EvtReaderCallbacks *
                          "location %" PRIu64 ": its local definitions (mapping tables, clock offsets) are missing",
                          L->id);
     }
-    if (have_defs) {
-        OTF2_DefReader *d = OTF2_Reader_GetDefReader(r, L->id);
-        if (d) {
-            uint64_t n;
-            OTF2_ErrorCode rc = OTF2_Reader_ReadAllLocalDefinitions(r, d, &n);
-            OTF2_Reader_CloseDefReader(r, d);
-            if (rc != OTF2_SUCCESS) {
-                free(S.pend);
-                return fold_fail(w->err, sizeof(w->err), FOLD_ERR_CORRUPT,
-                                 "location %" PRIu64 ": corrupt local definitions (%s)", L->id, fold_otf2_reason(rc));
-            }
+    OTF2_DefReader *d = have_defs ? OTF2_Reader_GetDefReader(r, L->id) : NULL;
+    if (have_defs && !d) { /* an empty or unreadable file: its mapping tables and clock offsets are lost */
+        free(S.pend);
+        return fold_fail(w->err, sizeof(w->err), FOLD_ERR_CORRUPT,
+                         "location %" PRIu64 ": cannot read its local definitions (%s)", L->id,
+                         fold_otf2_message[0] ? fold_otf2_message : "empty or corrupt file");
+    }
+    if (d) {
+        uint64_t n;
+        OTF2_ErrorCode rc = OTF2_Reader_ReadAllLocalDefinitions(r, d, &n);
+        OTF2_Reader_CloseDefReader(r, d);
+        if (rc != OTF2_SUCCESS) {
+            free(S.pend);
+            return fold_fail(w->err, sizeof(w->err), FOLD_ERR_CORRUPT,
+                             "location %" PRIu64 ": corrupt local definitions (%s)", L->id, fold_otf2_reason(rc));
         }
     }
     OTF2_EvtReader *e = OTF2_Reader_GetEvtReader(r, L->id);

@@ -105,6 +105,7 @@ typedef struct {
 
 typedef struct {
     char *path;                  /* anchor file read */
+    char *creator;               /* the archive's creator ("hcatrace 1.0", "hcasynth", ...) */
     char **strings;              /* definition strings (names point here) */
     size_t nstrings;
     fold_region_def *regions;

@@ -90,7 +90,8 @@ static int is_off(const char *v)
     return strcmp(v, "off") == 0 || strcmp(v, "0") == 0 || strcmp(v, "no") == 0 || strcmp(v, "false") == 0;
 }
 
-/* "off" | "on" | PERIOD[,JITTER]; PERIOD in ms by default (1 ms .. 10 s),
+/* "off" | "on" | PERIOD[,JITTER]; PERIOD in ms by default (1 ms .. 10 s, a bare number
+ * at most HCT_SAMPLING_BARE_MAX_MS),
  * JITTER as a percentage ("10", "10%") or a duration ("2ms"), at most 50 %. */
 int hct_config_parse_sampling(const char *v, int *on, uint64_t *period_ns, unsigned *jitter_pct)
 {
@@ -110,6 +111,10 @@ int hct_config_parse_sampling(const char *v, int *on, uint64_t *period_ns, unsig
             *comma++ = 0;
         if (hct_config_parse_duration(buf, 1000000ull, &period) != 0 || period < 1000000ull ||
             period > 10000000000ull)
+            return -1;
+        /* a bare number is in ms up to HCT_SAMPLING_BARE_MAX_MS: 1000 may well mean 1000 Hz or
+         * 1000 us; longer periods need their unit ("1s") */
+        if (strspn(buf, "0123456789.") == strlen(buf) && period > HCT_SAMPLING_BARE_MAX_MS * 1000000ull)
             return -1;
         if (comma) {
             size_t n = strlen(comma);

@@ -32,6 +32,7 @@ typedef struct {
 } hct_config;
 
 #define HCT_DEFAULT_SAMPLING_PERIOD_NS 20000000ull /* 20 ms, see docs/benchmarks.md */
+#define HCT_SAMPLING_BARE_MAX_MS 100ull          /* a bare HCATRACE_SAMPLING number: ms, up to this */
 #define HCT_DEFAULT_SAMPLING_JITTER_PCT 10u
 #define HCT_DEFAULT_ROTATE_NS 100000000ull /* 100 ms */
 #define HCT_DEFAULT_SAMPLING_BUFFER_KIB 1024u

@@ -48,11 +48,14 @@ static void read_program_identity(void)
 static void serial_start(void)
 {
     char err[512];
-    if (hct_expdir_claim(hct.cfg.dir, hct.exe, hct.expdir, sizeof(hct.expdir), err, sizeof(err)) != 0) {
+    int claimed = hct_expdir_claim(hct.cfg.dir, hct.exe, hct.expdir, sizeof(hct.expdir), err, sizeof(err));
+    if (claimed < 0) {
         hct_message("%s; running untraced", err);
         hct.mode = HCT_OFF;
         return;
     }
+    if (claimed > 0)
+        hct_message("%s", err);
     hct.rank = 0;
     hct.size = 1;
     if (hct_writer_open(NULL, err, sizeof(err)) != 0) {

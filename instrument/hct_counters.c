@@ -18,6 +18,46 @@
 #define DEFAULT_PMU_SETS "instructions,cycles,branch-misses,cache-misses"
 #define DEFAULT_SW_SETS "task-clock,page-faults,context-switches"
 
+/* Resolves and opens the counters of `sets` into want[*nwant...], saying once why each
+ * one that cannot be counted is left out (hardware events without a PMU are counted
+ * in *hw_missing, said in the no-PMU line). Returns the number of counters kept. */
+static int resolve_sets(const hct_set_spec *sets, hct_pending_set *want, int *nwant, int *hw_missing)
+{
+    char why[256];
+    int kept = 0;
+    for (int i = 0; i < sets->nsets; i++) {
+        hct_pending_set *s = &want[*nwant];
+        memset(s, 0, sizeof(*s));
+        for (int k = 0; k < sets->nevents[i]; k++) {
+            const char *name = sets->names[i][k];
+            hct_event ev;
+            int rc = hct_event_resolve(name, &ev, why, sizeof(why));
+            if ((rc == HCT_EV_OK && ev.hardware && !hct_ctr.has_pmu) || (rc == HCT_EV_OTHER_PMU && !hct_ctr.has_pmu)) {
+                (*hw_missing)++; /* said once, in the no-PMU line */
+            } else if (rc == HCT_EV_OK) {
+                int e = hct_ctr_open_alone(&ev);
+                if (e == 0) {
+                    hct_ctr_pending_add(s, &ev, -1);
+                } else {
+                    char buf[256];
+                    hct_config_problem("counter '%s' cannot be counted here (%s); ignored", name,
+                                       hct_ctr_open_error(e, buf, sizeof(buf)));
+                }
+            } else if (rc == HCT_EV_OTHER_PMU || rc == HCT_EV_INVALID) {
+                hct_config_problem("counter '%s' is not usable (%s); ignored", name, why);
+            } else {
+                char closest[300];
+                hct_event_closest(name, closest, sizeof(closest), 3);
+                hct_config_problem("unknown counter '%s' (closest known: %s); ignored", name, closest);
+            }
+        }
+        kept += s->nevents;
+        if (s->nevents)
+            (*nwant)++;
+    }
+    return kept;
+}
+
 void hct_counters_setup(void)
 {
     if (hct.cfg.counters_off) {
@@ -87,34 +127,14 @@ void hct_counters_setup(void)
         }
     }
     int hw_missing = 0;
-    for (int i = 0; i < sets.nsets; i++) {
-        hct_pending_set *s = &want[nwant];
-        memset(s, 0, sizeof(*s));
-        for (int k = 0; k < sets.nevents[i]; k++) {
-            const char *name = sets.names[i][k];
-            hct_event ev;
-            int rc = hct_event_resolve(name, &ev, why, sizeof(why));
-            if ((rc == HCT_EV_OK && ev.hardware && !hct_ctr.has_pmu) || (rc == HCT_EV_OTHER_PMU && !hct_ctr.has_pmu)) {
-                hw_missing++; /* said once, in the no-PMU line */
-            } else if (rc == HCT_EV_OK) {
-                int e = hct_ctr_open_alone(&ev);
-                if (e == 0) {
-                    hct_ctr_pending_add(s, &ev, -1);
-                } else {
-                    char buf[256];
-                    hct_config_problem("counter '%s' cannot be counted here (%s); ignored", name,
-                                       hct_ctr_open_error(e, buf, sizeof(buf)));
-                }
-            } else if (rc == HCT_EV_OTHER_PMU || rc == HCT_EV_INVALID) {
-                hct_config_problem("counter '%s' is not usable (%s); ignored", name, why);
-            } else {
-                char closest[300];
-                hct_event_closest(name, closest, sizeof(closest), 3);
-                hct_config_problem("unknown counter '%s' (closest known: %s); ignored", name, closest);
-            }
-        }
-        if (s->nevents)
-            nwant++;
+    int kept = resolve_sets(&sets, want, &nwant, &hw_missing);
+    if (spec && !kept && !model_counts) {
+        /* not one of them: the run keeps what it would have recorded without them */
+        hct_config_problem("no counter of HCATRACE_COUNTERS='%.200s' can be counted here; using the default counters",
+                           spec);
+        using_defaults = 1;
+        hct_set_spec_parse(hct_ctr.has_pmu ? DEFAULT_PMU_SETS : DEFAULT_SW_SETS, &sets, why, sizeof(why));
+        resolve_sets(&sets, want, &nwant, &hw_missing);
     }
     if (!hct_ctr.has_pmu && (using_defaults || hw_missing || mr.no_pmu))
         hct_config_problem("no hardware counters (%s); recording time, software events and call stacks", reason);

@@ -4,11 +4,16 @@
 
 #include <stddef.h>
 
-/* Creates the experiment directory: `requested` if given (it must not exist;
- * missing parents are created), else hcatrace-<exe>-<YYYYmmdd-HHMMSS>[-N] in the
- * working directory. Never reuses an existing directory. On failure writes a
- * one-line reason to err and returns -1. */
+/* Creates the experiment directory, 0700 until hct_expdir_publish: `requested`
+ * if given (missing parents are created; when it exists, the first free
+ * `requested.N`), else hcatrace-<exe>-<YYYYmmdd-HHMMSS>[-N] in the working directory.
+ * Never reuses an existing directory. Returns 0; 1 when `requested` existed, with a
+ * one-line note in err saying which name was taken instead; on failure -1 with a
+ * one-line reason in err. */
 int hct_expdir_claim(const char *requested, const char *exe, char *out, size_t outlen, char *err,
                      size_t errlen);
+
+/* Once OTF2 has made DIR/traces: that directory and DIR become 0755. */
+int hct_expdir_publish(const char *dir);
 
 #endif

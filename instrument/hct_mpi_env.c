@@ -89,9 +89,12 @@ int hct_mpi_start(void)
     memset(&claim, 0, sizeof(claim));
     if (hct.rank == 0) {
         char err[512];
-        claim.ok = hct_expdir_claim(hct.cfg.dir, hct.exe, claim.text, sizeof(claim.text), err, sizeof(err)) == 0;
+        int claimed = hct_expdir_claim(hct.cfg.dir, hct.exe, claim.text, sizeof(claim.text), err, sizeof(err));
+        claim.ok = claimed >= 0;
         if (!claim.ok)
             snprintf(claim.text, sizeof(claim.text), "%s", err);
+        else if (claimed > 0)
+            hct_message("%s", err);
     }
     PMPI_Bcast(&claim, (int)sizeof(claim), MPI_BYTE, 0, hct_private_comm);
     if (!claim.ok) {

@@ -2,6 +2,7 @@
 #include "hct_writer.h"
 
 #include <otf2/OTF2_Pthread_Locks.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "hct.h"
 #include "hct_counter_model.h"
 #include "hct_diag.h"
+#include "hct_expdir.h"
 
 static uint64_t flush_time(void *user)
 {
@@ -44,6 +46,11 @@ int hct_writer_open(OTF2_ErrorCode (*set_collectives)(OTF2_Archive *), char *err
     if (rc != OTF2_SUCCESS) {
         snprintf(err, errlen, "cannot create the trace in %s: %s", hct.expdir,
                  hct.write_error[0] ? hct.write_error : OTF2_Error_GetDescription(rc));
+        OTF2_Archive_Close(ar);
+        return -1;
+    }
+    if (hct.rank == 0 && hct_expdir_publish(hct.expdir) != 0) {
+        snprintf(err, errlen, "cannot set the mode of %s: %s", hct.expdir, strerror(errno));
         OTF2_Archive_Close(ar);
         return -1;
     }

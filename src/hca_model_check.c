@@ -75,14 +75,15 @@ static size_t deps(const hca_model *m, int s, int *out, size_t max)
     if (!y->e)
         return 0;
     /* walk the expression with an explicit stack */
-    const expr *st[256];
+    enum { STACK = HM_MAX_DEPTH * 8 }; /* enough for any tree the parser accepts */
+    const expr *st[STACK];
     size_t sp = 0;
     st[sp++] = y->e;
     while (sp) {
         const expr *e = st[--sp];
         if (e->op == X_SYM && n < max)
             out[n++] = e->sym;
-        for (int i = 0; i < e->nargs && sp < 256; i++)
+        for (int i = 0; i < e->nargs && sp < STACK; i++)
             st[sp++] = e->args[i];
     }
     return n;
@@ -111,8 +112,8 @@ static void visit(parser *p, int s, int *stack, size_t depth)
             snprintf(msg + len, sizeof(msg) - len, "%s", y->name ? y->name : "(plot)");
         hm_fail_at(p, y->line, y->col, "cyclic definition: %s", msg);
     }
-    if (depth >= 4096)
-        hm_fail_at(p, y->line, y->col, "definitions nested too deeply");
+    if (depth >= HM_MAX_DEPTH) /* each level is a frame of about 2 KiB */
+        hm_fail_at(p, y->line, y->col, "definitions nested too deeply (more than %d levels)", HM_MAX_DEPTH);
     y->state = 1;
     stack[depth] = s;
     int d[512];

@@ -15,8 +15,14 @@
 enum { S_EVENT, S_PARAM, S_LET, S_NODE };
 enum { X_NUM, X_SYM, X_NEG, X_ADD, X_SUB, X_MUL, X_DIV, X_MIN, X_MAX, X_RATIO, X_CLAMP, X_IF };
 
+/* How deeply expressions may nest (parentheses, signs, function arguments, chains of
+ * operators): the parser, the checks and the evaluator recurse over the tree, and a
+ * model is parsed inside the traced application, whose stack is not ours to exhaust. */
+#define HM_MAX_DEPTH 200
+
 typedef struct expr {
     int op;
+    int height;        /* levels of the tree below and including this node */
     double num;
     const char *name; /* X_SYM: as written */
     int sym;          /* X_SYM: resolved symbol */
@@ -98,6 +104,7 @@ typedef struct {
     size_t pos;
     int line, col;
     tok tk;      /* current token */
+    int depth;   /* expressions being parsed inside each other (HM_MAX_DEPTH) */
     char *err;
     size_t errlen;
     jmp_buf jb;

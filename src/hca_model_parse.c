@@ -14,6 +14,27 @@
 
 /* ---------------------------------------------------------------- expressions */
 
+/* Sets e's height from its arguments; fails past HM_MAX_DEPTH (a long chain such as
+ * 1+1+1+... is built by a loop but evaluated by recursion). */
+static expr *rooted(parser *p, expr *e)
+{
+    int h = 0;
+    for (int i = 0; i < e->nargs; i++)
+        if (e->args[i]->height > h)
+            h = e->args[i]->height;
+    e->height = h + 1;
+    if (e->height > HM_MAX_DEPTH)
+        hm_fail_at(p, e->line, e->col, "expression nested too deeply (more than %d levels)", HM_MAX_DEPTH);
+    return e;
+}
+
+/* Enters one more level of recursive parsing; fails past HM_MAX_DEPTH. */
+static void nest(parser *p)
+{
+    if (++p->depth > HM_MAX_DEPTH)
+        hm_fail_at(p, p->tk.line, p->tk.col, "expression nested too deeply (more than %d levels)", HM_MAX_DEPTH);
+}
+
 static expr *mk(parser *p, int op, int line, int col, int nargs)
 {
     expr *e = hm_alloc(p->m, sizeof(*e), &p->jb);
@@ -21,6 +42,7 @@ static expr *mk(parser *p, int op, int line, int col, int nargs)
     e->line = line;
     e->col = col;
     e->sym = -1;
+    e->height = 1;
     e->nargs = nargs;
     if (nargs)
         e->args = hm_alloc(p->m, (size_t)nargs * sizeof(expr *), &p->jb);
@@ -108,7 +130,7 @@ static expr *parse_primary(parser *p)
                         funcs[f].min == funcs[f].max ? "" : "at least ", funcs[f].min);
             expr *e = mk(p, funcs[f].op, t.line, t.col, n);
             memcpy(e->args, args, (size_t)n * sizeof(expr *));
-            return e;
+            return rooted(p, e);
         }
         if (strchr(t.text, '*'))
             hm_fail_at(p, t.line, t.col, "a glob ('%s') is allowed in plot items only", t.text);
@@ -125,12 +147,14 @@ static expr *parse_unary(parser *p)
     if (hm_is_punct(p, '-') || hm_is_punct(p, '+')) {
         tok t = p->tk;
         hm_next(p);
+        nest(p);
         expr *a = parse_unary(p);
+        p->depth--;
         if (t.punct == '+')
             return a;
         expr *e = mk(p, X_NEG, t.line, t.col, 1);
         e->args[0] = a;
-        return e;
+        return rooted(p, e);
     }
     return parse_primary(p);
 }
@@ -148,13 +172,14 @@ static expr *parse_term(parser *p)
         expr *e = mk(p, t.punct == '*' ? X_MUL : X_DIV, t.line, t.col, 2);
         e->args[0] = l;
         e->args[1] = r;
-        l = e;
+        l = rooted(p, e);
     }
     return l;
 }
 
 static expr *parse_expr(parser *p)
 {
+    nest(p);
     expr *l = parse_term(p);
     while (hm_is_punct(p, '+') || hm_is_punct(p, '-')) {
         tok t = p->tk;
@@ -163,8 +188,9 @@ static expr *parse_expr(parser *p)
         expr *e = mk(p, t.punct == '+' ? X_ADD : X_SUB, t.line, t.col, 2);
         e->args[0] = l;
         e->args[1] = r;
-        l = e;
+        l = rooted(p, e);
     }
+    p->depth--;
     return l;
 }
 
@@ -208,10 +234,11 @@ static void stmt_event(parser *p)
     ev.name = n.text;
     ev.line = n.line;
     hm_skip_blanks(p);
+    int is_raw = strncmp(p->s + p->pos, "raw", 3) == 0; /* stops at the text's end */
     size_t q = p->pos + 3;
-    while (p->s[q] == ' ' || p->s[q] == '\t')
+    while (is_raw && (p->s[q] == ' ' || p->s[q] == '\t'))
         q++;
-    if (strncmp(p->s + p->pos, "raw", 3) == 0 && p->s[q] == '(') {
+    if (is_raw && p->s[q] == '(') {
         hm_next(p); /* raw */
         int line = p->tk.line, col = p->tk.col;
         hm_next(p); /* ( */

@@ -51,16 +51,49 @@ expect_one_line err "^hcatrace: cannot create /proc/hcatrace-cannot-exist: .*; r
 ok "$(ls -d hcatrace-* 2>/dev/null | wc -l)" "unwritable directory: no trace anywhere else"
 cd / && rm -rf "$dir"
 
-# 4. existing directory: never overwritten
+# 4. existing directory: never overwritten, the trace goes to a fresh name (said)
 dir=$(fresh_dir)
 cd "$dir" || exit 1
 mkdir keep && echo precious > keep/file
 HCATRACE_DIR=keep traced_mpirun 2 $RUN > out 2> err
 rc=$?
 ok $((rc != 4)) "existing directory: exit code kept ($rc)"
-expect_one_line err "^hcatrace: keep already exists; not overwriting it" "existing directory"
+expect_one_line err "^hcatrace: keep already exists; writing the trace to keep.1 instead$" "existing directory"
 [ "$(ls keep)" = file ] && [ "$(cat keep/file)" = precious ]
 ok $? "existing directory: its content is untouched"
+check "existing directory: traced into keep.1" valid_otf2 keep.1/traces.otf2
+cd / && rm -rf "$dir"
+
+# 4b. umask 000: the experiment directory and traces/ are 0755 all the same
+#     (nobody else can plant a symbolic link where OTF2 opens files by path)
+dir=$(fresh_dir)
+cd "$dir" || exit 1
+(umask 000 && traced_mpirun 2 $RUN > out 2> err)
+modes=$(stat -c %a hcatrace-*/ hcatrace-*/traces | tr '\n' ' ')
+[ "$modes" = "755 755 " ]
+ok $? "umask 000: directories 0755 ($modes)"
+check "umask 000: traced" valid_otf2 "$(the_trace)"
+cd / && rm -rf "$dir"
+
+# 4c. counters none of which can be counted: the software defaults, said in one line
+#     (besides the one per unknown counter)
+dir=$(fresh_dir)
+cd "$dir" || exit 1
+HCATRACE_COUNTERS=FLOPS_DP traced_mpirun 2 $RUN > out 2> err
+ok $(($? != 4)) "HCATRACE_COUNTERS=FLOPS_DP: exit code kept"
+grep -q "^hcatrace: no counter of HCATRACE_COUNTERS='FLOPS_DP' can be counted here; using the default counters$" err
+ok $? "HCATRACE_COUNTERS=FLOPS_DP: says the defaults are used"
+"$TRACESTAT" "$(the_trace)" > stat.txt 2>&1
+grep -q '^metricclass 0 counters task-clock,page-faults,context-switches$' stat.txt
+ok $? "HCATRACE_COUNTERS=FLOPS_DP: the software counters recorded"
+cd / && rm -rf "$dir"
+
+# 4d. a sampling period without its unit above 100 (ms): refused, not one second
+dir=$(fresh_dir)
+cd "$dir" || exit 1
+HCATRACE_SAMPLING=1000 traced_mpirun 2 $RUN > out 2> err
+ok $(($? != 4)) "HCATRACE_SAMPLING=1000: exit code kept"
+expect_one_line err "^hcatrace: invalid value '1000' for HCATRACE_SAMPLING; using the default$" "HCATRACE_SAMPLING=1000"
 cd / && rm -rf "$dir"
 
 # 5. a chosen directory that does not exist yet, with missing parents

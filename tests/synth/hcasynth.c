@@ -63,6 +63,7 @@ typedef struct {
     uint64_t seed;
     unsigned long lost;
     const char *model; /* --model FILE: recorded in the trace properties */
+    const char *creator; /* --creator NAME: the archive's creator, as another tool's */
     int verbose;
 } options;
 
@@ -164,6 +165,7 @@ static void usage(FILE *f)
             "                         (a tracer's skew; default 0)\n"
             "  --lost-samples N       samples reported lost per location in the sampling statistics\n"
             "                         (written half way and at the end; default 0)\n"
+            "  --creator NAME         the archive's creator (default hcasynth), to pose as another tool\n"
             "  -v, --verbose          print a summary\n"
             "  -h, --help\n",
             NOISE_BINS);
@@ -207,6 +209,7 @@ static int parse_options(int argc, char **argv, options *o)
         { "lost-samples", required_argument, NULL, 'L' },
         { "skew-us", required_argument, NULL, 'W' },
         { "model", required_argument, NULL, 'M' },
+        { "creator", required_argument, NULL, 'C' },
         { "verbose", no_argument, NULL, 'v' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -322,6 +325,9 @@ static int parse_options(int argc, char **argv, options *o)
             break;
         case 'M':
             o->model = optarg;
+            break;
+        case 'C':
+            o->creator = optarg;
             break;
         case 'v':
             o->verbose = 1;
@@ -951,7 +957,7 @@ int main(int argc, char **argv)
     if (!bad) {
         bad |= hca_archive_set_flush(ar, &flush_clock) != OTF2_SUCCESS;
         bad |= OTF2_Archive_SetSerialCollectiveCallbacks(ar) != OTF2_SUCCESS;
-        bad |= OTF2_Archive_SetCreator(ar, "hcasynth") != OTF2_SUCCESS;
+        bad |= OTF2_Archive_SetCreator(ar, o.creator ? o.creator : "hcasynth") != OTF2_SUCCESS;
         bad |= OTF2_Archive_SetMachineName(ar, HCA_MACHINE_NAME) != OTF2_SUCCESS;
         if (o.model)
             bad |= set_model_properties(ar, o.model) != 0;

@@ -131,11 +131,26 @@ static void experiment_directories_are_fresh(void **state)
     struct stat st;
     assert_int_equal(stat(a, &st), 0);
     assert_true(S_ISDIR(st.st_mode));
-    /* requested: parents made, existing refused */
+    /* requested: parents made; an existing one kept, the trace goes to a fresh name, said */
     assert_int_equal(hct_expdir_claim("deep/er/run", "app", a, sizeof(a), err, sizeof(err)), 0);
     assert_int_equal(stat("deep/er/run", &st), 0);
-    assert_int_equal(hct_expdir_claim("deep/er/run/", "app", a, sizeof(a), err, sizeof(err)), -1);
-    assert_string_equal(err, "deep/er/run already exists; not overwriting it (choose a new HCATRACE_DIR)");
+    assert_int_equal(hct_expdir_claim("deep/er/run/", "app", a, sizeof(a), err, sizeof(err)), 1);
+    assert_string_equal(a, "deep/er/run.1");
+    assert_string_equal(err, "deep/er/run already exists; writing the trace to deep/er/run.1 instead");
+    assert_int_equal(hct_expdir_claim("deep/er/run", "app", a, sizeof(a), err, sizeof(err)), 1);
+    assert_string_equal(a, "deep/er/run.2");
+    /* private until published, then 0755 whatever the umask */
+    mode_t old = umask(0);
+    assert_int_equal(hct_expdir_claim("open", "app", a, sizeof(a), err, sizeof(err)), 0);
+    umask(old);
+    assert_int_equal(stat("open", &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0700);
+    assert_int_equal(mkdir("open/traces", 0777), 0);
+    assert_int_equal(hct_expdir_publish("open"), 0);
+    assert_int_equal(stat("open", &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0755);
+    assert_int_equal(stat("open/traces", &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0755);
     assert_int_equal(chdir(cwd), 0);
     char cmd[600];
     snprintf(cmd, sizeof(cmd), "rm -rf %s", base);

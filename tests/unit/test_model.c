@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -1255,6 +1256,80 @@ static void test_model_path(void **state)
     assert_int_equal(hca_model_for_pmu("arm_n1", path, sizeof(path)), -1);
 }
 
+/* text of n copies of unit between head and tail */
+static char *repeated(const char *head, const char *unit, size_t n, const char *mid, const char *tail)
+{
+    size_t len = strlen(head) + n * strlen(unit) + strlen(mid) + n * strlen(tail) + 1;
+    char *s = malloc(len), *w = s;
+    assert_non_null(s);
+    w = stpcpy(w, head);
+    for (size_t i = 0; i < n; i++)
+        w = stpcpy(w, unit);
+    w = stpcpy(w, mid);
+    for (size_t i = 0; i < n; i++)
+        w = stpcpy(w, tail);
+    return s;
+}
+
+/* Deep nesting is an error, never a stack overflow (the model is parsed inside the
+ * traced application): parentheses, signs, function arguments, long chains, lets. */
+static void test_nesting_limit(void **state)
+{
+    (void)state;
+    static const char head[] = "model m\nevent A = cycles\nnode n = ";
+    char *ok = repeated(head, "(", 150, "A", ")");
+    hca_model_free(parse_ok(ok));
+    free(ok);
+    const struct {
+        const char *unit, *mid, *tail;
+        size_t n;
+    } deep[] = { { "(", "A", ")", 20000 }, { "-", "A", "", 20000 }, { "max(A, ", "A", ")", 5000 },
+                 { "A + ", "A", "", 20000 }, { "A * ", "A", "", 20000 } };
+    for (size_t i = 0; i < sizeof(deep) / sizeof(deep[0]); i++) {
+        char *text = repeated(head, deep[i].unit, deep[i].n, deep[i].mid, deep[i].tail);
+        char err[512];
+        hca_model *m = hca_model_parse(text, "deep.model", err, sizeof(err));
+        if (m || !strstr(err, "nested too deeply"))
+            print_error("case %zu: %s\n", i, m ? "parsed" : err);
+        assert_null(m);
+        assert_non_null(strstr(err, "nested too deeply"));
+        free(text);
+    }
+    /* a chain of 5000 lets, each using the one after it */
+    size_t cap = 5000 * 40 + 64, len = 0;
+    char *lets = malloc(cap);
+    assert_non_null(lets);
+    len += (size_t)snprintf(lets, cap, "model m\nevent A = cycles\nnode n = l0\n");
+    for (int i = 0; i < 4999; i++)
+        len += (size_t)snprintf(lets + len, cap - len, "let l%d = l%d\n", i, i + 1);
+    snprintf(lets + len, cap - len, "let l4999 = A\n");
+    expect_error(lets, "bad.model:");
+    char err[512];
+    assert_null(hca_model_parse(lets, "bad.model", err, sizeof(err)));
+    assert_non_null(strstr(err, "nested too deeply"));
+    free(lets);
+}
+
+/* A model whose text ends right after "event X = r" is read up to its end only:
+ * the text is put against a page the process may not read. */
+static void test_event_spec_at_the_end(void **state)
+{
+    (void)state;
+    long page = sysconf(_SC_PAGESIZE);
+    char *two = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(two != MAP_FAILED);
+    assert_int_equal(mprotect(two + page, (size_t)page, PROT_NONE), 0);
+    static const char text[] = "model m\nnode n = A\nevent A = r";
+    char *s = two + page - sizeof(text); /* its final NUL is the page's last byte */
+    memcpy(s, text, sizeof(text));
+    char err[512];
+    hca_model *m = hca_model_parse(s, "end.model", err, sizeof(err));
+    assert_non_null(m); /* "r" is an event spec like any other word */
+    assert_string_equal(hca_model_event_at(m, 0)->spec, "r");
+    hca_model_free(m);
+    munmap(two, (size_t)page * 2);
+}
+
 static void test_syntax_details(void **state)
 {
     (void)state;
@@ -1312,6 +1387,8 @@ int main(void)
         cmocka_unit_test(test_generic_absent),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_syntax_details),
+        cmocka_unit_test(test_nesting_limit),
+        cmocka_unit_test(test_event_spec_at_the_end),
         cmocka_unit_test(test_directives),
         cmocka_unit_test(test_neoverse_n2),
         cmocka_unit_test(test_neoverse_v1),

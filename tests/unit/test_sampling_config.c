@@ -89,6 +89,14 @@ static void sampling_values(void **state)
     assert_int_equal(hct_config_parse_sampling("20ms,60%", &on, &p, &j), -1);
     assert_int_equal(hct_config_parse_sampling("20ms,15ms", &on, &p, &j), -1);
     assert_int_equal(hct_config_parse_sampling("20ms,", &on, &p, &j), -1);
+    /* a bare number above 100 (ms) needs a unit: 1000 is not silently one second */
+    assert_int_equal(hct_config_parse_sampling("100", &on, &p, &j), 0);
+    assert_int_equal(p, 100000000ull);
+    assert_int_equal(hct_config_parse_sampling("1000", &on, &p, &j), -1);
+    assert_int_equal(hct_config_parse_sampling("1000,10", &on, &p, &j), -1);
+    assert_int_equal(hct_config_parse_sampling("1000ms", &on, &p, &j), 0);
+    assert_int_equal(p, 1000000000ull);
+    assert_int_equal(hct_config_parse_sampling("1s", &on, &p, &j), 0);
 }
 
 static void rotation_values(void **state)
