@@ -16,6 +16,9 @@
 
 #define PLOT_POINTS 4000 /* folded points kept per counter for the plots */
 #define MIN_EVENTS_TO_SEGMENT 10.0 /* mean events per instance for a counter to place phase boundaries */
+/* A fold is coarse when the 95 % band of a counter that places boundaries is
+ * wider than +-3 % of its mean rate on average (about a 1.5 % mean error). */
+#define COARSE_BAND_WIDTH 0.03
 
 void fold_options_defaults(fold_options *o)
 {
@@ -27,6 +30,7 @@ void fold_options_defaults(fold_options *o)
     fold_fit_defaults(&o->fit);
     fold_segment_defaults(&o->segment);
     fold_band_defaults(&o->bands);
+    fold_bootstrap_defaults(&o->bootstrap);
 }
 
 static const char *kind_name(int kind)
@@ -116,33 +120,35 @@ static int copy_points(const double *x, const double *y, size_t n, double **ox, 
     return 0;
 }
 
-/* The fitted cumulative fraction at x, interpolated on the grid. */
-static double curve_at(const fold_curve *c, double x)
+/* The used-instance index of each of n points of a counter's cloud: point
+ * chosen[i] (or i when chosen is NULL), ascending. */
+static void instance_of_points(const fold_counter_points *cp, const size_t *chosen, size_t n, size_t *out)
 {
-    if (c->grid < 2)
-        return x;
-    double pos = x * (double)(c->grid - 1);
-    size_t i = (size_t)pos;
-    if (i >= c->grid - 1)
-        return c->cum[c->grid - 1];
-    double f = pos - (double)i;
-    return c->cum[i] * (1 - f) + c->cum[i + 1] * f;
+    size_t j = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t q = chosen ? chosen[i] : i;
+        while (j + 1 < cp->instances && cp->first[j + 1] <= q)
+            j++;
+        out[i] = cp->inst[j];
+    }
 }
 
 static int fold_counters(const fold_trace *t, const fold_points *p, const fold_options *o, fold_region_result *g)
 {
     g->counters = calloc(t->ncounters + 1, sizeof(*g->counters));
     fold_cloud *clouds = calloc(t->ncounters + 1, sizeof(*clouds));
-    double *factor = calloc(t->ncounters + 1, sizeof(*factor));
+    fold_bootstrap_counter *boot = calloc(t->ncounters + 1, sizeof(*boot));
     int rc = 0;
     /* the capped clouds (the same deterministic choice feeds the fit and the
-     * segmentation), owned here */
+     * segmentation) and their points' instances, owned here */
     double **cx = calloc(t->ncounters + 1, sizeof(*cx)), **cy = calloc(t->ncounters + 1, sizeof(*cy));
-    if (!g->counters || !clouds || !factor || !cx || !cy) {
+    size_t **pinst = calloc(t->ncounters + 1, sizeof(*pinst));
+    if (!g->counters || !clouds || !boot || !cx || !cy || !pinst) {
         free(clouds);
-        free(factor);
+        free(boot);
         free(cx);
         free(cy);
+        free(pinst);
         return -1;
     }
     for (size_t c = 0; c < t->ncounters; c++) {
@@ -168,30 +174,45 @@ static int fold_counters(const fold_trace *t, const fold_points *p, const fold_o
         k->mean_total = fold_points_mean_total(cp);
         k->rate_scale = fold_points_rate_factor(cp);
         fold_cloud cloud = fold_points_cloud(p, c);
-        size_t cap = o->fit.max_points;
+        size_t cap = o->fit.max_points, n = cloud.n;
+        size_t *chosen = malloc(cloud.n * sizeof(*chosen));
+        size_t *pi = malloc(cloud.n * sizeof(*pi));
+        if (!chosen || !pi) {
+            free(chosen);
+            free(pi);
+            rc = -1;
+            break;
+        }
         if (cap && cloud.n > cap) {
-            size_t *chosen = malloc(cloud.n * sizeof(*chosen));
             double *x = malloc(cap * sizeof(*x)), *y = malloc(cap * sizeof(*y));
-            if (!chosen || !x || !y) {
+            if (!x || !y) {
                 free(chosen);
+                free(pi);
                 free(x);
                 free(y);
-                continue;
+                rc = -1;
+                break;
             }
-            size_t n = fold_cap_points(cloud.n, cap, chosen);
+            n = fold_cap_points(cloud.n, cap, chosen);
             for (size_t i = 0; i < n; i++) {
                 x[i] = cloud.x[chosen[i]];
                 y[i] = cloud.y[chosen[i]];
             }
-            free(chosen);
+            instance_of_points(cp, chosen, n, pi);
             cx[g->ncounters] = x;
             cy[g->ncounters] = y;
             cloud = (fold_cloud){ x, y, n };
+        } else {
+            instance_of_points(cp, NULL, n, pi);
         }
+        free(chosen);
+        pinst[g->ncounters] = pi;
         if (fold_fit_cumulative(&cloud, &o->fit, &k->curve) != 0) {
             free(cx[g->ncounters]);
             free(cy[g->ncounters]);
+            free(pinst[g->ncounters]);
             cx[g->ncounters] = cy[g->ncounters] = NULL;
+            pinst[g->ncounters] = NULL;
             continue;
         }
         k->points_used = k->curve.used;
@@ -205,25 +226,29 @@ static int fold_counters(const fold_trace *t, const fold_points *p, const fold_o
         for (size_t i = 0; i < k->curve.grid; i++)
             k->rate[i] = k->curve.rate[i] * k->rate_scale;
         clouds[g->ncounters] = cloud;
-        factor[g->ncounters] = k->rate_scale;
+        boot[g->ncounters] = (fold_bootstrap_counter){ cloud, pi, &k->curve, cp->instances, cp->inst,
+                                                       cp->total, cp->duration_ns, k->rate_scale, 0 };
         g->ncounters++;
     }
     /* phases: shared by all counters; a region without counters is one phase.
      * Counters with a handful of events per instance (page faults in a compute
      * loop) make cumulative fractions that jump 0 -> 1 at random times: they
      * do not vote on the boundaries, unless no counter has more. */
-    size_t *voter = calloc(g->ncounters + 1, sizeof(*voter)), nvoters = 0;
-    if (!voter)
-        rc = -1;
+    size_t nvoters = 0;
     for (size_t c = 0; rc == 0 && c < g->ncounters; c++)
         if (g->counters[c].mean_total >= MIN_EVENTS_TO_SEGMENT)
-            voter[nvoters++] = c;
+            boot[c].votes = 1;
+    for (size_t c = 0; rc == 0 && c < g->ncounters; c++)
+        nvoters += (size_t)boot[c].votes;
     if (rc == 0 && nvoters == 0)
         for (size_t c = 0; c < g->ncounters; c++)
-            voter[nvoters++] = c;
-    for (size_t i = 0; i < nvoters; i++)
-        clouds[i] = clouds[voter[i]];
-    if (rc == 0 && nvoters && fold_segment(clouds, nvoters, &o->segment, &g->phases) != 0)
+            boot[c].votes = 1, nvoters++;
+    for (size_t c = 0, v = 0; rc == 0 && c < g->ncounters; c++)
+        if (boot[c].votes)
+            clouds[v++] = clouds[c];
+    if (rc == 0 && nvoters &&
+        (fold_segment(clouds, nvoters, &o->segment, &g->phases) != 0 ||
+         fold_segment_trends(clouds, nvoters, &g->phases) != 0))
         rc = -1;
     if (rc == 0 && !g->ncounters) {
         g->phases.nphases = 1;
@@ -235,36 +260,63 @@ static int fold_counters(const fold_trace *t, const fold_points *p, const fold_o
             g->phases.bounds[1] = 1;
         }
     }
+    double **phase_rate = calloc(g->ncounters + 1, sizeof(*phase_rate));
+    if (!phase_rate)
+        rc = -1;
     for (size_t c = 0; c < g->ncounters && rc == 0; c++) {
+        g->counters[c].phase_rate = phase_rate[c] = malloc((g->phases.nphases + 1) * sizeof(double));
+        if (!phase_rate[c])
+            rc = -1;
+    }
+    fold_region_interval iv;
+    if (rc == 0 && g->ncounters &&
+        fold_bootstrap_region(boot, g->ncounters, p->used_instances, &o->segment, &o->bootstrap, &g->phases,
+                              phase_rate, &iv) != 0)
+        rc = -1;
+    if (rc == 0 && g->ncounters && iv.replicates) { /* the result takes the intervals */
+        g->replicates = iv.replicates;
+        g->level = iv.level;
+        g->bound_lo = iv.bound_lo;
+        g->bound_hi = iv.bound_hi;
+        iv.bound_lo = iv.bound_hi = NULL;
+        for (size_t c = 0; c < g->ncounters; c++) {
+            fold_counter_result *k = &g->counters[c];
+            fold_counter_interval *ci = &iv.counters[c];
+            k->rate_lo = ci->rate_lo;
+            k->rate_hi = ci->rate_hi;
+            k->phase_lo = ci->phase_lo;
+            k->phase_hi = ci->phase_hi;
+            k->band_width = ci->band_width;
+            ci->rate_lo = ci->rate_hi = ci->phase_lo = ci->phase_hi = NULL;
+        }
+        fold_region_interval_free(&iv);
+    }
+    for (size_t c = 0, v = 0; rc == 0 && c < g->ncounters; c++) { /* the trends' ends */
         fold_counter_result *k = &g->counters[c];
-        k->phase_rate = malloc((g->phases.nphases + 1) * sizeof(double));
-        if (!k->phase_rate) {
+        size_t np = g->phases.nphases, nv = g->phases.nclouds, voter = boot[c].votes ? v++ : SIZE_MAX;
+        k->phase_start = malloc((np + 1) * sizeof(double));
+        k->phase_end = malloc((np + 1) * sizeof(double));
+        if (!k->phase_start || !k->phase_end) {
             rc = -1;
             break;
         }
-        size_t v = 0;
-        while (v < nvoters && voter[v] != c)
-            v++;
-        for (size_t ph = 0; ph < g->phases.nphases; ph++) {
-            double slope = v < nvoters ? g->phases.slopes[ph * g->phases.nclouds + v] : -1;
-            if (!(slope >= 0)) {
-                /* a line through few noisy points can fall (or the counter did
-                 * not vote): take the mean slope of the monotone fit instead */
-                double a = g->phases.bounds[ph], b = g->phases.bounds[ph + 1];
-                slope = b > a ? (curve_at(&k->curve, b) - curve_at(&k->curve, a)) / (b - a) : 0;
-            }
-            k->phase_rate[ph] = slope * factor[c];
+        for (size_t q = 0; q < np; q++) {
+            int trend = g->phases.trend && g->phases.trend[q] && voter < nv;
+            k->phase_start[q] = trend ? g->phases.trend_start[q * nv + voter] * k->rate_scale : k->phase_rate[q];
+            k->phase_end[q] = trend ? g->phases.trend_end[q * nv + voter] * k->rate_scale : k->phase_rate[q];
         }
     }
-    free(voter);
+    free(phase_rate);
     for (size_t i = 0; i < g->ncounters; i++) {
         free(cx[i]);
         free(cy[i]);
+        free(pinst[i]);
     }
     free(cx);
     free(cy);
+    free(pinst);
     free(clouds);
-    free(factor);
+    free(boot);
     return rc;
 }
 
@@ -417,12 +469,24 @@ static int fold_one(const fold_trace *t, const fold_region *f, size_t index, con
     if (rc == 0)
         rc = fold_source(t, &p, o, anchor, anchor2, g);
     double per_instance = f->nused ? (double)p.used_samples / (double)f->nused : 0;
-    if (rc == 0 && per_instance < 0.5) {
-        char w[200];
+    /* coarse: by the estimated error (the widest band of a counter that
+     * places boundaries), or by samples per instance without a bootstrap */
+    const fold_counter_result *widest = NULL;
+    for (size_t c = 0; rc == 0 && c < g->ncounters; c++)
+        if (g->counters[c].rate_lo && g->counters[c].mean_total >= MIN_EVENTS_TO_SEGMENT &&
+            (!widest || g->counters[c].band_width > widest->band_width))
+            widest = &g->counters[c];
+    char w[300] = "";
+    if (widest && widest->band_width > COARSE_BAND_WIDTH)
+        snprintf(w, sizeof(w),
+                 "the %.0f %% band of %s is +-%.1f %% of its mean rate on average (%.2f samples per instance): "
+                 "the fold is coarse; sample faster or run longer",
+                 100 * g->level, widest->name, 100 * widest->band_width, per_instance);
+    else if (rc == 0 && g->replicates == 0 && per_instance < 0.5)
         snprintf(w, sizeof(w), "%.2f samples per instance: the fold is coarse; sample faster or run longer",
                  per_instance);
-        g->warning = strdup(w);
-    }
+    if (w[0] && !(g->warning = strdup(w)))
+        rc = -1;
     fold_points_free(&p);
     return rc;
 }
@@ -557,6 +621,12 @@ void fold_report_free(fold_report *r)
             fold_curve_free(&k->curve);
             free(k->rate);
             free(k->phase_rate);
+            free(k->phase_start);
+            free(k->phase_end);
+            free(k->rate_lo);
+            free(k->rate_hi);
+            free(k->phase_lo);
+            free(k->phase_hi);
             free(k->px);
             free(k->py);
             free(k->ex);
@@ -565,6 +635,8 @@ void fold_report_free(fold_report *r)
         free(g->counters);
         free(g->zero_counters);
         fold_segmentation_free(&g->phases);
+        free(g->bound_lo);
+        free(g->bound_hi);
         free(g->bands);
         free(g->line_x);
         free(g->line_no);

@@ -29,6 +29,7 @@ typedef struct {
     fold_fit_options fit;
     fold_segment_options segment;
     fold_band_options bands;
+    fold_bootstrap_options bootstrap;
     int include_mpi;             /* also fold the MPI calls themselves */
     void (*progress)(const char *stage, size_t done, size_t total); /* or NULL */
 } fold_options;

@@ -66,6 +66,7 @@ void fold_curve_free(fold_curve *c)
     free(c->x);
     free(c->cum);
     free(c->rate);
+    free(c->weights);
     memset(c, 0, sizeof(*c));
 }
 
@@ -382,29 +383,50 @@ static int ps_alloc(pspline *s, size_t nint)
     return 0;
 }
 
+/* The non-zero basis functions at x: at most SPLINE_ORDER of them from index
+ * *lo (their values in b[0..]); returns how many. */
+static size_t ps_basis(const pspline *s, double x, gsl_vector *Bv, size_t *lo, double *b)
+{
+    gsl_bspline_eval(x, Bv, s->bw);
+    size_t K = s->K, first = K, count = 0;
+    for (size_t j = 0; j < K; j++)
+        if (Bv->data[j] != 0.0) {
+            if (first == K)
+                first = j;
+            count = j - first + 1;
+        }
+    if (first == K)
+        return 0;
+    if (count > SPLINE_ORDER)
+        count = SPLINE_ORDER; /* cannot happen: cubic B-splines */
+    for (size_t j = 0; j < count; j++)
+        b[j] = Bv->data[first + j];
+    *lo = first;
+    return count;
+}
+
+/* Adds one point with weight w to the normal equations, from its non-zero
+ * basis values b[0..nb) starting at index lo. */
+static void ps_add_point(pspline *s, size_t lo, const double *b, size_t nb, double y, double w)
+{
+    size_t K = s->K;
+    for (size_t j = 0; j < nb; j++) {
+        s->q[lo + j] += w * b[j] * y;
+        for (size_t k = 0; k < nb; k++)
+            s->Q[(lo + j) * K + lo + k] += w * b[j] * b[k];
+    }
+    s->yy += w * y * y;
+}
+
 /* Accumulate the normal equations of the points (SPLINE_ORDER non-zero basis
  * functions per point). */
 static void ps_accumulate(pspline *s, const double *x, const double *y, size_t n, gsl_vector *Bv)
 {
-    size_t K = s->K;
+    double b[SPLINE_ORDER];
     for (size_t i = 0; i < n; i++) {
-        gsl_bspline_eval(x[i], Bv, s->bw);
-        const double *b = Bv->data;
-        size_t lo = K, hi = 0;
-        for (size_t j = 0; j < K; j++)
-            if (b[j] != 0.0) {
-                if (lo == K)
-                    lo = j;
-                hi = j;
-            }
-        if (lo == K)
-            continue;
-        for (size_t j = lo; j <= hi; j++) {
-            s->q[j] += b[j] * y[i];
-            for (size_t k = lo; k <= hi; k++)
-                s->Q[j * K + k] += b[j] * b[k];
-        }
-        s->yy += y[i] * y[i];
+        size_t lo = 0, nb = ps_basis(s, x[i], Bv, &lo, b);
+        if (nb)
+            ps_add_point(s, lo, b, nb, y[i], 1.0);
     }
     s->n = (double)n;
 }
@@ -804,6 +826,12 @@ int fold_fit_cumulative(const fold_cloud *cloud, const fold_fit_options *o, fold
     out->used = used;
     out->smoothing = used ? lambda / (double)used : 0.0;
     out->offset = offset;
+    out->intervals = nint;
+    out->lambda = lambda;
+    out->weights = malloc(s.m * sizeof(*out->weights));
+    if (!out->weights)
+        goto done;
+    memcpy(out->weights, s.pw, s.m * sizeof(*out->weights));
     rc = 0;
 
 done:
@@ -819,4 +847,148 @@ done:
     if (dB)
         gsl_matrix_free(dB);
     return rc;
+}
+
+/* ---- refits under point weights (the bootstrap's replicates) ---- */
+
+struct fold_fit_design {
+    pspline s;         /* knots and the fixed penalty P of the fit it copies */
+    double lambda;
+    size_t n, grid;
+    size_t *lo;        /* per point: first non-zero basis function */
+    unsigned char *nb; /* and how many */
+    double *b;         /* SPLINE_ORDER values per point */
+    double *y;
+    double *gval, *gder; /* grid x K: basis values and first derivatives */
+    double *c;
+};
+
+void fold_fit_design_free(fold_fit_design *d)
+{
+    if (!d)
+        return;
+    ps_free(&d->s);
+    free(d->lo);
+    free(d->nb);
+    free(d->b);
+    free(d->y);
+    free(d->gval);
+    free(d->gder);
+    free(d->c);
+    free(d);
+}
+
+fold_fit_design *fold_fit_design_new(const fold_cloud *cloud, const fold_curve *like)
+{
+    if (!cloud || !like || !like->weights || like->grid < 2 || like->intervals < MIN_INTERVALS ||
+        (cloud->n && (!cloud->x || !cloud->y)))
+        return NULL;
+    fold_fit_design *d = calloc(1, sizeof(*d));
+    if (!d)
+        return NULL;
+    gsl_vector *Bv = NULL;
+    gsl_matrix *dB = NULL;
+    if (ps_alloc(&d->s, like->intervals) != 0)
+        goto fail;
+    size_t K = d->s.K, n = cloud->n;
+    d->lambda = like->lambda;
+    d->n = n;
+    d->grid = like->grid;
+    memcpy(d->s.pw, like->weights, d->s.m * sizeof(double));
+    d->lo = malloc((n ? n : 1) * sizeof(*d->lo));
+    d->nb = malloc(n ? n : 1);
+    d->b = malloc((n ? n : 1) * SPLINE_ORDER * sizeof(*d->b));
+    d->y = malloc((n ? n : 1) * sizeof(*d->y));
+    d->gval = malloc(d->grid * K * sizeof(*d->gval));
+    d->gder = malloc(d->grid * K * sizeof(*d->gder));
+    d->c = malloc(K * sizeof(*d->c));
+    Bv = gsl_vector_alloc(K);
+    dB = gsl_matrix_alloc(K, 2);
+    if (!d->lo || !d->nb || !d->b || !d->y || !d->gval || !d->gder || !d->c || !Bv || !dB)
+        goto fail;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(cloud->x[i]) || !isfinite(cloud->y[i]))
+            goto fail;
+        d->nb[i] = (unsigned char)ps_basis(&d->s, clamp01(cloud->x[i] + like->offset), Bv, &d->lo[i],
+                                           d->b + i * SPLINE_ORDER);
+        d->y[i] = clamp01(cloud->y[i]);
+    }
+    for (size_t g = 0; g < d->grid; g++) {
+        gsl_bspline_deriv_eval((double)g / (double)(d->grid - 1), 1, dB, d->s.bw);
+        for (size_t j = 0; j < K; j++) {
+            d->gval[g * K + j] = gsl_matrix_get(dB, j, 0);
+            d->gder[g * K + j] = gsl_matrix_get(dB, j, 1);
+        }
+    }
+    gsl_vector_free(Bv);
+    gsl_matrix_free(dB);
+    return d;
+fail:
+    if (Bv)
+        gsl_vector_free(Bv);
+    if (dB)
+        gsl_matrix_free(dB);
+    fold_fit_design_free(d);
+    return NULL;
+}
+
+int fold_fit_refit(fold_fit_design *d, const double *w, double *cum, double *rate)
+{
+    pspline *s = &d->s;
+    size_t K = s->K, m = s->m, L = K - 1;
+    memset(s->Q, 0, K * K * sizeof(double));
+    memset(s->q, 0, K * sizeof(double));
+    s->yy = 0.0;
+    double total = 0.0;
+    for (size_t i = 0; i < d->n; i++) {
+        double wi = w ? w[i] : 1.0;
+        if (wi > 0.0 && d->nb[i]) {
+            ps_add_point(s, d->lo[i], d->b + i * SPLINE_ORDER, d->nb[i], d->y[i], wi);
+            total += wi;
+        }
+    }
+    s->n = total;
+    /* P = D'WD with the fit's weights, then (A + lambda Pf) c = b + lambda p on
+     * the free coefficients */
+    memset(s->P, 0, K * K * sizeof(double));
+    for (size_t j = 0; j < m; j++)
+        for (size_t a = 0; a < 3; a++)
+            for (size_t b = 0; b < 3; b++)
+                s->P[(j + a) * K + (j + b)] += s->pw[j] * s->drow[3 * j + a] * s->drow[3 * j + b];
+    double lambda = total > 0.0 ? d->lambda : 1.0;
+    for (size_t a = 0; a < m; a++) {
+        s->col[a] = s->q[a + 1] - s->Q[(a + 1) * K + L] - lambda * s->P[(a + 1) * K + L];
+        for (size_t b = 0; b < m; b++)
+            s->R[a * m + b] = s->Q[(a + 1) * K + (b + 1)] + lambda * s->P[(a + 1) * K + (b + 1)];
+    }
+    if (cholesky(s->R, m) != 0)
+        return -1;
+    solve_rt(s->R, m, s->col);
+    solve_r(s->R, m, s->col);
+    double *c = d->c;
+    c[0] = 0.0;
+    c[L] = 1.0;
+    int monotone = 1;
+    for (size_t a = 0; a < m; a++)
+        c[a + 1] = s->col[a];
+    for (size_t j = 1; j < K; j++)
+        if (c[j] < c[j - 1])
+            monotone = 0;
+    if (!monotone && ps_monotone(s, lambda, c) != 0)
+        return -1;
+    for (size_t g = 0; g < d->grid; g++) {
+        double f = 0.0, r = 0.0;
+        for (size_t j = 0; j < K; j++) {
+            f += d->gval[g * K + j] * c[j];
+            r += d->gder[g * K + j] * c[j];
+        }
+        f = clamp01(f);
+        if (g > 0 && f < cum[g - 1])
+            f = cum[g - 1];
+        cum[g] = f;
+        rate[g] = r > 0.0 ? r : 0.0;
+    }
+    cum[0] = 0.0;
+    cum[d->grid - 1] = 1.0;
+    return 0;
 }

@@ -65,6 +65,10 @@ typedef struct {
     double smoothing; /* the penalty weight used (chosen by GCV or given), in the units of
                          fold_fit_options.smoothing */
     double offset; /* fold_cloud_offset of the cloud: added to every point's x before fitting */
+    /* what the fit chose, for refits of resampled clouds (fold_fit_design) */
+    size_t intervals;  /* knot intervals */
+    double lambda;     /* the penalty weight in the units of the normal equations */
+    double *weights;   /* the robust penalty's final weights, intervals + 1 of them */
 } fold_curve;
 
 void fold_fit_defaults(fold_fit_options *o);
@@ -73,6 +77,22 @@ void fold_fit_defaults(fold_fit_options *o);
  * coefficient-sized solves (<= 83 coefficients); thread-safe. */
 int fold_fit_cumulative(const fold_cloud *cloud, const fold_fit_options *o, fold_curve *out);
 void fold_curve_free(fold_curve *c);
+
+/* Refits of a cloud under point weights with everything the fit of `like`
+ * chose kept (knots, smoothing weight, the robust penalty's weights, the
+ * offset): only the coefficients are solved for, one linear solve (and the
+ * monotone solve when the solution is not monotone). The basis at every
+ * point and on the grid is evaluated once, in fold_fit_design_new. For the
+ * bootstrap (bootstrap.h): a replicate's resampled instances are weights
+ * (multiplicities) on the same points. */
+typedef struct fold_fit_design fold_fit_design;
+/* NULL on bad input or no memory. The cloud is used as given (no cap). */
+fold_fit_design *fold_fit_design_new(const fold_cloud *cloud, const fold_curve *like);
+/* w: a weight >= 0 per point of the design's cloud (NULL: all 1). Writes the
+ * grid values of the cumulative curve and of the rate (like->grid each).
+ * Returns 0, or -1 when memory ran out. Not thread-safe on one design. */
+int fold_fit_refit(fold_fit_design *d, const double *w, double *cum, double *rate);
+void fold_fit_design_free(fold_fit_design *d);
 
 /* Deterministic cap: indices of at most max of n points (a fixed stride over
  * the input order, so the same input gives the same choice): index
@@ -96,6 +116,10 @@ typedef struct {
                         in cumulative fraction per unit of normalized time: the phase's mean rate
                         relative to the region's (sum over phases of slope x width = 1) */
     size_t nclouds;
+    unsigned char *trend; /* per phase, or NULL (none): 1 when the phase is a trend, a linear rate
+                             (fold_segment_trends) */
+    double *trend_start, *trend_end; /* nphases x nclouds: a trend's rate at its start and end, in the
+                                        units of slopes (0 for other phases) */
 } fold_segmentation;
 
 void fold_segment_defaults(fold_segment_options *o);
@@ -107,5 +131,36 @@ void fold_segment_defaults(fold_segment_options *o);
  * is then zeroed. */
 int fold_segment(const fold_cloud *clouds, size_t nclouds, const fold_segment_options *o, fold_segmentation *out);
 void fold_segmentation_free(fold_segmentation *s);
+
+/* Refits of given boundaries under point weights (the bootstrap's
+ * replicates, bootstrap.h): the clouds are sorted once (each moved by its
+ * fold_cloud_offset, with its anchors), then each refit weighs every point
+ * (w[c][i] >= 0 for point i of cloud c; w or w[c] NULL: 1), moves each inner
+ * boundary to its best continuous two-line (hinge) position within the
+ * midpoints of the given phases next to it (a scan of one bin, then of 1/20
+ * bin), and gives the phases' slopes (np x nclouds, row-major, as
+ * fold_segmentation.slopes) of the continuous piecewise-linear least-squares
+ * curve through the anchors. Returns 0, or -1 on bad input or no memory. */
+typedef struct fold_segment_frame fold_segment_frame;
+fold_segment_frame *fold_segment_frame_new(const fold_cloud *clouds, size_t nclouds);
+int fold_segment_frame_refit(fold_segment_frame *f, const double *const *w, const double *bounds, size_t np,
+                             const fold_segment_options *o, double *out_bounds, double *out_slopes);
+void fold_segment_frame_free(fold_segment_frame *f);
+/* Trends: a ramp of the rate is cut into many phases of constant rate, at
+ * places that mean nothing. Phases i..j (the longest run first, from the
+ * first phase on) become one trend phase when a quadratic cumulative curve
+ * (a linear rate: 3 parameters per cloud) over them has a BIC no worse than
+ * their lines (2 parameters per cloud per phase, one per boundary, plain
+ * least squares on the points without the anchors) and its rate changes by
+ * more than 10 % from start to end (the rates at the ends, clamped at 0, in
+ * trend_start and trend_end). A single phase is not tested: a phase that
+ * holds two routines is curved too. Updates bounds, slopes (at unit weights, when
+ * seg->nclouds == nclouds), trend, trend_start, trend_end. Returns 0, or -1
+ * on bad input or no memory. */
+int fold_segment_trends(const fold_cloud *clouds, size_t nclouds, fold_segmentation *seg);
+/* The slopes of the continuous model (unit weights) at fixed boundaries, as
+ * above without moving them: for phases merged after the segmentation. */
+int fold_segment_slopes(const fold_cloud *clouds, size_t nclouds, const double *bounds, size_t np,
+                        double *slopes);
 
 #endif

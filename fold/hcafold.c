@@ -57,6 +57,7 @@ enum long_only {
     OPT_MAD,
     OPT_GRID,
     OPT_MAX_POINTS,
+    OPT_REPLICATES,
     OPT_MPI
 };
 
@@ -77,6 +78,7 @@ static void usage(FILE *out)
           "      --mad K            exclude instances outside median +- K*MAD of duration (default 1.5)\n"
           "      --grid N           points of the output curves, 3 to 10000 (default 101)\n"
           "      --max-points N     cap on folded points fed to a fit (default 20000)\n"
+          "      --replicates N     bootstrap replicates of the 95 % intervals (default 60; 0: none)\n"
           "      --mpi              also fold the MPI calls themselves\n"
           "  -m, --model NAME|FILE  evaluate this model (models/NAME.model; 'auto': the one for\n"
           "                         the trace's PMU; default: the one recorded in the trace,\n"
@@ -166,6 +168,7 @@ int main(int argc, char **argv)
         { "mad", required_argument, NULL, OPT_MAD },
         { "grid", required_argument, NULL, OPT_GRID },
         { "max-points", required_argument, NULL, OPT_MAX_POINTS },
+        { "replicates", required_argument, NULL, OPT_REPLICATES },
         { "mpi", no_argument, NULL, OPT_MPI },
         { "model", required_argument, NULL, 'm' },  { "set", required_argument, NULL, 's' },
         { NULL, 0, NULL, 0 }
@@ -255,6 +258,13 @@ int main(int argc, char **argv)
                 o.fit.grid = v;
             else
                 o.fit.max_points = v;
+            break;
+        case OPT_REPLICATES:
+            if (parse_size(optarg, 0, &v) != 0 || v == 1 || v > 100000) {
+                fprintf(stderr, "hcafold: --replicates needs 0 or a number from 2 to 100000, not '%s'\n", optarg);
+                return EXIT_USAGE;
+            }
+            o.bootstrap.replicates = v;
             break;
         case OPT_MAD: {
             char *end;

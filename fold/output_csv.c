@@ -55,16 +55,54 @@ static int region_csv(const fold_region_result *r, const char *dir, char *err, s
         field(f, r->counters[c].name);
         fputs(",rate_", f);
         field(f, r->counters[c].name);
+        if (r->counters[c].rate_lo) {
+            fputs(",rate_lo_", f);
+            field(f, r->counters[c].name);
+            fputs(",rate_hi_", f);
+            field(f, r->counters[c].name);
+        }
     }
     fputc('\n', f);
     size_t grid = r->ncounters ? r->counters[0].curve.grid : 0;
     for (size_t i = 0; i < grid; i++) {
         fprintf(f, "%.6f", r->counters[0].curve.x[i]);
-        for (size_t c = 0; c < r->ncounters; c++)
+        for (size_t c = 0; c < r->ncounters; c++) {
             fprintf(f, ",%.9g,%.9g", r->counters[c].curve.cum[i], r->counters[c].rate[i]);
+            if (r->counters[c].rate_lo)
+                fprintf(f, ",%.9g,%.9g", r->counters[c].rate_lo[i], r->counters[c].rate_hi[i]);
+        }
         fputc('\n', f);
     }
     if (close_file(f, "curves.csv", err, errlen))
+        return -1;
+
+    if (!(f = open_file(dir, r->slug, "phases", err, errlen)))
+        return -1;
+    fputs("phase,kind,start,end,start_lo,start_hi,end_lo,end_hi", f);
+    for (size_t c = 0; c < r->ncounters; c++) {
+        static const char *const cols[] = { "rate_", "rate_lo_", "rate_hi_", "rate_start_", "rate_end_" };
+        for (size_t k = 0; k < sizeof(cols) / sizeof(cols[0]); k++) {
+            fprintf(f, ",%s", cols[k]);
+            field(f, r->counters[c].name);
+        }
+    }
+    fputc('\n', f);
+    for (size_t p = 0; p < r->phases.nphases; p++) {
+        const double *b = r->phases.bounds;
+        const double *lo = r->bound_lo ? r->bound_lo : b, *hi = r->bound_hi ? r->bound_hi : b;
+        fprintf(f, "%zu,%s,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f", p + 1,
+                r->phases.trend && r->phases.trend[p] ? "trend" : "constant", b[p], b[p + 1], lo[p], hi[p],
+                lo[p + 1], hi[p + 1]);
+        for (size_t c = 0; c < r->ncounters; c++) {
+            const fold_counter_result *k = &r->counters[c];
+            double rate = k->phase_rate ? k->phase_rate[p] : 0;
+            fprintf(f, ",%.9g,%.9g,%.9g,%.9g,%.9g", rate, k->phase_lo ? k->phase_lo[p] : rate,
+                    k->phase_hi ? k->phase_hi[p] : rate, k->phase_start ? k->phase_start[p] : rate,
+                    k->phase_end ? k->phase_end[p] : rate);
+        }
+        fputc('\n', f);
+    }
+    if (close_file(f, "phases.csv", err, errlen))
         return -1;
 
     if (!(f = open_file(dir, r->slug, "points", err, errlen)))

@@ -18,6 +18,14 @@ static cJSON *numbers(const double *v, size_t n)
     return a;
 }
 
+static cJSON *interval(double lo, double hi)
+{
+    cJSON *a = cJSON_CreateArray();
+    cJSON_AddItemToArray(a, cJSON_CreateNumber(lo));
+    cJSON_AddItemToArray(a, cJSON_CreateNumber(hi));
+    return a;
+}
+
 static cJSON *counter_json(const fold_counter_result *c, const fold_segmentation *ph)
 {
     cJSON *o = cJSON_CreateObject();
@@ -32,6 +40,13 @@ static cJSON *counter_json(const fold_counter_result *c, const fold_segmentation
     cJSON_AddItemToObject(o, "cumulative", numbers(c->curve.cum, c->curve.grid));
     cJSON_AddItemToObject(o, "rate", numbers(c->rate, c->curve.grid));
     cJSON_AddItemToObject(o, "phase_rates", numbers(c->phase_rate, ph->nphases));
+    if (c->rate_lo) {
+        cJSON_AddItemToObject(o, "rate_lo", numbers(c->rate_lo, c->curve.grid));
+        cJSON_AddItemToObject(o, "rate_hi", numbers(c->rate_hi, c->curve.grid));
+        cJSON_AddItemToObject(o, "phase_rates_lo", numbers(c->phase_lo, ph->nphases));
+        cJSON_AddItemToObject(o, "phase_rates_hi", numbers(c->phase_hi, ph->nphases));
+        cJSON_AddNumberToObject(o, "band_width", c->band_width);
+    }
     return o;
 }
 
@@ -212,6 +227,10 @@ static cJSON *region_json(const fold_region_result *r)
     cJSON_AddNumberToObject(o, "total_time_s", r->total_time_s);
     if (r->warning)
         cJSON_AddStringToObject(o, "warning", r->warning);
+    cJSON *conf = cJSON_AddObjectToObject(o, "confidence");
+    cJSON_AddStringToObject(conf, "method", r->replicates ? "bootstrap over instances" : "none");
+    cJSON_AddNumberToObject(conf, "replicates", (double)r->replicates);
+    cJSON_AddNumberToObject(conf, "level", r->replicates ? r->level : 0);
     size_t grid = r->ncounters ? r->counters[0].curve.grid : 0;
     cJSON_AddItemToObject(o, "grid", numbers(r->ncounters ? r->counters[0].curve.x : NULL, grid));
     cJSON *counters = cJSON_AddArrayToObject(o, "counters");
@@ -225,10 +244,30 @@ static cJSON *region_json(const fold_region_result *r)
         cJSON *ph = cJSON_CreateObject();
         cJSON_AddNumberToObject(ph, "start", r->phases.bounds[p]);
         cJSON_AddNumberToObject(ph, "end", r->phases.bounds[p + 1]);
+        if (r->bound_lo) {
+            cJSON_AddItemToObject(ph, "start_interval", interval(r->bound_lo[p], r->bound_hi[p]));
+            cJSON_AddItemToObject(ph, "end_interval", interval(r->bound_lo[p + 1], r->bound_hi[p + 1]));
+        }
+        int trend = r->phases.trend && r->phases.trend[p];
+        cJSON_AddStringToObject(ph, "kind", trend ? "trend" : "constant");
         cJSON *rates = cJSON_AddObjectToObject(ph, "rates");
         for (size_t c = 0; c < r->ncounters; c++)
             cJSON_AddNumberToObject(rates, r->counters[c].name,
                                     r->counters[c].phase_rate ? r->counters[c].phase_rate[p] : 0);
+        if (trend) {
+            cJSON *tr = cJSON_AddObjectToObject(ph, "trend_rates");
+            for (size_t c = 0; c < r->ncounters; c++)
+                if (r->counters[c].phase_start)
+                    cJSON_AddItemToObject(tr, r->counters[c].name,
+                                          interval(r->counters[c].phase_start[p], r->counters[c].phase_end[p]));
+        }
+        if (r->bound_lo) {
+            cJSON *ri = cJSON_AddObjectToObject(ph, "rate_intervals");
+            for (size_t c = 0; c < r->ncounters; c++)
+                if (r->counters[c].phase_lo)
+                    cJSON_AddItemToObject(ri, r->counters[c].name,
+                                          interval(r->counters[c].phase_lo[p], r->counters[c].phase_hi[p]));
+        }
         cJSON_AddItemToArray(phases, ph);
     }
     cJSON *bands = cJSON_AddArrayToObject(o, "source_bands");

@@ -94,9 +94,17 @@ static void body(FILE *f, const fold_region_result *r)
         fold_gp_quoted(f, label);
         /* the rate axis in a unit that fits its values */
         double max = 0, scale = 1;
-        for (size_t i = 0; c->rate && i < c->curve.grid; i++)
+        for (size_t i = 0; c->rate && i < c->curve.grid; i++) {
             if (c->rate[i] > max)
                 max = c->rate[i];
+            if (c->rate_hi && c->rate_hi[i] > max)
+                max = c->rate_hi[i];
+        }
+        /* the counter's first column in curves.csv: x, then per counter
+         * cumulative, rate and, with a band, its low and high */
+        size_t col = 2;
+        for (size_t q = 0; q < p; q++)
+            col += r->counters[q].rate_lo ? 4 : 2;
         const char *prefix = "";
         if (max >= 1e9) {
             scale = 1e9;
@@ -134,9 +142,16 @@ static void body(FILE *f, const fold_region_result *r)
         fold_gp_quoted(f, c->name);
         fputs(" && $4 == 0 ? $2 : NaN):3 with points pt 2 ps 0.6 lc rgb '#cc3333' title 'excluded instances', \\\n  ", f);
         fold_gp_quoted(f, curves);
-        fprintf(f, " skip 1 using 1:%zu with lines lw 2 lc rgb '#000080' title 'fit', \\\n  ", 2 * p + 2);
+        fprintf(f, " skip 1 using 1:%zu with lines lw 2 lc rgb '#000080' title 'fit', \\\n  ", col);
+        if (c->rate_lo) { /* the confidence band, shaded under the rate */
+            fold_gp_quoted(f, curves);
+            fprintf(f,
+                    " skip 1 using 1:($%zu/%g):($%zu/%g) axes x1y2 with filledcurves fs transparent solid 0.25 "
+                    "noborder lc rgb '#d04000' title '%.0f %% band', \\\n  ",
+                    col + 2, scale, col + 3, scale, 100 * r->level);
+        }
         fold_gp_quoted(f, curves);
-        fprintf(f, " skip 1 using 1:($%zu/%g) axes x1y2 with lines lw 2 lc rgb '#d04000' title 'rate'\n", 2 * p + 3,
+        fprintf(f, " skip 1 using 1:($%zu/%g) axes x1y2 with lines lw 2 lc rgb '#d04000' title 'rate'\n", col + 1,
                 scale);
         fputs("unset arrow\n", f);
     }

@@ -15,6 +15,38 @@ typedef struct {
     size_t n, cap;
 } vec2;
 
+/* Appends the instance (its used index, first point, total, duration) to the
+ * counter's list, growing it in doublings (the capacity is the first power of
+ * two >= instances). */
+static int push_instance(fold_counter_points *cp, size_t used_index, size_t first, double total, double dur)
+{
+    size_t k = cp->instances;
+    if ((k & (k - 1)) == 0) { /* 0, 1, 2, 4, ...: full */
+        size_t cap = k ? 2 * k : 1;
+        size_t *ni = realloc(cp->inst, cap * sizeof(*ni));
+        if (!ni)
+            return -1;
+        cp->inst = ni;
+        size_t *nf = realloc(cp->first, (cap + 1) * sizeof(*nf));
+        if (!nf)
+            return -1;
+        cp->first = nf;
+        double *nt = realloc(cp->total, cap * sizeof(*nt));
+        if (!nt)
+            return -1;
+        cp->total = nt;
+        double *nd = realloc(cp->duration_ns, cap * sizeof(*nd));
+        if (!nd)
+            return -1;
+        cp->duration_ns = nd;
+    }
+    cp->inst[k] = used_index;
+    cp->first[k] = first;
+    cp->total[k] = total;
+    cp->duration_ns[k] = dur;
+    return 0;
+}
+
 static int push(vec2 *v, double x, double y)
 {
     if (v->n == v->cap) {
@@ -98,6 +130,8 @@ int fold_points_build(const fold_trace *t, const fold_region *r, fold_points *ou
                 continue;
             }
             if (is_used) {
+                if (push_instance(cp, out->used_instances - 1, used[c].n, total, d) != 0)
+                    goto nomem;
                 cp->instances++;
                 cp->sum_total += total;
                 cp->sum_duration_ns += d;
@@ -122,6 +156,8 @@ int fold_points_build(const fold_trace *t, const fold_region *r, fold_points *ou
         cp->ex_x = excl[c].x;
         cp->ex_y = excl[c].y;
         cp->nex = excl[c].n;
+        if (cp->first)
+            cp->first[cp->instances] = cp->n;
     }
     free(used);
     free(excl);
@@ -146,6 +182,10 @@ void fold_points_free(fold_points *p)
         free(p->counters[c].y);
         free(p->counters[c].ex_x);
         free(p->counters[c].ex_y);
+        free(p->counters[c].inst);
+        free(p->counters[c].first);
+        free(p->counters[c].total);
+        free(p->counters[c].duration_ns);
     }
     free(p->counters);
     free(p->sx);

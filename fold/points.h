@@ -23,6 +23,12 @@ typedef struct {
     size_t dropped;         /* used instances without the counter throughout, or whose counter went backwards */
     double sum_total;       /* counter total summed over the `instances` */
     double sum_duration_ns; /* their durations summed */
+    /* each of the `instances`, in point order (for the bootstrap over instances,
+     * bootstrap.h): its index among the region's used instances, the index of
+     * its first point in x/y (first[instances] = n; a zero total has none),
+     * its total and its duration */
+    size_t *inst, *first;
+    double *total, *duration_ns;
 } fold_counter_points;
 
 typedef struct {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "bands.h"
+#include "bootstrap.h"
 #include "fit.h"
 
 #define FOLD_JSON_VERSION 1
@@ -20,6 +21,12 @@ typedef struct {
     fold_curve curve;          /* cumulative fraction and its derivative on the grid */
     double *rate;              /* curve.rate * rate_scale: events per second, on the grid */
     double *phase_rate;        /* per phase, events per second */
+    double *phase_start, *phase_end; /* per phase, events/s at its start and end: a trend phase
+                                        (phases.trend) changes linearly, others = phase_rate */
+    /* confidence intervals (bootstrap.h), NULL when there are none (no replicates) */
+    double *rate_lo, *rate_hi;   /* band of rate, on the grid */
+    double *phase_lo, *phase_hi; /* of phase_rate */
+    double band_width;           /* mean half-width of the band over the mean rate */
     size_t points_used;
     double *px, *py;           /* folded points of used instances (after the cap), for plots */
     size_t npoints;
@@ -48,6 +55,9 @@ typedef struct {
     const char **zero_counters; /* measured in the used instances but always 0: not folded (no curve), */
     size_t nzero_counters;      /* their rate is 0 throughout (models use that) */
     fold_segmentation phases;  /* shared boundaries; slopes unused here (see phase_rate) */
+    double *bound_lo, *bound_hi; /* interval of each boundary (nphases + 1), or NULL */
+    size_t replicates;         /* of the bootstrap; 0: no intervals */
+    double level;              /* of the intervals (0.95) */
     fold_band_result *bands;   /* of every stack depth; the first nbands_shown are those of the */
     size_t nbands, nbands_shown; /* depth drawn and summarized (bands.h: fold_bands's best depth) */
     double *line_x;            /* line-number scatter: normalized time and line of the */

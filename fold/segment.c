@@ -79,6 +79,9 @@ void fold_segmentation_free(fold_segmentation *s)
         return;
     free(s->bounds);
     free(s->slopes);
+    free(s->trend);
+    free(s->trend_start);
+    free(s->trend_end);
     memset(s, 0, sizeof(*s));
 }
 
@@ -167,7 +170,9 @@ static double clamp01(double v)
     return v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
 }
 
-static int sort_cloud(const fold_cloud *c, sorted_cloud *s)
+/* perm (if not NULL, n + 2 entries): the input index of every sorted point,
+ * SIZE_MAX for the anchors. */
+static int sort_cloud(const fold_cloud *c, sorted_cloud *s, size_t *perm)
 {
     size_t n = c->n + 2;
     pt *p = malloc(n * sizeof(*p));
@@ -188,6 +193,8 @@ static int sort_cloud(const fold_cloud *c, sorted_cloud *s)
         s->x[i] = p[i].x;
         s->y[i] = p[i].y;
         s->w[i] = 1.0;
+        if (perm)
+            perm[i] = p[i].i == 0 || p[i].i == n - 1 ? SIZE_MAX : p[i].i - 1;
     }
     s->w[0] = ANCHOR_WEIGHT;
     s->w[n - 1] = ANCHOR_WEIGHT;
@@ -455,6 +462,18 @@ static double hinge_rss(const sorted_cloud *s, size_t i0, size_t i1, double t)
     return rss > 0.0 ? rss : 0.0;
 }
 
+/* The summed hinge RSS over all clouds of the points in [a, z) joined at t. */
+static double hinge_cost(const sorted_cloud *sc, size_t nc, double a, double z, double t)
+{
+    double cost = 0.0;
+    for (size_t c = 0; c < nc; c++) {
+        size_t i0, i1;
+        phase_range(&sc[c], a, z, &i0, &i1);
+        cost += hinge_rss(&sc[c], i0, i1, t);
+    }
+    return cost;
+}
+
 /* Move boundary b[k] (between phases k-1 and k) to the position, on a grid
  * of 1/20 bin within REFINE_BINS bins of it, that minimizes the summed
  * hinge RSS of the two phases over all clouds. Returns 1 if it moved. */
@@ -472,12 +491,7 @@ static int refine_one(const sorted_cloud *sc, size_t nc, double *b, size_t k, si
         double t = b[k] + step * off;
         if (t < lo || t > hi)
             continue;
-        double cost = 0.0;
-        for (size_t c = 0; c < nc; c++) {
-            size_t i0, i1;
-            phase_range(&sc[c], a, z, &i0, &i1);
-            cost += hinge_rss(&sc[c], i0, i1, t);
-        }
+        double cost = hinge_cost(sc, nc, a, z, t);
         if (best == HUGE_VAL || cost < best - 1e-12 * best) {
             best = cost;
             best_t = t;
@@ -700,7 +714,7 @@ int fold_segment(const fold_cloud *clouds, size_t nclouds, const fold_segment_op
         goto done;
     double npts = 0.0;
     for (size_t c = 0; c < nc; c++) {
-        if (sort_cloud(&clouds[c], &sc[c]) != 0)
+        if (sort_cloud(&clouds[c], &sc[c], NULL) != 0)
             goto done;
         npts += (double)sc[c].n;
     }
@@ -767,5 +781,290 @@ done:
     free(back);
     free(starts);
     free(bounds);
+    return rc;
+}
+
+/* ---- refits of given boundaries under point weights (the bootstrap) ---- */
+
+#define WIDE_STEP_BINS 1.0   /* coarse step of the wide search, in bins */
+#define WIDE_PASSES 3
+
+struct fold_segment_frame {
+    sorted_cloud *sc;
+    size_t **perm; /* per cloud: input index of each sorted point (SIZE_MAX: an anchor) */
+    size_t nc;
+};
+
+void fold_segment_frame_free(fold_segment_frame *f)
+{
+    if (!f)
+        return;
+    for (size_t c = 0; f->sc && c < f->nc; c++) {
+        free(f->sc[c].x);
+        free(f->sc[c].y);
+        free(f->sc[c].w);
+        free(f->sc[c].cum);
+        if (f->perm)
+            free(f->perm[c]);
+    }
+    free(f->sc);
+    free(f->perm);
+    free(f);
+}
+
+fold_segment_frame *fold_segment_frame_new(const fold_cloud *clouds, size_t nclouds)
+{
+    if (!clouds || nclouds == 0)
+        return NULL;
+    for (size_t c = 0; c < nclouds; c++) {
+        if (clouds[c].n > 0 && (!clouds[c].x || !clouds[c].y))
+            return NULL;
+        for (size_t i = 0; i < clouds[c].n; i++)
+            if (!isfinite(clouds[c].x[i]) || !isfinite(clouds[c].y[i]))
+                return NULL;
+    }
+    fold_segment_frame *f = calloc(1, sizeof(*f));
+    if (!f)
+        return NULL;
+    f->nc = nclouds;
+    f->sc = calloc(nclouds, sizeof(*f->sc));
+    f->perm = calloc(nclouds, sizeof(*f->perm));
+    if (!f->sc || !f->perm)
+        goto fail;
+    for (size_t c = 0; c < nclouds; c++) {
+        f->perm[c] = malloc((clouds[c].n + 2) * sizeof(size_t));
+        if (!f->perm[c] || sort_cloud(&clouds[c], &f->sc[c], f->perm[c]) != 0)
+            goto fail;
+    }
+    return f;
+fail:
+    fold_segment_frame_free(f);
+    return NULL;
+}
+
+/* Moves boundary b[k] to the best hinge position within [lo, hi]: a scan in
+ * steps of `step`, then 1/20 of it around the best. */
+static void refine_wide_one(const sorted_cloud *sc, size_t nc, double *b, size_t k, double lo, double hi,
+                            double step)
+{
+    double a = b[k - 1], z = b[k + 1];
+    double best = HUGE_VAL, best_t = b[k];
+    for (int fine = 0; fine < 2; fine++) {
+        double from = fine ? fmax(lo, best_t - step) : lo, to = fine ? fmin(hi, best_t + step) : hi;
+        double st = fine ? step / 20.0 : step;
+        long steps = (long)floor((to - from) / st + 1e-9);
+        for (long j = 0; j <= steps; j++) {
+            double t = from + st * (double)j;
+            double cost = hinge_cost(sc, nc, a, z, t);
+            if (best == HUGE_VAL || cost < best - 1e-12 * best) {
+                best = cost;
+                best_t = t;
+            }
+        }
+    }
+    b[k] = best_t;
+}
+
+int fold_segment_frame_refit(fold_segment_frame *f, const double *const *w, const double *bounds, size_t np,
+                             const fold_segment_options *o, double *out_bounds, double *out_slopes)
+{
+    if (!f || !bounds || np == 0 || !o || !out_bounds)
+        return -1;
+    for (size_t c = 0; c < f->nc; c++) {
+        sorted_cloud *s = &f->sc[c];
+        for (size_t i = 0; i < s->n; i++) {
+            size_t in = f->perm[c][i];
+            s->w[i] = in == SIZE_MAX ? ANCHOR_WEIGHT : (w && w[c] ? w[c][in] : 1.0);
+        }
+    }
+    if (build_cum(f->sc, f->nc) != 0)
+        return -1;
+    memcpy(out_bounds, bounds, (np + 1) * sizeof(*bounds));
+    double min_width = o->min_width > 0.0 ? o->min_width : 0.0;
+    double edge = fmax(min_width, isfinite(o->edge_width) ? o->edge_width : 0.0);
+    double step = WIDE_STEP_BINS / (double)(o->bins ? o->bins : 200);
+    for (int pass = 0; pass < WIDE_PASSES && np > 1; pass++)
+        for (size_t k = 1; k < np; k++) {
+            /* within the midpoints of the given phases next to it */
+            double lo = fmax(0.5 * (bounds[k - 1] + bounds[k]), out_bounds[k - 1] + (k == 1 ? edge : min_width));
+            double hi = fmin(0.5 * (bounds[k] + bounds[k + 1]), out_bounds[k + 1] - (k + 1 == np ? edge : min_width));
+            if (hi > lo)
+                refine_wide_one(f->sc, f->nc, out_bounds, k, lo, hi, step);
+        }
+    for (size_t c = 0; out_slopes && c < f->nc; c++)
+        if (broken_stick(&f->sc[c], out_bounds, np, out_slopes + c, f->nc, NULL) != 0)
+            return -1;
+    return 0;
+}
+
+int fold_segment_slopes(const fold_cloud *clouds, size_t nclouds, const double *bounds, size_t np,
+                        double *slopes)
+{
+    fold_segment_frame *f = fold_segment_frame_new(clouds, nclouds);
+    if (!f)
+        return -1;
+    int rc = build_cum(f->sc, f->nc);
+    for (size_t c = 0; rc == 0 && c < f->nc; c++)
+        rc = broken_stick(&f->sc[c], bounds, np, slopes + c, f->nc, NULL);
+    fold_segment_frame_free(f);
+    return rc;
+}
+
+/* ---- trends: a run of phases that is one ramp of the rate ---- */
+
+/* Sums for the least-squares quadratic y = a + b u + c u^2, u = x - 0.5. */
+typedef struct {
+    double n, s[5], sy[3], syy;
+} quad_sums;
+
+static void quad_add(quad_sums *q, double x, double y)
+{
+    double u = x - 0.5, p = 1.0;
+    q->n += 1.0;
+    for (int k = 0; k < 5; k++, p *= u) {
+        q->s[k] += p;
+        if (k < 3)
+            q->sy[k] += p * y;
+    }
+    q->syy += y * y;
+}
+
+/* RSS of the least-squares polynomial of degree deg (1 or 2); coef gets its
+ * coefficients (in u = x - 0.5). */
+static double quad_rss(const quad_sums *q, int deg, double coef[3])
+{
+    int m = deg + 1;
+    double A[3][3], z[3];
+    for (int a = 0; a < m; a++) {
+        for (int b = 0; b < m; b++)
+            A[a][b] = q->s[a + b];
+        z[a] = q->sy[a];
+    }
+    coef[0] = coef[1] = coef[2] = 0.0;
+    /* Gaussian elimination (A is symmetric positive definite with >= m distinct x) */
+    for (int j = 0; j < m; j++) {
+        if (!(fabs(A[j][j]) > 1e-300))
+            return HUGE_VAL;
+        for (int i = j + 1; i < m; i++) {
+            double f = A[i][j] / A[j][j];
+            for (int k = j; k < m; k++)
+                A[i][k] -= f * A[j][k];
+            z[i] -= f * z[j];
+        }
+    }
+    for (int i = m - 1; i >= 0; i--) {
+        double v = z[i];
+        for (int k = i + 1; k < m; k++)
+            v -= A[i][k] * coef[k];
+        coef[i] = v / A[i][i];
+    }
+    double rss = q->syy;
+    for (int a = 0; a < m; a++)
+        rss -= coef[a] * q->sy[a];
+    return rss > 0.0 ? rss : 0.0;
+}
+
+/* Sums of the points of cloud s in [a, b). */
+static void quad_range(const sorted_cloud *s, double a, double b, quad_sums *q)
+{
+    memset(q, 0, sizeof(*q));
+    size_t i0, i1;
+    phase_range(s, a, b, &i0, &i1);
+    for (size_t i = i0; i < i1; i++)
+        if (s->x[i] > 0.0 && s->x[i] < 1.0) /* not the anchors */
+            quad_add(q, s->x[i], s->y[i]);
+}
+
+/* BIC of phases [i, j] as they are (a line each, boundaries free) and as one
+ * trend (a quadratic cumulative curve, a linear rate); the rates of the
+ * trend at its ends (per cloud, in cumulative fraction per unit) into r0, r1. */
+static void trend_bic(const sorted_cloud *sc, size_t nc, const double *b, size_t i, size_t j, double *bic_steps,
+                      double *bic_trend, double *r0, double *r1)
+{
+    double rss_steps = 0.0, rss_trend = 0.0, n = 0.0;
+    size_t m = j - i + 1;
+    for (size_t c = 0; c < nc; c++) {
+        quad_sums q;
+        double coef[3] = { 0.0, 0.0, 0.0 };
+        for (size_t p = i; p <= j; p++) {
+            quad_range(&sc[c], b[p], b[p + 1], &q);
+            rss_steps += q.n >= 2.0 ? quad_rss(&q, 1, coef) : 0.0;
+        }
+        quad_range(&sc[c], b[i], b[j + 1], &q);
+        n += q.n;
+        rss_trend += q.n >= 3.0 ? quad_rss(&q, 2, coef) : HUGE_VAL;
+        r0[c] = coef[1] + 2.0 * coef[2] * (b[i] - 0.5);
+        r1[c] = coef[1] + 2.0 * coef[2] * (b[j + 1] - 0.5);
+    }
+    double floor_rss = RSS_FLOOR * (n > 1.0 ? n : 1.0), logn = log(n > 2.0 ? n : 2.0);
+    *bic_steps = n * log(fmax(rss_steps, floor_rss) / fmax(n, 1.0)) +
+                 ((double)(2 * m * nc) + (double)(m - 1)) * logn;
+    *bic_trend = rss_trend == HUGE_VAL ? HUGE_VAL : n * log(fmax(rss_trend, floor_rss) / fmax(n, 1.0)) + 3.0 * (double)nc * logn;
+}
+
+int fold_segment_trends(const fold_cloud *clouds, size_t nclouds, fold_segmentation *seg)
+{
+    if (!seg || !seg->bounds || seg->nphases == 0)
+        return -1;
+    fold_segment_frame *f = fold_segment_frame_new(clouds, nclouds);
+    size_t np = seg->nphases, nc = nclouds;
+    double *r0 = malloc((nc + 1) * sizeof(*r0)), *r1 = malloc((nc + 1) * sizeof(*r1));
+    unsigned char *trend = calloc(np, 1);
+    double *t0 = calloc(np * nc + 1, sizeof(*t0)), *t1 = calloc(np * nc + 1, sizeof(*t1));
+    int rc = -1;
+    if (!f || !r0 || !r1 || !trend || !t0 || !t1)
+        goto done;
+    /* the longest run first, the earliest among equals; runs do not overlap */
+    size_t out = 0;
+    double *nb = malloc((np + 1) * sizeof(*nb));
+    if (!nb)
+        goto done;
+    nb[0] = 0.0;
+    size_t p = 0;
+    while (p < np) {
+        size_t best_j = p;
+        int is_trend = 0;
+        for (size_t j = np; j-- > p;) {
+            double bs, bt;
+            trend_bic(f->sc, nc, seg->bounds, p, j, &bs, &bt, r0, r1);
+            int ramp = 0; /* a trend is a rate that changes: its ends differ */
+            for (size_t c = 0; c < nc; c++)
+                ramp |= fabs(r1[c] - r0[c]) > 0.1 * fmax(fabs(r0[c]), fabs(r1[c]));
+            if (j > p && bt <= bs && ramp) {
+                best_j = j;
+                is_trend = 1;
+                for (size_t c = 0; c < nc; c++) {
+                    t0[out * nc + c] = fmax(r0[c], 0.0);
+                    t1[out * nc + c] = fmax(r1[c], 0.0);
+                }
+                break;
+            }
+        }
+        trend[out] = (unsigned char)is_trend;
+        nb[++out] = seg->bounds[best_j + 1];
+        p = best_j + 1;
+    }
+    memcpy(seg->bounds, nb, (out + 1) * sizeof(*nb));
+    free(nb);
+    seg->nphases = out;
+    if (out < np && nclouds == seg->nclouds && seg->slopes &&
+        fold_segment_slopes(clouds, nclouds, seg->bounds, seg->nphases, seg->slopes) != 0)
+        goto done;
+    free(seg->trend);
+    seg->trend = trend;
+    free(seg->trend_start);
+    free(seg->trend_end);
+    seg->trend_start = t0;
+    seg->trend_end = t1;
+    trend = NULL;
+    t0 = t1 = NULL;
+    rc = 0;
+done:
+    fold_segment_frame_free(f);
+    free(r0);
+    free(r1);
+    free(trend);
+    free(t0);
+    free(t1);
     return rc;
 }

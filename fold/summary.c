@@ -92,12 +92,40 @@ void fold_write_summary(const fold_report *r, FILE *out)
             size_t shown = g->ncounters;
             if (shown > summary_counters)
                 shown = summary_counters;
+            int trend = g->phases.trend && g->phases.trend[p];
+            if (trend)
+                fputs(" trend", out);
             for (size_t c = 0; c < shown; c++) {
-                fprintf(out, " %s ", g->counters[c].name);
-                rate(out, g->counters[c].phase_rate ? g->counters[c].phase_rate[p] : 0);
+                const fold_counter_result *k = &g->counters[c];
+                fprintf(out, " %s ", k->name);
+                if (trend && k->phase_start) {
+                    rate(out, k->phase_start[p]);
+                    fputs(" -> ", out);
+                    rate(out, k->phase_end[p]);
+                    fputs(", mean ", out);
+                }
+                rate(out, k->phase_rate ? k->phase_rate[p] : 0);
+                if (k->phase_lo) {
+                    fputs(" (", out);
+                    rate(out, k->phase_lo[p]);
+                    fputs(" - ", out);
+                    rate(out, k->phase_hi[p]);
+                    fputs(")", out);
+                }
             }
             if (shown < g->ncounters)
                 fprintf(out, " (+%zu counters in fold.json)", g->ncounters - shown);
+            fputc('\n', out);
+        }
+        if (g->replicates) {
+            fprintf(out, "    %.0f %% intervals (bootstrap over instances, %zu replicates)", 100 * g->level,
+                    g->replicates);
+            for (size_t b = 1; b < g->phases.nphases && g->bound_lo; b++)
+                fprintf(out, "%s %.3f (%.3f-%.3f)", b == 1 ? "; boundaries" : ",", g->phases.bounds[b],
+                        g->bound_lo[b], g->bound_hi[b]);
+            for (size_t c = 0; c < g->ncounters && c < summary_counters; c++)
+                fprintf(out, "%s %s +-%.1f %%", c == 0 ? "; mean band half-width" : ",", g->counters[c].name,
+                        100 * g->counters[c].band_width);
             fputc('\n', out);
         }
         for (size_t b = 0; b < g->nbands_shown; b++) {

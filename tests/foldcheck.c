@@ -5,7 +5,13 @@
  *       per counter of the truth: the mean absolute relative error of the fitted
  *       rate (outside +-0.03 around true discontinuities) and of the phase rates
  *       (everywhere), and the distance of each true boundary to the nearest found
- *       one; the number of phases must equal the number of true ones.
+ *       one; the number of phases must equal the number of true ones. A ramp
+ *       (counter.NAME.rates_end) is linear within its piece, and only jumps
+ *       of the rate count as discontinuities. With --min-coverage F, the
+ *       share of grid points (outside +-0.03 around the jumps) where the
+ *       true rate lies inside the fold's band [rate_lo, rate_hi] (line
+ *       "coverage"; with the band's mean half-width over the true rate)
+ *       must be at least F.
  *   foldcheck FOLD.json --compare OTHER.json [--max-diff F]
  *       mean absolute relative difference of the rate curves of the first region. */
 #include <cjson/cJSON.h>
@@ -62,11 +68,13 @@ static size_t parse_list(const char *s, double *out)
     return n;
 }
 
-static double true_rate(const double *bounds, const double *rates, size_t nb, double x)
+/* The true rate at x: piece i of [bounds[i], bounds[i+1]) goes linearly
+ * from rates[i] to ends[i]. */
+static double true_rate(const double *bounds, const double *rates, const double *ends, size_t nb, double x)
 {
     for (size_t i = 0; i + 1 < nb; i++)
         if (x < bounds[i + 1] || i + 2 == nb)
-            return rates[i];
+            return rates[i] + (ends[i] - rates[i]) * (x - bounds[i]) / (bounds[i + 1] - bounds[i]);
     return rates[0];
 }
 
@@ -82,7 +90,7 @@ static cJSON *counter_of(cJSON *region, const char *name)
     return NULL;
 }
 
-static int check_truth(cJSON *region, double max_mae, double max_boundary)
+static int check_truth(cJSON *region, double max_mae, double max_boundary, double min_coverage)
 {
     int bad = 0;
     const char *names = truth("counters");
@@ -109,36 +117,49 @@ static int check_truth(cJSON *region, double max_mae, double max_boundary)
     snprintf(list, sizeof(list), "%s", names);
     for (char *save = NULL, *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
         char key[256];
-        double bounds[MAXB], rates[MAXB];
+        double bounds[MAXB], rates[MAXB], ends[MAXB];
         snprintf(key, sizeof(key), "counter.%s.bounds", name);
         size_t nb = parse_list(truth(key), bounds);
         snprintf(key, sizeof(key), "counter.%s.rates", name);
         size_t nr = parse_list(truth(key), rates);
+        snprintf(key, sizeof(key), "counter.%s.rates_end", name);
+        if (parse_list(truth(key), ends) != nr) /* no ramps */
+            memcpy(ends, rates, sizeof(rates));
         cJSON *c = counter_of(region, name);
         if (!c || nb < 2 || nr + 1 != nb) {
             printf("counter %s missing from the fold or the truth\n", name);
             bad = 1;
             continue;
         }
+        int jump[MAXB] = { 0 }; /* the rate jumps at bounds[i] */
+        for (size_t i = 1; i + 1 < nb; i++)
+            jump[i] = fabs(ends[i - 1] - rates[i]) > 1e-9 * fabs(rates[i]);
         for (size_t i = 1; i + 1 < nb; i++) {
             int dup = 0;
             for (size_t k = 0; k < nall; k++)
                 dup |= fabs(all_true[k] - bounds[i]) < 1e-9;
-            if (!dup && nall < MAXB)
+            if (!dup && jump[i] && nall < MAXB)
                 all_true[nall++] = bounds[i];
         }
         cJSON *rate = cJSON_GetObjectItem(c, "rate"), *prates = cJSON_GetObjectItem(c, "phase_rates");
-        double fit_err = 0, phase_err = 0;
-        size_t fit_n = 0, phase_n = 0, g = (size_t)cJSON_GetArraySize(grid);
+        cJSON *lo = cJSON_GetObjectItem(c, "rate_lo"), *hi = cJSON_GetObjectItem(c, "rate_hi");
+        double fit_err = 0, phase_err = 0, half_width = 0;
+        size_t fit_n = 0, phase_n = 0, covered = 0, g = (size_t)cJSON_GetArraySize(grid);
         for (size_t i = 0; i < g; i++) {
             double x = cJSON_GetArrayItem(grid, (int)i)->valuedouble;
-            double truth_here = true_rate(bounds, rates, nb, x);
+            double truth_here = true_rate(bounds, rates, ends, nb, x);
             int near_jump = 0;
             for (size_t b = 1; b + 1 < nb; b++)
-                near_jump |= fabs(x - bounds[b]) <= 0.03;
+                near_jump |= jump[b] && fabs(x - bounds[b]) <= 0.03;
             if (!near_jump) {
                 fit_err += fabs(cJSON_GetArrayItem(rate, (int)i)->valuedouble - truth_here) / truth_here;
                 fit_n++;
+                if (cJSON_IsArray(lo) && cJSON_IsArray(hi)) {
+                    double l = cJSON_GetArrayItem(lo, (int)i)->valuedouble;
+                    double h = cJSON_GetArrayItem(hi, (int)i)->valuedouble;
+                    covered += l <= truth_here && truth_here <= h;
+                    half_width += (h - l) / 2 / truth_here;
+                }
             }
             size_t p = 0;
             while (p + 1 < nphases && x >= found[p + 1])
@@ -150,6 +171,13 @@ static int check_truth(cJSON *region, double max_mae, double max_boundary)
         printf("counter %s fit_mae %.4f phase_mae %.4f\n", name, fit_mae, phase_mae);
         if (fit_mae > max_mae || phase_mae > max_mae)
             bad = 1;
+        if (min_coverage > 0) {
+            double cov = fit_n ? (double)covered / (double)fit_n : 0;
+            printf("coverage %s %zu of %zu %.4f half_width %.4f\n", name, covered, fit_n, cov,
+                   fit_n ? half_width / (double)fit_n : 0);
+            if (cov < min_coverage)
+                bad = 1;
+        }
     }
     printf("phases found %zu true %zu\n", nphases, nall + 1);
     if (nphases != nall + 1)
@@ -197,11 +225,12 @@ static int compare(cJSON *a, cJSON *b, double max_diff)
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: foldcheck FOLD.json TRUTH.txt [--region N] [--max-mae F] [--max-boundary F]\n"
+        fprintf(stderr, "usage: foldcheck FOLD.json TRUTH.txt [--region N] [--max-mae F] [--max-boundary F]"
+                        " [--min-coverage F]\n"
                         "       foldcheck FOLD.json --compare OTHER.json [--max-diff F]\n");
         return 2;
     }
-    double max_mae = 0.03, max_boundary = 0.02, max_diff = 0.05;
+    double max_mae = 0.03, max_boundary = 0.02, max_diff = 0.05, min_coverage = 0;
     int region = 0;
     const char *other = NULL;
     for (int i = 3; i < argc; i++) {
@@ -213,6 +242,8 @@ int main(int argc, char **argv)
             max_boundary = atof(argv[++i]);
         else if (strcmp(argv[i], "--max-diff") == 0 && i + 1 < argc)
             max_diff = atof(argv[++i]);
+        else if (strcmp(argv[i], "--min-coverage") == 0 && i + 1 < argc)
+            min_coverage = atof(argv[++i]);
     }
     if (strcmp(argv[2], "--compare") == 0)
         other = argc > 3 ? argv[3] : NULL;
@@ -239,7 +270,7 @@ int main(int argc, char **argv)
         size_t n = fread(truth_text, 1, sizeof(truth_text) - 1, f);
         truth_text[n] = 0;
         fclose(f);
-        bad = check_truth(r, max_mae, max_boundary);
+        bad = check_truth(r, max_mae, max_boundary, min_coverage);
     }
     cJSON_Delete(fold);
     return bad;

@@ -150,7 +150,8 @@ static void usage(FILE *f)
             "  --period-jitter PJ     ms, uniform in [-PJ, PJ] (default 0)\n"
             "  --mpi-ms M             duration of each MPI call (default 0.2)\n"
             "  --gap-ms G             time between instances outside the key (default 0.5)\n"
-            "  --counter SPEC         NAME:LO-HI=RATE,... rates in events/s over normalized time,\n"
+            "  --counter SPEC         NAME:LO-HI=RATE,... rates in events/s over normalized time\n"
+            "                         (RATE~END: a ramp from RATE to END over the piece),\n"
             "                         contiguous from 0 to 1 (repeatable; none: time only)\n"
             "  --sets SPEC            rotating counter sets 'a,b;a,c' (default: one set of all)\n"
             "  --outliers FRACTION    instances per location made outliers (default 0)\n"
@@ -854,6 +855,9 @@ static int write_truth(const options *o, const truth *tr, const hca_location_inf
         fprintf(f, "\ncounter.%s.rates=", k->name);
         for (size_t i = 0; i < k->nseg; i++)
             fprintf(f, "%s%.17g", i ? "," : "", k->seg[i].rate);
+        fprintf(f, "\ncounter.%s.rates_end=", k->name);
+        for (size_t i = 0; i < k->nseg; i++)
+            fprintf(f, "%s%.17g", i ? "," : "", k->seg[i].rate_end);
         fprintf(f, "\ncounter.%s.mean_rate=%.17g\n", k->name, synth_counter_integral(k, 0, 1));
         fprintf(f, "counter.%s.instances=%" PRIu64 "\ncounter.%s.used_instances=%" PRIu64 "\n", k->name,
                 tr->counter_instances[c], k->name, tr->counter_used[c]);

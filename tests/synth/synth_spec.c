@@ -73,6 +73,16 @@ int synth_parse_counter(const char *spec, synth_counter *out, char *err, size_t 
             snprintf(err, errlen, "counter '%s': bad rate", spec);
             return -1;
         }
+        s.rate_end = s.rate;
+        if (*end == '~') {
+            const char *from = end + 1;
+            errno = 0;
+            s.rate_end = strtod(from, &end);
+            if (end == from || errno || !(s.rate_end >= 0) || !isfinite(s.rate_end)) {
+                snprintf(err, errlen, "counter '%s': bad ramp end rate", spec);
+                return -1;
+            }
+        }
         if (!contiguous(prev, s.lo, s.hi)) {
             snprintf(err, errlen, "counter '%s': pieces must be contiguous from 0 to 1", spec);
             return -1;
@@ -172,14 +182,20 @@ int synth_parse_sets(const char *spec, const synth_counter *counters, size_t nco
     return 0;
 }
 
+static double seg_rate(const synth_seg *s, double x)
+{
+    double f = s->hi > s->lo ? (x - s->lo) / (s->hi - s->lo) : 0.0;
+    return s->rate + (s->rate_end - s->rate) * f;
+}
+
 double synth_counter_integral(const synth_counter *c, double a, double b)
 {
     double sum = 0.0;
     for (size_t i = 0; i < c->nseg; i++) {
         double lo = c->seg[i].lo > a ? c->seg[i].lo : a;
         double hi = c->seg[i].hi < b ? c->seg[i].hi : b;
-        if (hi > lo)
-            sum += (hi - lo) * c->seg[i].rate;
+        if (hi > lo) /* the rate at the middle of [lo, hi] (linear within the piece) */
+            sum += (hi - lo) * seg_rate(&c->seg[i], 0.5 * (lo + hi));
     }
     return sum;
 }
@@ -188,8 +204,8 @@ double synth_counter_rate(const synth_counter *c, double x)
 {
     for (size_t i = 0; i < c->nseg; i++)
         if (x < c->seg[i].hi)
-            return c->seg[i].rate;
-    return c->seg[c->nseg - 1].rate;
+            return seg_rate(&c->seg[i], x);
+    return c->seg[c->nseg - 1].rate_end;
 }
 
 size_t synth_function_at(const synth_func *f, size_t n, double x)

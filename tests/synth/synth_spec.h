@@ -13,7 +13,8 @@
 #define SYNTH_NAME_MAX 64
 
 typedef struct {
-    double lo, hi, rate; /* [lo, hi) of normalized time, events per second */
+    double lo, hi, rate; /* [lo, hi) of normalized time, events per second at lo */
+    double rate_end;     /* at hi: the rate goes linearly from rate to rate_end (a ramp); = rate: constant */
 } synth_seg;
 
 typedef struct {
@@ -33,7 +34,8 @@ typedef struct {
 } synth_set;
 
 /* "instructions:0-0.4=300e6,0.4-0.9=800e6,0.9-1=300e6": contiguous pieces
- * from 0 to 1, rates >= 0; the name ends at the last ':', so PMU event names
+ * from 0 to 1, rates >= 0; "0-1=100e6~900e6" is a ramp (linear from the
+ * first rate to the second); the name ends at the last ':', so PMU event names
  * ("UOPS_RETIRED:STALL_CYCLES:0-1=1e9") work. Returns 0, or -1 with a message in err. */
 int synth_parse_counter(const char *spec, synth_counter *out, char *err, size_t errlen);
 

@@ -1,0 +1,84 @@
+# fold_bands.sh: end to end, hcafold's confidence intervals (issue 14) on
+# synthetic traces with known truth (build/tests/hcasynth; the full sweep over
+# shapes, samples per instance and seeds is bench/bands.sh). Few seeds here,
+# so that it runs in make check:
+#  - the 95 % band of the rate covers the true rate at most grid points away
+#    from the true jumps (pooled over steps, ramp, narrow spike, five unequal
+#    phases, two counters with different boundaries, at 0.5 and 4 samples per
+#    instance, seeds 1 and 2), and each band is narrower with more samples;
+#  - a linear ramp of the rate is one phase, of kind "trend", whose rates at
+#    its ends are the truth's within 5 %;
+#  - the five-phase truth at 0.5 samples per instance has no spurious phase
+#    (at most five phases);
+#  - the same trace gives the same fold.json, byte for byte.
+. "$(dirname "$0")/lib.sh"
+FOLD="$BUILD/bin/hcafold"
+SYNTH="$BUILD/tests/hcasynth"
+CHECK="$BUILD/tests/foldcheck"
+dir=$(fresh_dir)
+cd "$dir" || exit 1
+
+shape() {
+    case $1 in
+    steps) echo "--counter instructions:0-0.4=300e6,0.4-0.9=800e6,0.9-1=300e6" ;;
+    ramp) echo "--counter instructions:0-1=200e6~1000e6" ;;
+    spike) echo "--counter instructions:0-0.48=400e6,0.48-0.52=1600e6,0.52-1=400e6" ;;
+    five) echo "--counter instructions:0-0.1=300e6,0.1-0.35=900e6,0.35-0.45=500e6,0.45-0.8=1200e6,0.8-1=200e6" ;;
+    two) echo "--counter instructions:0-0.3=500e6,0.3-1=900e6 --counter cycles:0-0.6=1e9,0.6-1=2e9" ;;
+    esac
+}
+fold_one() { # SHAPE PERIOD_MS SEED: trace and fold into SHAPE.PERIOD.SEED/
+    d=$1.$2.$3
+    # shellcheck disable=SC2046
+    "$SYNTH" --out "$d" --ranks 2 --instances 160 --duration-ms 20 --period-ms "$2" \
+        --period-jitter "$(echo "$2" | awk '{ print $1 / 4 }')" $(shape "$1") --outliers 0.03 --noise 0.02 \
+        --seed "$3" > /dev/null &&
+        "$FOLD" -q -f json -o "$d/fold" "$d" 2> "$d.err" &&
+        "$CHECK" "$d/fold/fold.json" "$d/truth.txt" --min-coverage 0.0001 > "$d.check"
+    # foldcheck exits 1 on its other bounds too: the coverage lines are what counts here
+    awk -v s="$1" -v p="$2" '/^coverage/ { print s, p, $2, $3, $5, $8 }' "$d.check" >> coverage.txt
+}
+: > coverage.txt
+for s in steps ramp spike five two; do
+    for p in 40 5; do
+        for seed in 1 2; do
+            fold_one $s $p $seed
+        done
+    done
+done
+# pooled coverage (covered / points) over every fold
+cov=$(awk '{ c += $4; n += $5 } END { if (n) printf "%.4f", c / n; else print 0 }' coverage.txt)
+folds=$(wc -l < coverage.txt)
+ok $([ "$folds" -eq 24 ] && awk -v c="$cov" 'BEGIN { exit !(c >= 0.85) }'; echo $?) \
+    "the 95 % bands cover the truth at $cov of the grid points away from jumps ($folds counter folds; at least 0.85)"
+# band half-width per shape and counter: 4 samples per instance narrower than 0.5
+narrow=$(awk '{ k = $1 " " $3; w[k, $2] += $6 } END {
+    bad = 0; for (key in w) { split(key, a, SUBSEP); if (a[2] == 40) { if (!(w[a[1], 5] < w[a[1], 40])) bad++ } }
+    print bad }' coverage.txt)
+ok $([ "$narrow" = 0 ] && [ "$folds" -eq 24 ]; echo $?) \
+    "every band is narrower at 4 samples per instance than at 0.5 ($narrow counters not)"
+
+# the ramp: one trend phase, its end rates the truth's (200 and 1000 M/s)
+fold_one ramp 10 3
+nph=$(awk '/^phases found/ { print $3 }' ramp.10.3.check)
+kind=$(grep -c '"kind":[[:space:]]*"trend"' ramp.10.3/fold/fold.json)
+ends=$(grep -A2 '"trend_rates"' ramp.10.3/fold/fold.json | grep -o '\[.*\]' | tr -d '[] ' | tr ',' ' ')
+ramp="${nph:-0} ${kind:-0} ${ends:-0 0}"
+ok $(echo "$ramp" | awk '{ exit !($1 == 1 && $2 == 1 && $3 > 0.95 * 200e6 && $3 < 1.05 * 200e6 &&
+                                  $4 > 0.95 * 1e9 && $4 < 1.05 * 1e9) }'; echo $?) \
+    "a ramp of the rate from 200 to 1000 M/s is one trend phase (phases, trend phases, end rates: $ramp)"
+
+# the five unequal phases at 0.5 samples per instance: no spurious phase
+spurious=0
+for seed in 1 2 3 4; do
+    [ -d five.40.$seed ] || fold_one five 40 $seed
+    found=$(awk '/^phases found/ { print $3 }' five.40.$seed.check)
+    [ "${found:-99}" -le 5 ] || spurious=$((spurious + 1))
+done
+ok $([ "$spurious" = 0 ]; echo $?) "five unequal phases at 0.5 samples per instance: no spurious phase ($spurious seeds with more than 5)"
+
+# determinism
+"$FOLD" -q -f json -o again two.40.1 2> /dev/null
+check "the same trace gives the same fold.json" cmp two.40.1/fold/fold.json again/fold.json
+
+cd / && rm -rf "$dir"
