@@ -66,7 +66,7 @@ static void usage(FILE *out)
           "  -o, --output DIR       where to write (default: <trace>.fold beside traces.otf2)\n"
           "  -r, --region TEXT      fold only regions whose name contains TEXT (repeatable)\n"
           "  -c, --counter NAME     fold only this counter (repeatable)\n"
-          "  -f, --format LIST      outputs among json,csv,png,svg (default: all)\n"
+          "  -f, --format LIST      outputs among json,csv,png,svg,html (default: all)\n"
           "  -j, --jobs N           threads reading the trace (default: online CPUs)\n"
           "      --min-instances N  skip regions with fewer used instances (default 10)\n"
           "      --min-samples N    skip regions with fewer samples (default 20)\n"
@@ -106,7 +106,7 @@ static int parse_formats(const char *list, unsigned *formats)
         const char *name;
         enum fold_format format;
     } names[] = { { "json", FOLD_FORMAT_JSON }, { "csv", FOLD_FORMAT_CSV }, { "png", FOLD_FORMAT_PNG },
-                  { "svg", FOLD_FORMAT_SVG } };
+                  { "svg", FOLD_FORMAT_SVG }, { "html", FOLD_FORMAT_HTML } };
     char buf[256];
     snprintf(buf, sizeof(buf), "%s", list);
     *formats = 0;
@@ -214,7 +214,7 @@ int main(int argc, char **argv)
             break;
         case 'f':
             if (parse_formats(optarg, &formats) != 0) {
-                fprintf(stderr, "hcafold: unknown format in '%s' (use json,csv,png,svg)\n", optarg);
+                fprintf(stderr, "hcafold: unknown format in '%s' (use json,csv,png,svg,html)\n", optarg);
                 return EXIT_USAGE;
             }
             break;
@@ -349,11 +349,13 @@ int main(int argc, char **argv)
         (fold_write_plots(&report, outdir, formats, err, sizeof(err)) != 0 ||
          fold_write_model_plots(&report, outdir, formats, err, sizeof(err)) != 0))
         rc = EXIT_OUTPUT;
+    if (rc == EXIT_DONE && (formats & FOLD_FORMAT_HTML) && fold_write_html(&report, outdir, err, sizeof(err)) != 0)
+        rc = EXIT_OUTPUT;
     if (rc != EXIT_DONE)
         fprintf(stderr, "hcafold: %s\n", err);
     if (!quiet) {
         fold_write_summary(&report, stdout);
-        printf("\noutput: %s/ (fold.json, <region>.csv, <region>.png/.svg)\n", outdir);
+        printf("\noutput: %s/ (report.html, fold.json, <region>.csv, <region>.png/.svg)\n", outdir);
     }
     fold_report_free(&report);
     return rc != EXIT_DONE ? (int)rc : (int)model_rc;
