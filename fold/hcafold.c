@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "hca_model_path.h"
 #include "model.h"
 
 #ifndef HCATRACE_VERSION
@@ -53,7 +54,8 @@ enum long_only {
     OPT_MAD,
     OPT_GRID,
     OPT_MAX_POINTS,
-    OPT_MPI
+    OPT_MPI,
+    OPT_LIST_MODELS
 };
 
 static void usage(FILE *out)
@@ -78,6 +80,7 @@ static void usage(FILE *out)
           "                         the trace's PMU; default: the one recorded in the trace,\n"
           "                         if any; 'none': no model)\n"
           "  -s, --set NAME=VALUE   set a model parameter (repeatable), e.g. --set P_L2_HIT=12\n"
+          "      --list-models      the models found by name (for --model and HCATRACE_MODEL)\n"
           "  -q, --quiet            no summary on stdout, no progress\n"
           "  -h, --help             this help\n"
           "  -V, --version          the version\n"
@@ -152,6 +155,32 @@ static int make_dir(const char *dir)
     return mkdir(buf, 0777) == 0 || errno == EEXIST ? 0 : -1;
 }
 
+/* One line per model found by name: name, title, the PMUs it is for, its file. */
+static void print_model(const char *name, const char *path, void *user)
+{
+    (void)user;
+    char err[512];
+    hca_model *m = hca_model_load(path, err, sizeof(err));
+    if (!m) {
+        printf("%-22s (does not load: %s)\n", name, err);
+        return;
+    }
+    const char *match = hca_model_match(m);
+    printf("%-22s %s%s%s%s\n    %s\n", name, hca_model_title(m), match && *match ? " [" : "", match ? match : "",
+           match && *match ? "]" : "", path);
+    hca_model_free(m);
+}
+
+static int list_models(void)
+{
+    char where[4096];
+    hca_model_dirs(where, sizeof(where));
+    printf("models (searched in %s; 'auto' picks the one for this machine's PMU):\n", where);
+    if (hca_model_list(print_model, NULL) == 0)
+        puts("  none found");
+    return EXIT_DONE;
+}
+
 static int progress_on;
 static void progress(const char *stage, size_t done, size_t total)
 {
@@ -177,7 +206,7 @@ int main(int argc, char **argv)
         { "mad", required_argument, NULL, OPT_MAD },
         { "grid", required_argument, NULL, OPT_GRID },
         { "max-points", required_argument, NULL, OPT_MAX_POINTS },
-        { "mpi", no_argument, NULL, OPT_MPI },
+        { "mpi", no_argument, NULL, OPT_MPI },      { "list-models", no_argument, NULL, OPT_LIST_MODELS },
         { "model", required_argument, NULL, 'm' },  { "set", required_argument, NULL, 's' },
         { NULL, 0, NULL, 0 }
     };
@@ -276,6 +305,8 @@ int main(int argc, char **argv)
         case OPT_MPI:
             o.include_mpi = 1;
             break;
+        case OPT_LIST_MODELS:
+            return list_models();
         default:
             usage(stderr);
             return EXIT_USAGE;
