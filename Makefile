@@ -11,13 +11,19 @@ endif
 
 VERSION := 0.1.0
 BUILD ?= build
+# installation directories (configure --prefix, --bindir, --libdir, ...; older config.mk files lack them)
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+DATAROOTDIR ?= $(PREFIX)/share
+MANDIR ?= $(DATAROOTDIR)/man
 SANITIZE ?= 0
 DESTDIR ?=
 
 WARN := -Wall -Wextra -Werror -Werror=incompatible-pointer-types -Wshadow -Wstrict-prototypes
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS_USER) -DHCATRACE_VERSION='"$(VERSION)"'
 # where models are looked up by name (src/hca_model_path.c): installed, then this tree
-MODEL_DIRS := -DHCA_MODELS_INSTALL_DIR='"$(PREFIX)/share/hcatrace/models"' -DHCA_MODELS_SOURCE_DIR='"$(CURDIR)/models"'
+MODEL_DIRS := -DHCA_MODELS_INSTALL_DIR='"$(DATAROOTDIR)/hcatrace/models"' -DHCA_MODELS_SOURCE_DIR='"$(CURDIR)/models"'
 BASE_CFLAGS += $(MODEL_DIRS)
 ifeq ($(SANITIZE),1)
 BASE_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -57,6 +63,9 @@ endif
 
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+ifeq ($(CMOCKA_OK),no) # configure found no cmocka: no unit tests (run-tests.sh says they are skipped)
+UNIT_BIN :=
+endif
 HCAFOLD := $(BUILD)/bin/hcafold
 TOOLS := $(BUILD)/tests/tracestat $(BUILD)/tests/markers_app $(BUILD)/bench/mpi_call_cost
 # sampling and counters: a test program with known phases, and a benchmark
@@ -180,6 +189,7 @@ $(BUILD)/tests/test_bands: $(call fold_obj,fold/bands.c)
 $(BUILD)/tests/test_fit $(BUILD)/tests/test_segment: $(call fold_obj,fold/fit.c fold/segment.c)
 $(BUILD)/tests/test_read $(BUILD)/tests/test_regions $(BUILD)/tests/test_points: $(FOLD_READ_OBJ)
 $(BUILD)/tests/test_schema_roundtrip: $(FOLD_READ_OBJ)
+$(BUILD)/tests/test_runstats: $(call fold_obj,fold/runstats.c) $(FOLD_READ_OBJ)
 $(BUILD)/tests/test_fold_model: $(call fold_obj,fold/model.c) $(FOLD_READ_OBJ) $(MODEL_OBJ)
 # the tests' own objects are kept (not deleted as intermediate files)
 .SECONDARY: $(patsubst tests/unit/%.c,$(BUILD)/obj/tests/unit/%.o,$(UNIT_SRC))
@@ -198,11 +208,11 @@ $(DEPFILES):
 -include $(wildcard $(DEPFILES))
 
 check: all $(UNIT_BIN)
-	BUILD=$(BUILD) MPIRUN=$(MPIRUN) LIBOMP=$(LIBOMP) tests/run-tests.sh
+	BUILD=$(BUILD) MPIRUN=$(MPIRUN) LIBOMP=$(LIBOMP) CMOCKA_OK=$(CMOCKA_OK) tests/run-tests.sh
 	$(MAKE) BUILD=build/san SANITIZE=1 check-sanitized
 
 check-sanitized: all $(UNIT_BIN)
-	BUILD=$(BUILD) MPIRUN=$(MPIRUN) LIBOMP=$(LIBOMP) SANITIZED=1 tests/run-tests.sh
+	BUILD=$(BUILD) MPIRUN=$(MPIRUN) LIBOMP=$(LIBOMP) CMOCKA_OK=$(CMOCKA_OK) SANITIZED=1 tests/run-tests.sh
 
 bench: all
 	bench/run.sh
@@ -211,24 +221,28 @@ bench: all
 	bench/overhead.sh
 	bench/openmp.sh
 
+# the hcatrace command learns the version and where the library is installed
 install: $(LIB) $(HCAFOLD)
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include \
-	    $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/doc/hcatrace \
-	    $(DESTDIR)$(PREFIX)/share/hcatrace/examples $(DESTDIR)$(PREFIX)/share/hcatrace/models
-	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/libhcatrace.so
-	install -m 755 scripts/hcatrace $(DESTDIR)$(PREFIX)/bin/hcatrace
-	install -m 755 $(HCAFOLD) $(DESTDIR)$(PREFIX)/bin/hcafold
-	install -m 644 man/hcatrace.1 man/hcafold.1 $(DESTDIR)$(PREFIX)/share/man/man1/
-	install -m 644 include/hcatrace.h $(DESTDIR)$(PREFIX)/include/hcatrace.h
-	install -m 644 docs/*.md README.md $(DESTDIR)$(PREFIX)/share/doc/hcatrace/
-	install -m 644 examples/*.c examples/*.f90 examples/*.sh $(DESTDIR)$(PREFIX)/share/hcatrace/examples/
-	install -m 644 models/*.model models/README.md $(DESTDIR)$(PREFIX)/share/hcatrace/models/
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(INCLUDEDIR) \
+	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DATAROOTDIR)/doc/hcatrace \
+	    $(DESTDIR)$(DATAROOTDIR)/hcatrace/examples $(DESTDIR)$(DATAROOTDIR)/hcatrace/models
+	install -m 755 $(LIB) $(DESTDIR)$(LIBDIR)/libhcatrace.so
+	sed -e "s|^version='@VERSION@'|version='$(VERSION)'|" -e "s|^libdir='@LIBDIR@'|libdir='$(LIBDIR)'|" \
+	    -e "s|^prefix='@PREFIX@'|prefix='$(PREFIX)'|" \
+	    scripts/hcatrace > $(DESTDIR)$(BINDIR)/hcatrace
+	chmod 755 $(DESTDIR)$(BINDIR)/hcatrace
+	install -m 755 $(HCAFOLD) $(DESTDIR)$(BINDIR)/hcafold
+	install -m 644 man/hcatrace.1 man/hcafold.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 include/hcatrace.h $(DESTDIR)$(INCLUDEDIR)/hcatrace.h
+	install -m 644 docs/*.md README.md $(DESTDIR)$(DATAROOTDIR)/doc/hcatrace/
+	install -m 644 examples/*.c examples/*.f90 examples/*.sh $(DESTDIR)$(DATAROOTDIR)/hcatrace/examples/
+	install -m 644 models/*.model models/README.md $(DESTDIR)$(DATAROOTDIR)/hcatrace/models/
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/lib/libhcatrace.so $(DESTDIR)$(PREFIX)/bin/hcatrace $(DESTDIR)$(PREFIX)/bin/hcafold \
-	    $(DESTDIR)$(PREFIX)/share/man/man1/hcatrace.1 $(DESTDIR)$(PREFIX)/share/man/man1/hcafold.1 \
-	    $(DESTDIR)$(PREFIX)/include/hcatrace.h
-	rm -rf $(DESTDIR)$(PREFIX)/share/doc/hcatrace $(DESTDIR)$(PREFIX)/share/hcatrace
+	rm -f $(DESTDIR)$(LIBDIR)/libhcatrace.so $(DESTDIR)$(BINDIR)/hcatrace $(DESTDIR)$(BINDIR)/hcafold \
+	    $(DESTDIR)$(MANDIR)/man1/hcatrace.1 $(DESTDIR)$(MANDIR)/man1/hcafold.1 \
+	    $(DESTDIR)$(INCLUDEDIR)/hcatrace.h
+	rm -rf $(DESTDIR)$(DATAROOTDIR)/doc/hcatrace $(DESTDIR)$(DATAROOTDIR)/hcatrace
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,style,performance,portability \

@@ -13,6 +13,7 @@
 #include "points.h"
 #include "read.h"
 #include "regions.h"
+#include "runstats.h"
 
 #define PLOT_POINTS 4000 /* folded points kept per counter for the plots */
 #define MIN_EVENTS_TO_SEGMENT 10.0 /* mean events per instance for a counter to place phase boundaries */
@@ -428,6 +429,15 @@ out:
     return rc;
 }
 
+/* The region's name, with its duration group when the key split into several. */
+static void display_name(const fold_region *f, char *name, size_t len)
+{
+    if (f->ngroups > 1)
+        snprintf(name, len, "%s (duration group %u of %u)", f->name, f->group + 1, f->ngroups);
+    else
+        snprintf(name, len, "%s", f->name);
+}
+
 static int fold_one(const fold_trace *t, const fold_region *f, size_t index, const fold_options *o,
                     fold_region_result *g)
 {
@@ -435,10 +445,7 @@ static int fold_one(const fold_trace *t, const fold_region *f, size_t index, con
     if (fold_points_build(t, f, &p) != 0)
         return -1;
     char name[600];
-    if (f->ngroups > 1)
-        snprintf(name, sizeof(name), "%s (duration group %u of %u)", f->name, f->group + 1, f->ngroups);
-    else
-        snprintf(name, sizeof(name), "%s", f->name);
+    display_name(f, name, sizeof(name));
     g->name = strdup(name);
     g->slug = make_slug(index, name);
     g->kind = kind_name(f->kind);
@@ -516,6 +523,34 @@ static int written_by_hcatrace(const fold_trace *t)
     return t->creator && (strncmp(t->creator, "hcatrace", 8) == 0 || strncmp(t->creator, "hcasynth", 8) == 0);
 }
 
+/* A key left unfolded: its facts and the reason, both thresholds it missed named. */
+static int add_skipped(fold_report *report, const fold_region *f, const fold_options *o)
+{
+    fold_skipped_region *k = &report->skipped[report->regions_skipped];
+    char reason[200] = "";
+    int few_instances = f->nused < o->min_instances, few_samples = f->nsamples_used < o->min_samples;
+    if (few_instances)
+        snprintf(reason, sizeof(reason), "%zu used instance%s (--min-instances %zu)", f->nused,
+                 f->nused == 1 ? "" : "s", o->min_instances);
+    if (few_samples) {
+        size_t len = strlen(reason);
+        snprintf(reason + len, sizeof(reason) - len, "%s%zu sample%s (--min-samples %zu)", len ? ", " : "",
+                 f->nsamples_used, f->nsamples_used == 1 ? "" : "s", o->min_samples);
+    }
+    char name[600];
+    display_name(f, name, sizeof(name));
+    *k = (fold_skipped_region){ strdup(name), kind_name(f->kind), f->ninstances, f->nused, f->nsamples_used,
+                                f->total_ns / 1e9, strdup(reason) };
+    report->regions_skipped++;
+    return k->name && k->reason ? 0 : -1;
+}
+
+static int skipped_by_time_desc(const void *a, const void *b)
+{
+    const fold_skipped_region *x = a, *y = b;
+    return x->total_time_s < y->total_time_s ? 1 : x->total_time_s > y->total_time_s ? -1 : 0;
+}
+
 struct progress_adapter {
     const fold_options *o;
 };
@@ -564,7 +599,8 @@ enum fold_analysis_status fold_analyze(const char *trace_path, const fold_option
     report->nlocations = t->nlocations;
     report->samples_lost = t->samples_lost;
     report->regions = calloc(t->nfolds + 1, sizeof(*report->regions));
-    if (!report->regions) {
+    report->skipped = calloc(t->nfolds + 1, sizeof(*report->skipped));
+    if (!report->regions || !report->skipped || fold_run_build(t, &report->run) != 0) {
         snprintf(err, errlen, "out of memory");
         return FOLD_ANALYSIS_NO_MEMORY;
     }
@@ -577,7 +613,10 @@ enum fold_analysis_status fold_analyze(const char *trace_path, const fold_option
         if (o->progress)
             o->progress("folding", i, t->nfolds);
         if (f->nused < o->min_instances || f->nsamples_used < o->min_samples) {
-            report->regions_skipped++;
+            if (add_skipped(report, f, o) != 0) {
+                snprintf(err, errlen, "out of memory");
+                return FOLD_ANALYSIS_NO_MEMORY;
+            }
             continue;
         }
         fold_region_result *g = &report->regions[report->nregions++];
@@ -588,6 +627,8 @@ enum fold_analysis_status fold_analyze(const char *trace_path, const fold_option
     }
     if (o->progress)
         o->progress("folding", t->nfolds, t->nfolds);
+    if (report->regions_skipped > 1)
+        qsort(report->skipped, report->regions_skipped, sizeof(*report->skipped), skipped_by_time_desc);
     if (report->nregions == 0) {
         if (t->samples_read == 0 && !written_by_hcatrace(t))
             snprintf(err, errlen, "%s was written by %s, not by hcatrace: hcafold folds the samples and regions "
@@ -650,6 +691,14 @@ void fold_report_free(fold_report *r)
     free(r->regions);
     r->regions = NULL;
     r->nregions = 0;
+    for (size_t i = 0; r->skipped && i < r->regions_skipped; i++) {
+        free(r->skipped[i].name);
+        free(r->skipped[i].reason);
+    }
+    free(r->skipped);
+    r->skipped = NULL;
+    r->regions_skipped = 0;
+    fold_run_free(&r->run);
     if (r->owner) { /* the trace the result's names point into */
         fold_trace_free(r->owner);
         free(r->owner);

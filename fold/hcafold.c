@@ -12,6 +12,7 @@
 
 #include "analysis.h"
 #include "fit.h"
+#include "hca_model_path.h"
 #include "model.h"
 #include "outdir.h"
 
@@ -58,7 +59,8 @@ enum long_only {
     OPT_GRID,
     OPT_MAX_POINTS,
     OPT_REPLICATES,
-    OPT_MPI
+    OPT_MPI,
+    OPT_LIST_MODELS
 };
 
 static void usage(FILE *out)
@@ -71,7 +73,7 @@ static void usage(FILE *out)
           "  -o, --output DIR       where to write (default: <trace>.fold beside traces.otf2)\n"
           "  -r, --region TEXT      fold only regions whose name contains TEXT (repeatable)\n"
           "  -c, --counter NAME     fold only this counter (repeatable)\n"
-          "  -f, --format LIST      outputs among json,csv,png,svg (default: all)\n"
+          "  -f, --format LIST      outputs among json,csv,png,svg,html (default: all)\n"
           "  -j, --jobs N           threads reading the trace (default: online CPUs)\n"
           "      --min-instances N  skip regions with fewer used instances (default 10)\n"
           "      --min-samples N    skip regions with fewer samples (default 20)\n"
@@ -84,6 +86,7 @@ static void usage(FILE *out)
           "                         the trace's PMU; default: the one recorded in the trace,\n"
           "                         if any; 'none': no model)\n"
           "  -s, --set NAME=VALUE   set a model parameter (repeatable), e.g. --set P_L2_HIT=12\n"
+          "      --list-models      the models found by name (for --model and HCATRACE_MODEL)\n"
           "  -q, --quiet            no summary on stdout, no progress\n"
           "  -h, --help             this help\n"
           "  -V, --version          the version\n"
@@ -112,7 +115,7 @@ static int parse_formats(const char *list, unsigned *formats)
         const char *name;
         enum fold_format format;
     } names[] = { { "json", FOLD_FORMAT_JSON }, { "csv", FOLD_FORMAT_CSV }, { "png", FOLD_FORMAT_PNG },
-                  { "svg", FOLD_FORMAT_SVG } };
+                  { "svg", FOLD_FORMAT_SVG }, { "html", FOLD_FORMAT_HTML } };
     char buf[256];
     snprintf(buf, sizeof(buf), "%s", list);
     *formats = 0;
@@ -143,6 +146,32 @@ static void default_output(const char *anchor, char *out, size_t len)
     snprintf(out, len, "%.*s.fold", (int)n, anchor);
 }
 
+/* One line per model found by name: name, title, the PMUs it is for, its file. */
+static void print_model(const char *name, const char *path, void *user)
+{
+    (void)user;
+    char err[512];
+    hca_model *m = hca_model_load(path, err, sizeof(err));
+    if (!m) {
+        printf("%-22s (does not load: %s)\n", name, err);
+        return;
+    }
+    const char *match = hca_model_match(m);
+    printf("%-22s %s%s%s%s\n    %s\n", name, hca_model_title(m), match && *match ? " [" : "", match ? match : "",
+           match && *match ? "]" : "", path);
+    hca_model_free(m);
+}
+
+static int list_models(void)
+{
+    char where[4096];
+    hca_model_dirs(where, sizeof(where));
+    printf("models (searched in %s; 'auto' picks the one for this machine's PMU):\n", where);
+    if (hca_model_list(print_model, NULL) == 0)
+        puts("  none found");
+    return EXIT_DONE;
+}
+
 static int progress_on;
 static void progress(const char *stage, size_t done, size_t total)
 {
@@ -169,7 +198,7 @@ int main(int argc, char **argv)
         { "grid", required_argument, NULL, OPT_GRID },
         { "max-points", required_argument, NULL, OPT_MAX_POINTS },
         { "replicates", required_argument, NULL, OPT_REPLICATES },
-        { "mpi", no_argument, NULL, OPT_MPI },
+        { "mpi", no_argument, NULL, OPT_MPI },      { "list-models", no_argument, NULL, OPT_LIST_MODELS },
         { "model", required_argument, NULL, 'm' },  { "set", required_argument, NULL, 's' },
         { NULL, 0, NULL, 0 }
     };
@@ -206,7 +235,7 @@ int main(int argc, char **argv)
             break;
         case 'f':
             if (parse_formats(optarg, &formats) != 0) {
-                fprintf(stderr, "hcafold: unknown format in '%s' (use json,csv,png,svg)\n", optarg);
+                fprintf(stderr, "hcafold: unknown format in '%s' (use json,csv,png,svg,html)\n", optarg);
                 return EXIT_USAGE;
             }
             break;
@@ -279,6 +308,8 @@ int main(int argc, char **argv)
         case OPT_MPI:
             o.include_mpi = 1;
             break;
+        case OPT_LIST_MODELS:
+            return list_models();
         default:
             usage(stderr);
             return EXIT_USAGE;
@@ -352,13 +383,15 @@ int main(int argc, char **argv)
         (fold_write_plots(&report, outdir, formats, err, sizeof(err)) != 0 ||
          fold_write_model_plots(&report, outdir, formats, err, sizeof(err)) != 0))
         rc = EXIT_OUTPUT;
+    if (rc == EXIT_DONE && (formats & FOLD_FORMAT_HTML) && fold_write_html(&report, outdir, err, sizeof(err)) != 0)
+        rc = EXIT_OUTPUT;
     if (formats & FOLD_FORMAT_PLOTS)
         fold_outdir_finish(outdir);
     if (rc != EXIT_DONE)
         fprintf(stderr, "hcafold: %s\n", err);
     if (!quiet) {
         fold_write_summary(&report, stdout);
-        printf("\noutput: %s/ (fold.json, <region>.csv, <region>.png/.svg)\n", outdir);
+        printf("\noutput: %s/ (report.html, fold.json, <region>.csv, <region>.png/.svg)\n", outdir);
     }
     fold_report_free(&report);
     return rc != EXIT_DONE ? (int)rc : (int)model_rc;

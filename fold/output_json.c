@@ -297,6 +297,63 @@ static cJSON *region_json(const fold_region_result *r)
     return o;
 }
 
+static cJSON *spread_json(const fold_spread *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "min", s->min);
+    cJSON_AddNumberToObject(o, "mean", s->mean);
+    cJSON_AddNumberToObject(o, "max", s->max);
+    return o;
+}
+
+/* the whole run (docs/output.md, "run") */
+static cJSON *run_json(const fold_run *run)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "processes", (double)run->nranks);
+    cJSON_AddNumberToObject(o, "runtime_s", run->runtime_s);
+    cJSON_AddNumberToObject(o, "traced_s", run->traced_s);
+    cJSON_AddNumberToObject(o, "mpi_share", run->mpi_share);
+    cJSON_AddItemToObject(o, "elapsed_s", spread_json(&run->elapsed));
+    cJSON_AddItemToObject(o, "compute_s", spread_json(&run->compute));
+    cJSON_AddItemToObject(o, "mpi_s", spread_json(&run->mpi));
+    cJSON *pop = cJSON_AddObjectToObject(o, "pop");
+    cJSON_AddNumberToObject(pop, "parallel_efficiency", run->parallel_efficiency);
+    cJSON_AddNumberToObject(pop, "load_balance", run->load_balance);
+    cJSON_AddNumberToObject(pop, "communication_efficiency", run->comm_efficiency);
+    cJSON *ranks = cJSON_AddArrayToObject(o, "per_process");
+    for (size_t i = 0; i < run->nranks; i++) {
+        cJSON *rj = cJSON_CreateObject();
+        cJSON_AddNumberToObject(rj, "rank", run->rank[i]);
+        cJSON_AddNumberToObject(rj, "elapsed_s", run->elapsed_s[i]);
+        cJSON_AddNumberToObject(rj, "compute_s", run->compute_s[i]);
+        cJSON_AddNumberToObject(rj, "mpi_s", run->mpi_s[i]);
+        cJSON_AddItemToArray(ranks, rj);
+    }
+    cJSON *sites = cJSON_AddArrayToObject(o, "mpi_sites");
+    for (size_t i = 0; i < run->nsites; i++) {
+        cJSON *sj = cJSON_CreateObject();
+        cJSON_AddStringToObject(sj, "site", run->sites[i].site);
+        cJSON_AddNumberToObject(sj, "calls", (double)run->sites[i].calls);
+        cJSON_AddNumberToObject(sj, "time_s", run->sites[i].time_s);
+        cJSON_AddItemToArray(sites, sj);
+    }
+    return o;
+}
+
+static cJSON *skipped_json(const fold_skipped_region *k)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", k->name);
+    cJSON_AddStringToObject(o, "kind", k->kind);
+    cJSON_AddNumberToObject(o, "instances_found", (double)k->instances_found);
+    cJSON_AddNumberToObject(o, "instances_used", (double)k->instances_used);
+    cJSON_AddNumberToObject(o, "samples_used", (double)k->samples_used);
+    cJSON_AddNumberToObject(o, "total_time_s", k->total_time_s);
+    cJSON_AddStringToObject(o, "reason", k->reason);
+    return o;
+}
+
 int fold_write_json(const fold_report *r, const char *dir, char *err, size_t errlen)
 {
     cJSON *root = cJSON_CreateObject();
@@ -306,6 +363,10 @@ int fold_write_json(const fold_report *r, const char *dir, char *err, size_t err
     cJSON_AddNumberToObject(root, "locations", (double)r->nlocations);
     cJSON_AddNumberToObject(root, "samples_lost", (double)r->samples_lost);
     cJSON_AddNumberToObject(root, "regions_skipped", (double)r->regions_skipped);
+    cJSON_AddItemToObject(root, "run", run_json(&r->run));
+    cJSON *skipped = cJSON_AddArrayToObject(root, "skipped");
+    for (size_t i = 0; i < r->regions_skipped; i++)
+        cJSON_AddItemToArray(skipped, skipped_json(&r->skipped[i]));
     if (r->model)
         cJSON_AddItemToObject(root, "model", model_json(r->model));
     cJSON *regions = cJSON_AddArrayToObject(root, "regions");

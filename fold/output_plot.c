@@ -8,6 +8,7 @@
 
 #include "gnuplot.h"
 #include "result.h"
+#include "units.h"
 
 #define MAX_PANELS 4
 
@@ -92,8 +93,8 @@ static void body(FILE *f, const fold_region_result *r)
         snprintf(label, sizeof(label), "cumulative %s", c->name);
         fputs("set ylabel ", f);
         fold_gp_quoted(f, label);
-        /* the rate axis in a unit that fits its values */
-        double max = 0, scale = 1;
+        /* the rate axis in a unit that fits its values and their band (units.h) */
+        double max = 0;
         for (size_t i = 0; c->rate && i < c->curve.grid; i++) {
             if (c->rate[i] > max)
                 max = c->rate[i];
@@ -105,24 +106,12 @@ static void body(FILE *f, const fold_region_result *r)
         size_t col = 2;
         for (size_t q = 0; q < p; q++)
             col += r->counters[q].rate_lo ? 4 : 2;
-        const char *prefix = "";
-        if (max >= 1e9) {
-            scale = 1e9;
-            prefix = "G";
-        } else if (max >= 1e6) {
-            scale = 1e6;
-            prefix = "M";
-        } else if (max >= 1e3) {
-            scale = 1e3;
-            prefix = "k";
-        }
-        const char *unit = c->unit && strcmp(c->unit, "#") != 0 ? c->unit : "";
-        if (strcmp(unit, "ns") == 0) { /* time counters: ns per s is CPUs busy */
-            scale = 1e9;
+        fold_rate_unit u = fold_rate_unit_for(c->unit, max);
+        double scale = u.scale;
+        if (u.cpus_busy)
             snprintf(label, sizeof(label), "%s (CPUs busy)", c->name);
-        } else {
-            snprintf(label, sizeof(label), "%s rate (%s%s/s)", c->name, prefix, unit);
-        }
+        else
+            snprintf(label, sizeof(label), "%s rate (%s)", c->name, u.name);
         fputs("\nset y2label ", f);
         fold_gp_quoted(f, label);
         fputc('\n', f);

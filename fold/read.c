@@ -88,6 +88,7 @@ void fold_trace_free(fold_trace *t)
         fold_location *L = &t->locations[i];
         free(L->samples);
         free(L->instances);
+        free(L->mpi_sites);
         fold_location_arena_free(L);
     }
     free(t->locations);

@@ -54,7 +54,10 @@ typedef struct {
     uint64_t burst_t0;
     const double *burst_c0;
     size_t burst_first;
-    size_t cap_samples, cap_instances;
+    size_t cap_samples, cap_instances, cap_sites;
+    size_t last_site;  /* index of the MPI call site last added to */
+    OTF2_TimeStamp first_ts;
+    int seen;          /* an event was read: first_ts is set */
     int bad;           /* FOLD_ERR_* */
     char why[160];
 } loc_state;
@@ -148,8 +151,57 @@ static int backwards(loc_state *S, OTF2_TimeStamp ts)
                  S->last_ts);
         return 1;
     }
+    if (!S->seen) {
+        S->first_ts = ts;
+        S->seen = 1;
+    }
     S->last_ts = ts;
     return 0;
+}
+
+/* An outermost MPI call of context cc took ns: added to its call site's time
+ * (a loop calls few sites in turn: the last one is tried first). */
+static void add_mpi_time(loc_state *S, uint32_t cc, uint64_t ns)
+{
+    fold_location *L = S->L;
+    size_t i = S->last_site;
+    if (i >= L->nmpi_sites || L->mpi_sites[i].context != cc)
+        for (i = 0; i < L->nmpi_sites && L->mpi_sites[i].context != cc; i++)
+            ;
+    if (i == L->nmpi_sites) {
+        if (hca_grow((void **)&L->mpi_sites, &S->cap_sites, L->nmpi_sites + 1, sizeof(*L->mpi_sites))) {
+            S->bad = FOLD_ERR_NOMEM;
+            return;
+        }
+        L->mpi_sites[L->nmpi_sites++] = (fold_site_time){ cc, 0, 0 };
+    }
+    L->mpi_sites[i].calls++;
+    L->mpi_sites[i].ns += ns;
+    S->last_site = i;
+}
+
+/* ProgramBegin and ProgramEnd only bound the location's time. */
+static OTF2_CallbackCode ev_program_begin(OTF2_LocationRef loc, OTF2_TimeStamp ts, uint64_t pos, void *u,
+                                          OTF2_AttributeList *a, OTF2_StringRef name, uint32_t nargs,
+                                          const OTF2_StringRef *args)
+{
+    (void)loc;
+    (void)pos;
+    (void)a;
+    (void)name;
+    (void)nargs;
+    (void)args;
+    return backwards(u, ts) ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_program_end(OTF2_LocationRef loc, OTF2_TimeStamp ts, uint64_t pos, void *u,
+                                        OTF2_AttributeList *a, int64_t status)
+{
+    (void)loc;
+    (void)pos;
+    (void)a;
+    (void)status;
+    return backwards(u, ts) ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
 }
 
 static OTF2_CallbackCode ev_metric(OTF2_LocationRef loc, OTF2_TimeStamp ts, uint64_t pos, void *u,
@@ -264,6 +316,7 @@ static OTF2_CallbackCode ev_leave(OTF2_LocationRef loc, OTF2_TimeStamp ts, uint6
         if (S->mpi_regions)
             add_instance(S, FOLD_KIND_MPI, cc, cc, f.t0, ts, f.c0, c, f.first);
         if (S->mpi_depth == 0) {
+            add_mpi_time(S, cc, to_ns(S, ts) - to_ns(S, f.t0));
             S->burst_open = 1;
             S->burst_cc = cc;
             S->burst_t0 = ts;
@@ -381,6 +434,10 @@ int fold_read_location(fold_worker *w, OTF2_Reader *r, OTF2_EvtReaderCallbacks *
             break;
     }
     OTF2_Reader_CloseEvtReader(r, e);
+    if (S.seen) {
+        L->t_begin = to_ns(&S, S.first_ts);
+        L->t_end = to_ns(&S, S.last_ts);
+    }
     int status = FOLD_OK;
     if (S.bad)
         status = fold_fail(w->err, sizeof(w->err), S.bad, "location %" PRIu64 ": %s", L->id,
@@ -407,6 +464,8 @@ void fold_event_callbacks_set(OTF2_EvtReaderCallbacks *cbs)
     OTF2_EvtReaderCallbacks_SetCallingContextEnterCallback(cbs, ev_enter);
     OTF2_EvtReaderCallbacks_SetCallingContextLeaveCallback(cbs, ev_leave);
     OTF2_EvtReaderCallbacks_SetCallingContextSampleCallback(cbs, ev_sample);
+    OTF2_EvtReaderCallbacks_SetProgramBeginCallback(cbs, ev_program_begin);
+    OTF2_EvtReaderCallbacks_SetProgramEndCallback(cbs, ev_program_end);
 }
 
 void fold_location_arena_free(fold_location *L)

@@ -67,6 +67,43 @@ typedef struct {
     char *warning;             /* e.g. too few samples; NULL if none */
 } fold_region_result;
 
+/* The whole run, per process (the thread of each rank that began the program):
+ * its time from first to last event, split into MPI calls (outermost) and the
+ * rest (useful computation, in the POP CoE's terms). Filled by runstats.c. */
+typedef struct {
+    double min, mean, max;
+} fold_spread;
+
+typedef struct {
+    char *site;                /* "MPI_Allreduce@cg.c:88" */
+    uint64_t calls;
+    double time_s;             /* summed over the processes */
+} fold_run_site;
+
+typedef struct {
+    size_t nranks;             /* processes */
+    uint32_t *rank;            /* per process: its rank (location group), ascending */
+    double *elapsed_s, *mpi_s, *compute_s; /* per process */
+    fold_spread elapsed, mpi, compute;     /* over the processes */
+    double runtime_s;          /* earliest first event to latest last event of the processes */
+    double traced_s;           /* first to last event of every location (threads too), summed */
+    double mpi_share;          /* summed MPI time / summed elapsed time */
+    double load_balance;       /* mean compute / max compute */
+    double comm_efficiency;    /* max compute / runtime */
+    double parallel_efficiency; /* mean compute / runtime = load_balance * comm_efficiency */
+    fold_run_site *sites;      /* MPI call sites by time, largest first */
+    size_t nsites;
+} fold_run;
+
+/* A region key that was not folded, and why. */
+typedef struct {
+    char *name;
+    const char *kind;
+    size_t instances_found, instances_used, samples_used;
+    double total_time_s;
+    char *reason;              /* "3 used instances (--min-instances 10)" */
+} fold_skipped_region;
+
 typedef struct fold_report {
     const char *trace;         /* path of traces.otf2 */
     uint64_t samples_lost;
@@ -74,6 +111,8 @@ typedef struct fold_report {
     fold_region_result *regions; /* sorted by total time, largest first */
     size_t nregions;
     size_t regions_skipped;    /* keys with too few instances or samples */
+    fold_skipped_region *skipped; /* those keys, by total time, largest first (regions_skipped of them) */
+    fold_run run;              /* the whole run */
     void *owner;               /* the read trace (fold_trace) the names point into (freed with the report) */
     struct fold_model_report *model; /* the model evaluated on the regions (model.h), or NULL */
 } fold_report;
@@ -86,8 +125,9 @@ enum fold_format {
     FOLD_FORMAT_CSV = 1u << 1,  /* <slug>.curves/points/bands.csv (and the model's tables) */
     FOLD_FORMAT_PNG = 1u << 2,  /* plots rendered by gnuplot */
     FOLD_FORMAT_SVG = 1u << 3,
+    FOLD_FORMAT_HTML = 1u << 4, /* report.html */
     FOLD_FORMAT_PLOTS = FOLD_FORMAT_PNG | FOLD_FORMAT_SVG,
-    FOLD_FORMAT_ALL = FOLD_FORMAT_JSON | FOLD_FORMAT_CSV | FOLD_FORMAT_PLOTS
+    FOLD_FORMAT_ALL = FOLD_FORMAT_JSON | FOLD_FORMAT_CSV | FOLD_FORMAT_PLOTS | FOLD_FORMAT_HTML
 };
 
 /* Outputs; each returns 0 or -1 with a one-line reason in err. */
@@ -98,6 +138,8 @@ int fold_write_csv(const fold_report *r, const char *dir, char *err, size_t errl
  * count; neither only writes the scripts). */
 int fold_write_plots(const fold_report *r, const char *dir, unsigned formats, char *err, size_t errlen);
 void fold_write_summary(const fold_report *r, FILE *out);
+/* report.html: one self-contained page (inline SVG and CSS, no script, no network) */
+int fold_write_html(const fold_report *r, const char *dir, char *err, size_t errlen);
 /* The model's outputs (output_model.c), when r->model is set: CSV files, and
  * the plots (which read them). */
 int fold_write_model_csv(const fold_report *r, const char *dir, char *err, size_t errlen);

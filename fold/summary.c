@@ -6,19 +6,16 @@
 
 #include "model.h"
 #include "result.h"
+#include "units.h"
 
 static const size_t summary_counters = 6; /* per phase line; fold.json has them all */
+static const size_t summary_sites = 5;    /* MPI call sites listed */
 
-static void rate(FILE *out, double events_per_s)
+static void rate(FILE *out, const fold_counter_result *c, double events_per_s)
 {
-    if (events_per_s >= 1e9)
-        fprintf(out, "%.2f G/s", events_per_s / 1e9);
-    else if (events_per_s >= 1e6)
-        fprintf(out, "%.1f M/s", events_per_s / 1e6);
-    else if (events_per_s >= 1e3)
-        fprintf(out, "%.1f k/s", events_per_s / 1e3);
-    else
-        fprintf(out, "%.1f /s", events_per_s);
+    char text[64];
+    fold_rate_format(c->unit, events_per_s, text, sizeof(text));
+    fputs(text, out);
 }
 
 /* The model on one region: predicted against measured, and the first stack
@@ -67,20 +64,39 @@ static void model_summary(const fold_model_report *mr, const fold_model_region *
     }
 }
 
+/* The whole run: time, MPI share, spread over the processes, POP metrics, top call sites. */
+static void run_summary(const fold_run *run, FILE *out)
+{
+    if (!run->nranks)
+        return;
+    fprintf(out, "run: %.3f s, %zu process%s; MPI %.1f %%, compute %.1f %% of the processes' time\n",
+            run->runtime_s, run->nranks, run->nranks == 1 ? "" : "es", 100.0 * run->mpi_share,
+            100.0 * (1 - run->mpi_share));
+    fprintf(out, "  per process (min/mean/max): compute %.3f/%.3f/%.3f s, MPI %.3f/%.3f/%.3f s\n", run->compute.min,
+            run->compute.mean, run->compute.max, run->mpi.min, run->mpi.mean, run->mpi.max);
+    fprintf(out, "  parallel efficiency %.3f = load balance %.3f x communication efficiency %.3f\n",
+            run->parallel_efficiency, run->load_balance, run->comm_efficiency);
+    for (size_t i = 0; i < run->nsites && i < summary_sites; i++)
+        fprintf(out, "  MPI %-44s %9.3f s %5.1f %% of MPI time, %llu calls\n", run->sites[i].site,
+                run->sites[i].time_s, run->mpi.mean > 0 ? 100.0 * run->sites[i].time_s / (run->mpi.mean * (double)run->nranks) : 0.0,
+                (unsigned long long)run->sites[i].calls);
+    if (run->nsites > summary_sites)
+        fprintf(out, "  (+%zu MPI call sites in fold.json)\n", run->nsites - summary_sites);
+}
+
 void fold_write_summary(const fold_report *r, FILE *out)
 {
-    double total = 0;
-    for (size_t i = 0; i < r->nregions; i++)
-        total += r->regions[i].total_time_s;
+    double total = r->run.traced_s;
     fprintf(out, "%s: %zu region%s folded", r->trace, r->nregions, r->nregions == 1 ? "" : "s");
     if (r->regions_skipped)
         fprintf(out, " (%zu skipped: too few instances or samples)", r->regions_skipped);
     fprintf(out, ", %zu location%s, %llu samples lost\n", r->nlocations, r->nlocations == 1 ? "" : "s",
             (unsigned long long)r->samples_lost);
+    run_summary(&r->run, out);
     for (size_t i = 0; i < r->nregions; i++) {
         const fold_region_result *g = &r->regions[i];
         fprintf(out, "\n%2zu. %s [%s]\n", i + 1, g->name, g->kind);
-        fprintf(out, "    %.3f s (%.1f %% of folded time), %zu/%zu instances used (%zu excluded), "
+        fprintf(out, "    %.3f s (%.1f %% of the traced time), %zu/%zu instances used (%zu excluded), "
                      "mean %.3f ms, %zu samples\n",
                 g->total_time_s, total > 0 ? 100.0 * g->total_time_s / total : 0.0, g->instances_used,
                 g->instances_found, g->instances_excluded, g->mean_duration_s * 1e3, g->samples_used);
@@ -99,17 +115,17 @@ void fold_write_summary(const fold_report *r, FILE *out)
                 const fold_counter_result *k = &g->counters[c];
                 fprintf(out, " %s ", k->name);
                 if (trend && k->phase_start) {
-                    rate(out, k->phase_start[p]);
+                    rate(out, k, k->phase_start[p]);
                     fputs(" -> ", out);
-                    rate(out, k->phase_end[p]);
+                    rate(out, k, k->phase_end[p]);
                     fputs(", mean ", out);
                 }
-                rate(out, k->phase_rate ? k->phase_rate[p] : 0);
+                rate(out, k, k->phase_rate ? k->phase_rate[p] : 0);
                 if (k->phase_lo) {
                     fputs(" (", out);
-                    rate(out, k->phase_lo[p]);
+                    rate(out, k, k->phase_lo[p]);
                     fputs(" - ", out);
-                    rate(out, k->phase_hi[p]);
+                    rate(out, k, k->phase_hi[p]);
                     fputs(")", out);
                 }
             }
@@ -139,6 +155,11 @@ void fold_write_summary(const fold_report *r, FILE *out)
         if (r->model)
             model_summary(r->model, &r->model->regions[i], out);
     }
+    if (r->regions_skipped)
+        fputs("\nskipped:\n", out);
+    for (size_t i = 0; i < r->regions_skipped; i++)
+        fprintf(out, "    %s [%s]: %.3f s, %s\n", r->skipped[i].name, r->skipped[i].kind, r->skipped[i].total_time_s,
+                r->skipped[i].reason);
     if (r->model) {
         const fold_model_report *mr = r->model;
         fprintf(out, "\nmodel %s (%s, from %s)", hca_model_id(mr->model), mr->path, mr->from);

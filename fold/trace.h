@@ -72,6 +72,12 @@ typedef struct {
     int16_t excluded;      /* enum fold_exclusion */
 } fold_instance;
 
+/* Time a location spent in MPI calls made at one call site (outermost calls only). */
+typedef struct {
+    uint32_t context;      /* the MPI call's calling context */
+    uint64_t calls, ns;
+} fold_site_time;
+
 typedef struct {
     uint64_t id;           /* OTF2 location ID: hca_location_id(rank, thread) for hcatrace */
     uint32_t rank;         /* location group */
@@ -85,6 +91,9 @@ typedef struct {
     uint64_t samples_lost; /* the tracer's last "sampling:lost*" statistics, summed */
     uint64_t unbalanced;   /* leave events that matched no open region */
     uint64_t unclosed;     /* region instances still open when the location ended */
+    uint64_t t_begin, t_end; /* ns: its first and last event read (ProgramBegin/End on a process's thread) */
+    fold_site_time *mpi_sites; /* time in outermost MPI calls, per call context, in first-call order */
+    size_t nmpi_sites;
     void *arena;           /* counter values (internal) */
 } fold_location;
 

@@ -131,6 +131,7 @@ void hct_writer_report(int failed, uint64_t nevents, uint32_t nlocations)
         hct_message("writing the trace in %s failed: %s; the trace is incomplete", hct.expdir,
                     hct.write_error[0] ? hct.write_error : "unknown error");
     else if (hct.cfg.verbose >= 1)
-        hct_message("trace written to %s/traces.otf2 (%u processes, %u locations, %llu events)", hct.expdir,
-                    (unsigned)hct.size, nlocations, (unsigned long long)nevents);
+        hct_message("trace written to %s/traces.otf2 (%u process%s, %u location%s, %llu events)", hct.expdir,
+                    (unsigned)hct.size, hct.size == 1 ? "" : "es", nlocations, nlocations == 1 ? "" : "s",
+                    (unsigned long long)nevents);
 }

@@ -166,6 +166,23 @@ static int matches_pmu(const char *file, const char *pmu)
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
+/* The *.model files of a directory, sorted by name (at most 256; strdup'ed
+ * into names). Returns how many. */
+static size_t model_files(const char *dir, char **names)
+{
+    DIR *dd = opendir(dir);
+    if (!dd)
+        return 0;
+    size_t n = 0;
+    const struct dirent *e;
+    while ((e = readdir(dd)) != NULL && n < 256)
+        if (has_suffix(e->d_name, ".model") && (names[n] = strdup(e->d_name)) != NULL)
+            n++;
+    closedir(dd);
+    qsort(names, n, sizeof(char *), cmp_str);
+    return n;
+}
+
 int hca_model_for_pmu(const char *pmu, char *path, size_t pathlen)
 {
     if (!pmu || !*pmu)
@@ -173,17 +190,8 @@ int hca_model_for_pmu(const char *pmu, char *path, size_t pathlen)
     dir_list d;
     dirs(&d);
     for (int i = 0; i < d.n; i++) {
-        DIR *dd = opendir(d.dir[i]);
-        if (!dd)
-            continue;
         char *names[256] = { NULL };
-        size_t n = 0;
-        const struct dirent *e;
-        while ((e = readdir(dd)) != NULL && n < 256)
-            if (has_suffix(e->d_name, ".model") && (names[n] = strdup(e->d_name)) != NULL)
-                n++;
-        closedir(dd);
-        qsort(names, n, sizeof(char *), cmp_str);
+        size_t n = model_files(d.dir[i], names);
         int found = 0;
         for (size_t k = 0; k < n; k++) {
             char p[4096];
@@ -198,4 +206,38 @@ int hca_model_for_pmu(const char *pmu, char *path, size_t pathlen)
             return 0;
     }
     return -1;
+}
+
+int hca_model_list(void (*each)(const char *name, const char *path, void *user), void *user)
+{
+    dir_list d;
+    dirs(&d);
+    char *seen[512];
+    size_t nseen = 0;
+    int count = 0;
+    for (int i = 0; i < d.n; i++) {
+        char *names[256] = { NULL };
+        size_t n = model_files(d.dir[i], names);
+        for (size_t k = 0; k < n; k++) {
+            names[k][strlen(names[k]) - 6] = 0; /* without ".model" */
+            size_t j = 0;
+            while (j < nseen && strcmp(seen[j], names[k]) != 0)
+                j++;
+            if (j < nseen) { /* shadowed by a directory searched before */
+                free(names[k]);
+                continue;
+            }
+            char p[4096];
+            snprintf(p, sizeof(p), "%s/%s.model", d.dir[i], names[k]);
+            each(names[k], p, user);
+            count++;
+            if (nseen < sizeof(seen) / sizeof(seen[0]))
+                seen[nseen++] = names[k];
+            else
+                free(names[k]);
+        }
+    }
+    for (size_t j = 0; j < nseen; j++)
+        free(seen[j]);
+    return count;
 }

@@ -18,6 +18,12 @@ int hca_model_find(const char *name, char *path, size_t pathlen, char *err, size
  * with its path, or -1 when no model names that PMU. */
 int hca_model_for_pmu(const char *pmu, char *path, size_t pathlen);
 
+/* Calls each(name, path, user) for every model found by name, in search
+ * order, by name within a directory; a name already found in a directory
+ * searched before is left out (hca_model_find would not reach it). Returns
+ * how many. */
+int hca_model_list(void (*each)(const char *name, const char *path, void *user), void *user);
+
 /* The directories searched, in order, separated by ':' (for messages). */
 void hca_model_dirs(char *out, size_t outlen);
 

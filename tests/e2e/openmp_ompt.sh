@@ -9,9 +9,11 @@
 . "$(dirname "$0")/lib.sh"
 export HCATRACE_SAMPLING=5ms # enough samples on the lightest thread of a short run
 LIBOMP=${LIBOMP:-$(find /usr/lib /usr/lib64 /usr/local/lib -name libomp.so.5 2>/dev/null | sort | head -n 1)}
-[ -n "$LIBOMP" ] && [ -e "$LIBOMP" ]
-ok $? "libomp.so.5 found (${LIBOMP:-none}; Debian package libomp5-14)"
-[ -n "$LIBOMP" ] || exit 1
+if [ -z "$LIBOMP" ] || ! [ -e "$LIBOMP" ]; then # optional (configure says so)
+    ok 0 "OMPT tests # SKIP libomp.so.5 not found (Debian package libomp5-14)"
+    exit 0
+fi
+ok 0 "libomp.so.5 found ($LIBOMP)"
 
 # ompt_case LABEL PROGRAM NTHREADS ARGS...: plain (on libomp) and traced runs
 # in a fresh directory (left as the current one), tracestat's facts in

@@ -1136,6 +1136,21 @@ static int ends_with(const char *s, const char *suffix)
 static const char *const path_test_files[] = { "mine.model", "zz-b.model", "zz-a.model", "aa-any.model",
                                                "cc.model", "generic.model", "notes.txt" };
 
+struct model_listing {
+    size_t n;
+    char name[64][64], path[64][600];
+};
+
+static void collect_model(const char *name, const char *path, void *user)
+{
+    struct model_listing *l = user;
+    if (l->n < 64) {
+        snprintf(l->name[l->n], sizeof(l->name[l->n]), "%s", name);
+        snprintf(l->path[l->n], sizeof(l->path[l->n]), "%s", path);
+    }
+    l->n++;
+}
+
 static void test_model_path(void **state)
 {
     (void)state;
@@ -1230,6 +1245,26 @@ static void test_model_path(void **state)
     assert_int_equal(hca_model_for_pmu("", path, sizeof(path)), -1);
     assert_int_equal(hca_model_for_pmu(NULL, path, sizeof(path)), -1);
     assert_string_equal(path, "unchanged");
+
+    /* the list (hcafold --list-models): every name once, the first directory's file
+     * for a shadowed name, the shipped ones after */
+    struct model_listing seen = { 0, { { 0 } }, { { 0 } } };
+    int listed = hca_model_list(collect_model, &seen);
+    assert_int_equal(listed, (int)seen.n);
+    assert_true(seen.n >= 6 + 10); /* 11 shipped, generic shadowed */
+    assert_string_equal(seen.name[0], "aa-any"); /* HCATRACE_MODEL_PATH's dir first, by name */
+    assert_string_equal(seen.name[5], "zz-b");
+    size_t generics = 0, nethercote = 0;
+    for (size_t i = 0; i < seen.n; i++) {
+        if (strcmp(seen.name[i], "generic") == 0) {
+            generics++;
+            snprintf(want, sizeof(want), "%s/generic.model", tmp);
+            assert_string_equal(seen.path[i], want);
+        }
+        nethercote += strcmp(seen.name[i], "nethercote") == 0;
+    }
+    assert_int_equal(generics, 1);
+    assert_int_equal(nethercote, 1);
 
     for (size_t i = 0; i < sizeof(path_test_files) / sizeof(path_test_files[0]); i++)
         remove_file(tmp, path_test_files[i]);

@@ -1,0 +1,437 @@
+/* output_html.c: report.html, one self-contained page per fold (inline CSS and
+ * SVG; no script, no external reference), from the same report as fold.json:
+ * the whole run (time, MPI share, per process spread and bars, POP efficiency
+ * metrics, MPI call sites), every region folded or skipped (with the reason),
+ * and per folded region its plots, phases table, source bands with the source
+ * lines when the files are readable, and the model's stacks. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "html_svg.h"
+#include "model.h"
+#include "outdir.h"
+#include "result.h"
+#include "units.h"
+
+#define MAX_CHART_COUNTERS 8 /* per region; fold.json has them all */
+#define MAX_DOTS 800         /* folded points drawn per counter */
+#define MAX_BARS 256         /* processes drawn as bars; the table has the spread */
+
+static const char style[] =
+    "body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1100px;padding:0 16px;color:#222}"
+    "h1{font-size:22px}h2{font-size:18px;border-bottom:1px solid #ccc;padding-top:8px}h3{font-size:15px}"
+    "table{border-collapse:collapse;margin:6px 0 12px}td,th{border:1px solid #ddd;padding:2px 8px;text-align:left;"
+    "vertical-align:top}th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}"
+    "code,.src{font-family:ui-monospace,monospace;font-size:12px}.warn{color:#a04000}.why{color:#555}"
+    "svg.chart{width:100%;max-width:900px;display:block;margin:4px 0}.t{font-size:13px;font-weight:600}"
+    ".ax{font-size:11px;fill:#333}.frame{fill:none;stroke:#888}.tick{stroke:#888}"
+    ".phase{stroke:#444;stroke-dasharray:4 3}.dot{fill:#1f77b4;fill-opacity:0.25}nav a{margin-right:10px}";
+
+static void text(FILE *f, const char *s)
+{
+    html_escaped(f, s);
+}
+
+/* The source file a trace names: as written, else (a relative name, as
+ * compilers record it) below the trace's directory or one of its parents. */
+static FILE *source_open(const char *trace, const char *file)
+{
+    FILE *src = fopen(file, "r");
+    char dir[4096], path[8192];
+    if (src || file[0] == '/' || !realpath(trace, dir))
+        return src;
+    for (char *slash = strrchr(dir, '/'); !src && slash; slash = strrchr(dir, '/')) {
+        *slash = 0; /* the parent: the trace's directory first */
+        snprintf(path, sizeof(path), "%s/%s", dir, file);
+        src = fopen(path, "r");
+    }
+    return src;
+}
+
+/* The text of line `line` of `file`, if the file is readable from here. */
+static int source_text(const char *trace, const char *file, unsigned line, char *buf, size_t len)
+{
+    if (!file || !*file || line == 0)
+        return -1;
+    FILE *src = source_open(trace, file);
+    if (!src)
+        return -1;
+    unsigned at = 1;
+    int found = -1;
+    while (fgets(buf, (int)len, src)) {
+        size_t n = strlen(buf);
+        int whole = n > 0 && buf[n - 1] == '\n';
+        if (at == line) {
+            while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+                buf[--n] = 0;
+            found = 0;
+            break;
+        }
+        if (whole)
+            at++;
+    }
+    fclose(src);
+    return found;
+}
+
+static void head(FILE *f, const fold_report *r)
+{
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>hcafold: ",
+          f);
+    text(f, r->trace);
+    fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>hcafold report</h1>\n<p>trace <code>", style);
+    text(f, r->trace);
+    fprintf(f, "</code>: %zu location%s, %llu samples lost; %zu region%s folded, %zu skipped",
+            r->nlocations, r->nlocations == 1 ? "" : "s", (unsigned long long)r->samples_lost, r->nregions,
+            r->nregions == 1 ? "" : "s", r->regions_skipped);
+    if (r->model) {
+        fputs("; model <code>", f);
+        text(f, hca_model_id(r->model->model));
+        fputs("</code>", f);
+    }
+    fputs(". The numbers are those of fold.json beside this file.</p>\n<nav><a href=\"#run\">whole run</a>"
+          "<a href=\"#regions\">regions</a>",
+          f);
+    for (size_t i = 0; i < r->nregions; i++)
+        fprintf(f, "<a href=\"#region-%s\">%zu</a>", r->regions[i].slug, i + 1);
+    fputs("</nav>\n", f);
+}
+
+static void pop_row(FILE *f, const char *id, const char *name, double value, const char *meaning)
+{
+    fprintf(f, "<tr><th>%s</th><td class=\"n\" id=\"%s\" data-value=\"%.6f\">%.3f</td><td>%s</td></tr>\n", name, id,
+            value, value, meaning);
+}
+
+static void spread_row(FILE *f, const char *name, const fold_spread *s)
+{
+    fprintf(f, "<tr><th>%s</th><td class=\"n\">%.3f</td><td class=\"n\">%.3f</td><td class=\"n\">%.3f</td></tr>\n",
+            name, s->min, s->mean, s->max);
+}
+
+/* Compute and MPI time of each process as bars (the first MAX_BARS processes). */
+static void rank_bars(FILE *f, const fold_run *run)
+{
+    size_t shown = run->nranks;
+    if (shown > MAX_BARS)
+        shown = MAX_BARS;
+    char(*names)[32] = malloc((shown + 1) * sizeof(*names));
+    const char **rows = malloc((shown + 1) * sizeof(*rows));
+    if (names && rows) {
+        for (size_t i = 0; i < shown; i++) {
+            snprintf(names[i], sizeof(names[i]), "rank %u", run->rank[i]);
+            rows[i] = names[i];
+        }
+        svg_write_bars(f, rows, run->compute_s, run->mpi_s, shown, run->elapsed.max, "compute", "MPI");
+        if (shown < run->nranks)
+            fprintf(f, "<p class=\"why\">the first %zu of %zu processes drawn</p>\n", shown, run->nranks);
+    }
+    free(names);
+    free(rows);
+}
+
+static void run_section(FILE *f, const fold_run *run)
+{
+    fputs("<section id=\"run\">\n<h2>Whole run</h2>\n", f);
+    if (!run->nranks) {
+        fputs("<p>The trace has no process (no thread 0 of any rank).</p>\n</section>\n", f);
+        return;
+    }
+    fprintf(f, "<p>%.3f s on %zu process%s; MPI <span id=\"mpi-share\">%.1f %%</span>, compute %.1f %% of the "
+               "processes' time (a process is thread 0 of a rank, from its first to its last event; its MPI time "
+               "is the sum of its outermost MPI calls, the rest is compute).</p>\n",
+            run->runtime_s, run->nranks, run->nranks == 1 ? "" : "es", 100.0 * run->mpi_share,
+            100.0 * (1 - run->mpi_share));
+    fputs("<h3>Efficiency (POP metrics)</h3>\n<table>\n<tr><th>metric</th><th>value</th><th>meaning</th></tr>\n", f);
+    pop_row(f, "pop-parallel-efficiency", "parallel efficiency", run->parallel_efficiency,
+            "mean compute time / runtime: the share of the processes' time spent computing; equals load balance "
+            "&times; communication efficiency");
+    pop_row(f, "pop-load-balance", "load balance", run->load_balance,
+            "mean / max compute time over the processes: 1 when every process computes as long as the busiest");
+    pop_row(f, "pop-communication-efficiency", "communication efficiency", run->comm_efficiency,
+            "max compute time / runtime: the share of the run the busiest process is not in MPI");
+    fputs("</table>\n<p class=\"why\">Serialization and transfer efficiency (the two factors of communication "
+          "efficiency) need a replay on an ideal network; hcafold does not compute them.</p>\n",
+          f);
+    fputs("<h3>Per process</h3>\n<table>\n<tr><th>seconds</th><th>min</th><th>mean</th><th>max</th></tr>\n", f);
+    spread_row(f, "elapsed", &run->elapsed);
+    spread_row(f, "compute", &run->compute);
+    spread_row(f, "MPI", &run->mpi);
+    fputs("</table>\n", f);
+    rank_bars(f, run);
+    double mpi_total = run->mpi.mean * (double)run->nranks;
+    fputs("<h3>MPI call sites</h3>\n<table>\n<tr><th>call site</th><th>calls</th><th>time (s, all processes)</th>"
+          "<th>% of MPI time</th><th>mean per call (ms)</th></tr>\n",
+          f);
+    for (size_t i = 0; i < run->nsites; i++) {
+        const fold_run_site *s = &run->sites[i];
+        fputs("<tr><td><code>", f);
+        text(f, s->site);
+        fprintf(f, "</code></td><td class=\"n\">%llu</td><td class=\"n\">%.3f</td><td class=\"n\">%.1f</td>"
+                   "<td class=\"n\">%.3f</td></tr>\n",
+                (unsigned long long)s->calls, s->time_s, mpi_total > 0 ? 100.0 * s->time_s / mpi_total : 0.0,
+                s->calls ? 1e3 * s->time_s / (double)s->calls : 0.0);
+    }
+    fputs("</table>\n</section>\n", f);
+}
+
+static void regions_section(FILE *f, const fold_report *r)
+{
+    double traced = r->run.traced_s;
+    fputs("<section id=\"regions\">\n<h2>Regions</h2>\n<table>\n<tr><th>#</th><th>region</th><th>kind</th>"
+          "<th>time (s)</th><th>% of traced time</th><th>instances used / found</th><th>samples</th><th>folded</th>"
+          "</tr>\n",
+          f);
+    for (size_t i = 0; i < r->nregions; i++) {
+        const fold_region_result *g = &r->regions[i];
+        fprintf(f, "<tr class=\"region\"><td class=\"n\">%zu</td><td><a href=\"#region-%s\">", i + 1, g->slug);
+        text(f, g->name);
+        fprintf(f, "</a></td><td>%s</td><td class=\"n\">%.3f</td><td class=\"n\">%.1f</td><td class=\"n\">%zu / %zu"
+                   "</td><td class=\"n\">%zu</td><td>yes: %zu phase%s%s</td></tr>\n",
+                g->kind, g->total_time_s, traced > 0 ? 100.0 * g->total_time_s / traced : 0.0, g->instances_used,
+                g->instances_found, g->samples_used, g->phases.nphases, g->phases.nphases == 1 ? "" : "s",
+                g->warning ? " (coarse)" : "");
+    }
+    for (size_t i = 0; i < r->regions_skipped; i++) {
+        const fold_skipped_region *k = &r->skipped[i];
+        fputs("<tr class=\"region skipped\"><td></td><td>", f);
+        text(f, k->name);
+        fprintf(f, "</td><td>%s</td><td class=\"n\">%.3f</td><td class=\"n\">%.1f</td><td class=\"n\">%zu / %zu</td>"
+                   "<td class=\"n\">%zu</td><td class=\"why\">no: ",
+                k->kind, k->total_time_s, traced > 0 ? 100.0 * k->total_time_s / traced : 0.0, k->instances_used,
+                k->instances_found, k->samples_used);
+        text(f, k->reason);
+        fputs("</td></tr>\n", f);
+    }
+    fputs("</table>\n</section>\n", f);
+}
+
+/* One chart per counter: its rate (left axis, in its unit), the fitted
+ * cumulative fraction and the folded points (right axis), the phases. */
+static void counter_chart(FILE *f, const fold_region_result *g, const fold_counter_result *c)
+{
+    size_t n = c->curve.grid;
+    double max = 0;
+    for (size_t i = 0; c->rate && i < n; i++)
+        if (c->rate[i] > max)
+            max = c->rate[i];
+    fold_rate_unit u = fold_rate_unit_for(c->unit, max);
+    double *shown = malloc((n + 1) * sizeof(double));
+    size_t stride = c->npoints > MAX_DOTS ? (c->npoints + MAX_DOTS - 1) / MAX_DOTS : 1;
+    size_t ndots = c->npoints / stride;
+    double *dx = malloc((ndots + 1) * sizeof(double)), *dy = malloc((ndots + 1) * sizeof(double));
+    if (shown && dx && dy) {
+        for (size_t i = 0; i < n; i++)
+            shown[i] = c->rate ? c->rate[i] / u.scale : 0;
+        for (size_t i = 0; i < ndots; i++) {
+            dx[i] = c->px[i * stride];
+            dy[i] = c->py[i * stride];
+        }
+        char title[300], left[100], rate_label[200];
+        snprintf(title, sizeof(title), "%s: %zu instances, %zu points fitted", c->name, c->instances, c->points_used);
+        snprintf(left, sizeof(left), "%s", u.name);
+        snprintf(rate_label, sizeof(rate_label), "rate (%s)", u.name);
+        svg_line lines[2] = { { c->curve.x, shown, n, rate_label, svg_color(3), 0 },
+                              { c->curve.x, c->curve.cum, n, "cumulative fraction", svg_color(0), 1 } };
+        svg_chart chart = { title, left, "cumulative fraction", max > 0 ? 1.05 * max / u.scale : 1, lines, 2, dx, dy,
+                            ndots, g->phases.bounds, g->phases.nphases };
+        svg_write_chart(f, &chart);
+    }
+    free(shown);
+    free(dx);
+    free(dy);
+}
+
+static void phases_table(FILE *f, const fold_region_result *g)
+{
+    fputs("<h3>Phases</h3>\n<table class=\"phases\">\n<tr><th>phase</th><th>start</th><th>end</th><th>ms per "
+          "instance</th>",
+          f);
+    for (size_t c = 0; c < g->ncounters; c++) {
+        fputs("<th>", f);
+        text(f, g->counters[c].name);
+        fputs("</th>", f);
+    }
+    fputs("</tr>\n", f);
+    for (size_t p = 0; p < g->phases.nphases; p++) {
+        double a = g->phases.bounds[p], b = g->phases.bounds[p + 1];
+        fprintf(f, "<tr><td>P%zu</td><td class=\"n\">%.3f</td><td class=\"n\">%.3f</td><td class=\"n\">%.3f</td>",
+                p + 1, a, b, (b - a) * g->mean_duration_s * 1e3);
+        for (size_t c = 0; c < g->ncounters; c++) {
+            char rate[64];
+            fold_rate_format(g->counters[c].unit, g->counters[c].phase_rate ? g->counters[c].phase_rate[p] : 0, rate,
+                             sizeof(rate));
+            fprintf(f, "<td class=\"n\">%s</td>", rate);
+        }
+        fputs("</tr>\n", f);
+    }
+    fputs("</table>\n", f);
+}
+
+/* The bands of the depth drawn: a strip, then a table with the source lines. */
+static void bands_part(FILE *f, const char *trace, const fold_region_result *g)
+{
+    size_t n = g->nbands_shown;
+    if (!n) {
+        fputs("<p class=\"why\">No source bands: the samples carry no call stacks.</p>\n", f);
+        return;
+    }
+    fputs("<h3>Source bands</h3>\n", f);
+    double *s = malloc(n * sizeof(double)), *e = malloc(n * sizeof(double));
+    const char **label = malloc(n * sizeof(char *)), **title = malloc(n * sizeof(char *));
+    size_t *colour = malloc(n * sizeof(size_t));
+    char (*tips)[300] = malloc(n * sizeof(*tips));
+    if (s && e && label && title && colour && tips) {
+        for (size_t i = 0; i < n; i++) {
+            const fold_band_result *b = &g->bands[i];
+            s[i] = b->start;
+            e[i] = b->end;
+            label[i] = b->function;
+            snprintf(tips[i], sizeof(tips[i]), "%s %s:%u, %.0f %% of the region", b->function, b->file ? b->file : "?",
+                     b->line, 100.0 * b->share);
+            title[i] = tips[i];
+            colour[i] = i;
+            for (size_t k = 0; k < i; k++) /* one colour per function */
+                if (strcmp(g->bands[k].function, b->function) == 0) {
+                    colour[i] = colour[k];
+                    break;
+                }
+        }
+        svg_write_bands(f, s, e, label, title, colour, n);
+    }
+    free(s);
+    free(e);
+    free(label);
+    free(title);
+    free(colour);
+    free(tips);
+    fputs("<table class=\"bands\">\n<tr><th>start</th><th>end</th><th>function</th><th>file:line</th><th>share</th>"
+          "<th>purity</th><th>called from</th><th>source line</th></tr>\n",
+          f);
+    for (size_t i = 0; i < n; i++) {
+        const fold_band_result *b = &g->bands[i];
+        fprintf(f, "<tr><td class=\"n\">%.3f</td><td class=\"n\">%.3f</td><td><code>", b->start, b->end);
+        text(f, b->function);
+        fputs("</code></td><td><code>", f);
+        text(f, b->file && *b->file ? b->file : "?");
+        fprintf(f, ":%u</code></td><td class=\"n\">%.0f %%</td><td class=\"n\">%.0f %%</td><td><code>", b->line,
+                100.0 * b->share, 100.0 * b->purity);
+        text(f, b->caller ? b->caller : "");
+        fputs("</code></td><td class=\"src\">", f);
+        char line[400];
+        if (source_text(trace, b->file, b->line, line, sizeof(line)) == 0)
+            text(f, line);
+        fputs("</td></tr>\n", f);
+    }
+    fputs("</table>\n", f);
+}
+
+/* The model's stacked plots on this region, and their values per phase. */
+static void model_part(FILE *f, const fold_model_report *mr, const fold_model_region *mg, const fold_region_result *g)
+{
+    const hca_model *m = mr->model;
+    fputs("<h3>Model ", f);
+    text(f, hca_model_id(m));
+    fputs("</h3>\n", f);
+    if (!mg->evaluated) {
+        fputs("<p class=\"why\">not evaluated here", f);
+        if (mg->absent) {
+            fputs(": not measured in this region: ", f);
+            text(f, mg->absent);
+        }
+        fputs("</p>\n", f);
+        return;
+    }
+    if (mg->total.predicted && mg->measured > 0)
+        fprintf(f, "<p>predicts %.4g per instance, measured %.4g (%+.1f %%)</p>\n", mg->predicted, mg->measured,
+                100.0 * (mg->predicted - mg->measured) / mg->measured);
+    const double *x = g->ncounters ? g->counters[0].curve.x : NULL;
+    for (size_t p = 0; x && p < mg->curve.nplots && p < hca_model_nplots(m); p++) {
+        const hca_model_plot *pl = hca_model_plot_at(m, p);
+        if (pl->style != HCA_PLOT_STACK || !pl->nitems)
+            continue;
+        const char **labels = malloc(pl->nitems * sizeof(char *));
+        if (!labels)
+            continue;
+        for (size_t k = 0; k < pl->nitems; k++)
+            labels[k] = pl->items[k].label;
+        char title[200], ylabel[200];
+        snprintf(title, sizeof(title), "%s per %s", pl->name, pl->per);
+        snprintf(ylabel, sizeof(ylabel), "%s per %s", *hca_model_unit(m) ? hca_model_unit(m) : "value", pl->per);
+        svg_write_stack(f, title, ylabel, x, mg->curve.n, (const double *const *)mg->curve.plot[p], labels, pl->nitems,
+                        NULL, g->phases.bounds, g->phases.nphases);
+        fputs("<table>\n<tr><th>item</th>", f);
+        for (size_t ph = 0; ph < mg->phases.n; ph++)
+            fprintf(f, "<th>P%zu</th>", ph + 1);
+        fputs("</tr>\n", f);
+        for (size_t k = 0; k < pl->nitems; k++) {
+            fputs("<tr><td>", f);
+            text(f, labels[k]);
+            fputs("</td>", f);
+            for (size_t ph = 0; ph < mg->phases.n; ph++)
+                fprintf(f, "<td class=\"n\">%.4g</td>", mg->phases.plot[p][k][ph]);
+            fputs("</tr>\n", f);
+        }
+        fputs("</table>\n", f);
+        free(labels);
+    }
+}
+
+static void region_section(FILE *f, const fold_report *r, size_t i)
+{
+    const fold_region_result *g = &r->regions[i];
+    fprintf(f, "<section id=\"region-%s\" class=\"region\">\n<h2>%zu. ", g->slug, i + 1);
+    text(f, g->name);
+    fprintf(f, " <small>[%s]</small></h2>\n<p>opened at <code>", g->kind);
+    text(f, g->open_site);
+    fputs("</code>, closed at <code>", f);
+    text(f, g->close_site);
+    fprintf(f, "</code>. %.3f s in all, %zu of %zu instances folded (%zu excluded as duration outliers", g->total_time_s,
+            g->instances_used, g->instances_found, g->instances_excluded);
+    if (g->groups > 1)
+        fprintf(f, "; the key has %zu duration groups", g->groups);
+    fprintf(f, "), mean %.3f ms, %zu samples. Files: <code>%s.*</code></p>\n", g->mean_duration_s * 1e3,
+            g->samples_used, g->slug);
+    if (g->warning) {
+        fputs("<p class=\"warn\">warning: ", f);
+        text(f, g->warning);
+        fputs("</p>\n", f);
+    }
+    bands_part(f, r->trace, g);
+    for (size_t c = 0; c < g->ncounters && c < MAX_CHART_COUNTERS; c++)
+        counter_chart(f, g, &g->counters[c]);
+    if (g->ncounters > MAX_CHART_COUNTERS)
+        fprintf(f, "<p class=\"why\">%zu more counters in fold.json</p>\n", g->ncounters - MAX_CHART_COUNTERS);
+    phases_table(f, g);
+    if (r->model && i < r->model->nregions)
+        model_part(f, r->model, &r->model->regions[i], g);
+    fputs("<p><a href=\"#regions\">back to the regions</a></p>\n</section>\n", f);
+}
+
+int fold_write_html(const fold_report *r, const char *dir, char *err, size_t errlen)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/report.html", dir);
+    FILE *f = fold_outdir_create(path);
+    if (!f) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        return -1;
+    }
+    head(f, r);
+    run_section(f, &r->run);
+    regions_section(f, r);
+    for (size_t i = 0; i < r->nregions; i++)
+        region_section(f, r, i);
+    fputs("</body>\n</html>\n", f);
+    int bad = ferror(f);
+    if (fclose(f) != 0)
+        bad = 1;
+    if (bad)
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    return bad ? -1 : 0;
+}

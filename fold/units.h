@@ -1,0 +1,22 @@
+/* units.h: the units a person reads for counter rates, shared by the summary,
+ * the plots and report.html: a time counter (unit ns) per second is the number
+ * of CPUs busy; other counters get an SI prefix (k, M, G) per second. */
+#ifndef FOLD_UNITS_H
+#define FOLD_UNITS_H
+
+#include <stddef.h>
+
+typedef struct {
+    double scale;     /* events/s divided by this give the value shown */
+    char name[48];    /* "CPUs busy", "M/s", "kB/s" */
+    int cpus_busy;    /* 1 for a time counter */
+} fold_rate_unit;
+
+/* The unit for rates of a counter of unit `unit` ("ns", "#", "", ...) whose
+ * largest rate is max_rate events/s. */
+fold_rate_unit fold_rate_unit_for(const char *unit, double max_rate);
+
+/* "0.69 CPUs busy", "689.3 M/s", "12.0 /s": one rate in its own unit. */
+void fold_rate_format(const char *unit, double events_per_s, char *buf, size_t len);
+
+#endif
