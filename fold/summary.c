@@ -120,13 +120,13 @@ void fold_write_summary(const fold_report *r, FILE *out)
                     rate(out, k, k->phase_end[p]);
                     fputs(", mean ", out);
                 }
-                rate(out, k, k->phase_rate ? k->phase_rate[p] : 0);
-                if (k->phase_lo) {
-                    fputs(" (", out);
-                    rate(out, k, k->phase_lo[p]);
-                    fputs(" - ", out);
-                    rate(out, k, k->phase_hi[p]);
-                    fputs(")", out);
+                if (k->phase_lo && k->phase_rate) {
+                    char text[128];
+                    fold_rate_format_interval(k->unit, k->phase_rate[p], k->phase_lo[p], k->phase_hi[p], text,
+                                              sizeof(text));
+                    fputs(text, out);
+                } else {
+                    rate(out, k, k->phase_rate ? k->phase_rate[p] : 0);
                 }
             }
             if (shown < g->ncounters)

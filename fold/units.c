@@ -35,3 +35,11 @@ void fold_rate_format(const char *unit, double events_per_s, char *buf, size_t l
     double v = events_per_s / u.scale;
     snprintf(buf, len, u.cpus_busy || u.scale >= 1e9 ? "%.2f %s" : "%.1f %s", v, u.name);
 }
+
+void fold_rate_format_interval(const char *unit, double events_per_s, double low, double high, char *buf,
+                               size_t len)
+{
+    fold_rate_unit u = fold_rate_unit_for(unit, events_per_s);
+    const char *f = u.cpus_busy || u.scale >= 1e9 ? "%.2f %s (%.2f-%.2f)" : "%.1f %s (%.1f-%.1f)";
+    snprintf(buf, len, f, events_per_s / u.scale, u.name, low / u.scale, high / u.scale);
+}

@@ -18,5 +18,8 @@ fold_rate_unit fold_rate_unit_for(const char *unit, double max_rate);
 
 /* "0.69 CPUs busy", "689.3 M/s", "12.0 /s": one rate in its own unit. */
 void fold_rate_format(const char *unit, double events_per_s, char *buf, size_t len);
+/* "0.69 CPUs busy (0.66-0.72)": a rate and its interval, both in the rate's unit. */
+void fold_rate_format_interval(const char *unit, double events_per_s, double low, double high, char *buf,
+                               size_t len);
 
 #endif
