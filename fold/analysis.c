@@ -322,17 +322,39 @@ static int fold_counters(const fold_trace *t, const fold_points *p, const fold_o
 }
 
 /* Source bands and the line scatter from the samples' calling contexts. */
-/* The depth of the outermost frame of `ctx`'s stack running function `name`,
- * or UINT32_MAX. */
-static uint32_t anchor_depth(const fold_trace *t, uint32_t ctx, const char *name)
+/* The sampled frames of `ctx`'s path into path[], leaf first: the nodes of
+ * instrumented regions (an MPI call, an OpenMP region, a marker a sample was
+ * taken in) are left out, and so is the frame that called a region when the
+ * sample's frame under the region runs the same function (a marker's caller:
+ * one frame seen at two lines). Returns their number. */
+static uint32_t sampled_frames(const fold_trace *t, uint32_t ctx, uint32_t *path)
 {
-    uint32_t found = UINT32_MAX;
-    for (uint32_t c = ctx; name && c != FOLD_NONE && c < t->ncontexts; c = t->contexts[c].parent) {
+    uint32_t n = 0, below_region = FOLD_NONE; /* the function of the frame under a region node */
+    for (uint32_t c = ctx; c != FOLD_NONE && c < t->ncontexts; c = t->contexts[c].parent) {
         uint32_t r = t->contexts[c].region;
-        if (r < t->nregions && t->regions[r].name && strcmp(t->regions[r].name, name) == 0)
-            found = t->contexts[c].depth;
+        if (r >= t->nregions)
+            continue;
+        if (t->regions[r].kind != FOLD_KIND_FUNCTION) {
+            below_region = n ? t->contexts[path[n - 1]].region : FOLD_NONE;
+            continue;
+        }
+        if (r != below_region)
+            path[n++] = c;
+        below_region = FOLD_NONE;
     }
-    return found;
+    return n;
+}
+
+/* The depth (from the root) of the outermost of n frames (leaf first) running
+ * function `name`, or UINT32_MAX. */
+static uint32_t anchor_depth(const fold_trace *t, const uint32_t *path, uint32_t n, const char *name)
+{
+    for (uint32_t d = 0; name && d < n; d++) {
+        uint32_t r = t->contexts[path[n - 1 - d]].region;
+        if (t->regions[r].name && strcmp(t->regions[r].name, name) == 0)
+            return d;
+    }
+    return UINT32_MAX;
 }
 
 /* anchor: the name of the function the region's code runs in (its caller for
@@ -348,18 +370,23 @@ static int fold_source(const fold_trace *t, const fold_points *p, const fold_opt
         return -1;
     size_t nchosen = fold_cap_points(p->ns, o->fit.max_points ? o->fit.max_points : p->ns, chosen);
     size_t nframes = 0;
+    uint32_t max_depth = 0;
     for (size_t k = 0; k < nchosen; k++) {
         size_t i = chosen[k];
-        if (p->scontext[i] != FOLD_NONE && p->scontext[i] < t->ncontexts)
+        if (p->scontext[i] != FOLD_NONE && p->scontext[i] < t->ncontexts) {
             nframes += t->contexts[p->scontext[i]].depth + 1;
+            if (t->contexts[p->scontext[i]].depth + 1 > max_depth)
+                max_depth = t->contexts[p->scontext[i]].depth + 1;
+        }
     }
+    uint32_t *path = malloc((max_depth + 1) * sizeof(*path));
     fold_frame *frames = calloc(nframes + 1, sizeof(*frames));
     fold_stack_sample *stacks = malloc((p->ns + 1) * sizeof(*stacks));
     g->line_x = malloc((p->ns + 1) * sizeof(double));
     g->line_no = malloc((p->ns + 1) * sizeof(uint32_t));
     g->line_fn = malloc((p->ns + 1) * sizeof(char *));
     int rc = -1;
-    if (!frames || !stacks || !g->line_x || !g->line_no || !g->line_fn)
+    if (!path || !frames || !stacks || !g->line_x || !g->line_no || !g->line_fn)
         goto out;
     size_t used = 0, nstacks = 0;
     for (size_t k = 0; k < nchosen; k++) {
@@ -367,17 +394,17 @@ static int fold_source(const fold_trace *t, const fold_points *p, const fold_opt
         uint32_t ctx = p->scontext[i];
         if (ctx == FOLD_NONE || ctx >= t->ncontexts)
             continue;
-        uint32_t depth = t->contexts[ctx].depth + 1, cut = anchor_depth(t, ctx, anchor);
+        uint32_t n = sampled_frames(t, ctx, path), cut = anchor_depth(t, path, n, anchor);
         if (cut == UINT32_MAX)
-            cut = anchor_depth(t, ctx, anchor2);
+            cut = anchor_depth(t, path, n, anchor2);
         if (cut == UINT32_MAX)
             cut = 0;
-        depth -= cut;
+        uint32_t depth = n - cut;
         fold_frame *f = frames + used;
-        /* leaf to root into frames[depth-1 .. 0], the anchor's frame at 0 */
-        for (uint32_t d = depth, c = ctx; d > 0 && c != FOLD_NONE && c < t->ncontexts; d--) {
-            f[d - 1] = (fold_frame){ t->contexts[c].region, t->contexts[c].line };
-            c = t->contexts[c].parent;
+        /* root to leaf into frames[0 .. depth-1], the anchor's frame at 0 */
+        for (uint32_t d = 0; d < depth; d++) {
+            const fold_context_def *c = &t->contexts[path[depth - 1 - d]];
+            f[d] = (fold_frame){ c->region, c->line };
         }
         stacks[nstacks++] = (fold_stack_sample){ p->sx[i], f, depth };
         used += depth;
@@ -424,6 +451,7 @@ static int fold_source(const fold_trace *t, const fold_points *p, const fold_opt
     rc = 0;
 out:
     free(chosen);
+    free(path);
     free(frames);
     free(stacks);
     return rc;

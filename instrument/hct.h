@@ -13,6 +13,7 @@
 #include "hca_clock.h"
 #include "hca_defs.h"
 #include "hct_config.h"
+#include "hct_path.h"
 
 #define HCT_TLS __thread __attribute__((tls_model("initial-exec")))
 #define HCT_HIDDEN __attribute__((visibility("hidden")))
@@ -37,6 +38,7 @@ typedef struct hct_thread {
     hct_smp_thread *smp;      /* its sampling, or NULL */
     int extras;               /* counters or sampling: boundaries do more */
     int finished;             /* its counters and sampling were closed */
+    hct_path path;            /* its current calling context, open regions */
 } hct_thread;
 
 enum hct_mode { HCT_OFF = 0, HCT_SERIAL, HCT_MPI_PENDING, HCT_MPI };

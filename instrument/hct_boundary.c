@@ -12,6 +12,7 @@
 #include "hct_counter_rotation.h"
 #include "hct_counters.h"
 #include "hct_sampling.h"
+#include "hct_self.h"
 
 static pthread_key_t exit_key;
 static int have_exit_key;
@@ -33,6 +34,7 @@ static void on_thread_exit(void *arg)
 
 void hct_extras_setup(void)
 {
+    hct_self_locate(); /* the tracer's own frames, left out of call paths */
     hct_counters_setup();
     hct_sampling_setup();
     have_exit_key = pthread_key_create(&exit_key, on_thread_exit) == 0;

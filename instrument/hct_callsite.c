@@ -1,11 +1,10 @@
-/* hct_callsite.c: the process's run-time calling contexts, one local ID space
- * for two kinds. Call sites: (instrumented region, return address of its
- * caller) -> ID, without locks on the hot path; the tree is "caller function @
- * file:line -> region". Sampled stacks: (parent context, code address) -> ID,
- * one node per frame from the root, looked up under a lock when samples are
- * drained (never in the signal handler). At the end of the run every address
- * is symbolized once and the contexts become definitions
- * (docs/trace-format.md). */
+/* hct_callsite.c: the process's run-time calling contexts, one tree and one
+ * local ID space for two kinds of nodes: frames of call paths (a code address
+ * under its caller's node) and instrumented regions (a region key under the
+ * node of the frame that calls it). (parent, node) -> ID is looked up under a
+ * lock, never in a signal handler; hct_path.c keeps a per-thread cache in
+ * front. At the end of the run every address is symbolized once and the
+ * contexts become definitions (docs/trace-format.md). */
 #include "hct_callsite.h"
 
 #include <pthread.h>
@@ -14,56 +13,28 @@
 
 #include "hct_symbols.h"
 
-#define TABLE_SIZE 16384u /* call-site slots; at most half are used */
-#define MAX_CALLSITES (TABLE_SIZE / 2)
 #define MAX_CONTEXTS (1u << 22) /* all kinds together */
-#define KEY_CALLER UINT32_MAX /* context kind: the caller node of an address */
-#define KEY_FRAME (UINT32_MAX - 1) /* context kind: a frame of a sampled stack */
+#define KEY_FRAME UINT32_MAX    /* context kind: a frame of a call path */
+#define REGION_SLOT ((uintptr_t)1 << 63) /* a region's slot key: above every user address */
 
 typedef struct {
-    _Atomic uintptr_t stored; /* return address + 1, published last; 0 = empty */
-    uint32_t key;
-    uint32_t cc;
-} slot;
-
-typedef struct {
-    uintptr_t address; /* return address of the call, 0 when unknown */
-    uint32_t key;      /* region key, KEY_CALLER or KEY_FRAME */
+    uintptr_t address; /* code address of a frame, 0 for a region */
+    uint32_t key;      /* region key or KEY_FRAME */
     uint32_t parent;   /* local cc, or HCA_UNDEF */
 } context;
 
-static slot table[TABLE_SIZE];
-static uint32_t ncallsite_slots;
 static context *contexts; /* grown under insert_lock; read at the end only */
 static uint32_t cap_contexts;
 static _Atomic uint32_t ncontexts;
 static pthread_mutex_t insert_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* sampled frames: open addressing on (parent, address), grown under insert_lock */
+/* nodes: open addressing on (parent, address or region slot key), grown under insert_lock */
 typedef struct {
     uintptr_t address; /* 0 = empty */
     uint32_t parent, cc;
 } frame_slot;
 static frame_slot *frames;
 static uint32_t frames_cap, frames_used;
-
-static inline uint32_t slot_of(uint32_t key, uintptr_t stored)
-{
-    uint64_t h = ((uint64_t)stored ^ ((uint64_t)key << 48)) * 0x9e3779b97f4a7c15ull;
-    return (uint32_t)(h >> 40) & (TABLE_SIZE - 1);
-}
-
-static uint32_t lookup(uint32_t key, uintptr_t stored)
-{
-    for (uint32_t i = slot_of(key, stored), n = 0; n < TABLE_SIZE; i = (i + 1) & (TABLE_SIZE - 1), n++) {
-        uintptr_t a = atomic_load_explicit(&table[i].stored, memory_order_acquire);
-        if (a == 0)
-            return HCA_UNDEF;
-        if (a == stored && table[i].key == key)
-            return table[i].cc;
-    }
-    return HCA_UNDEF;
-}
 
 /* Called with insert_lock held: the next ID, its entry filled. */
 static uint32_t append_context(uint32_t key, uintptr_t address, uint32_t parent)
@@ -82,46 +53,6 @@ static uint32_t append_context(uint32_t key, uintptr_t address, uint32_t parent)
     contexts[id] = (context){ address, key, parent };
     atomic_store(&ncontexts, id + 1);
     return id;
-}
-
-/* Called with insert_lock held. */
-static uint32_t new_context(uint32_t key, uintptr_t stored, uint32_t parent)
-{
-    if (ncallsite_slots >= MAX_CALLSITES)
-        return HCA_UNDEF;
-    uint32_t id = append_context(key, stored - 1, parent);
-    if (id == HCA_UNDEF)
-        return HCA_UNDEF;
-    ncallsite_slots++;
-    uint32_t i = slot_of(key, stored);
-    while (atomic_load_explicit(&table[i].stored, memory_order_relaxed))
-        i = (i + 1) & (TABLE_SIZE - 1);
-    table[i].key = key;
-    table[i].cc = id;
-    atomic_store_explicit(&table[i].stored, stored, memory_order_release);
-    return id;
-}
-
-uint32_t hct_callsite_cc(uint32_t region_key, const void *return_address)
-{
-    uintptr_t stored = (hct.cfg.callsites ? (uintptr_t)return_address : 0) + 1;
-    uint32_t cc = lookup(region_key, stored);
-    if (cc != HCA_UNDEF)
-        return cc;
-    pthread_mutex_lock(&insert_lock);
-    cc = lookup(region_key, stored);
-    if (cc == HCA_UNDEF) {
-        uint32_t parent = HCA_UNDEF;
-        if (stored != 1) {
-            parent = lookup(KEY_CALLER, stored);
-            if (parent == HCA_UNDEF)
-                parent = new_context(KEY_CALLER, stored, HCA_UNDEF);
-        }
-        if (stored == 1 || parent != HCA_UNDEF)
-            cc = new_context(region_key, stored, parent);
-    }
-    pthread_mutex_unlock(&insert_lock);
-    return cc; /* HCA_UNDEF only when the table is full: the caller drops the event */
 }
 
 static inline uint32_t frame_hash(uint32_t parent, uintptr_t address, uint32_t mask)
@@ -172,30 +103,41 @@ void hct_sample_cc_reserve(uint32_t n)
     pthread_mutex_unlock(&insert_lock);
 }
 
-uint32_t hct_sample_cc(uint32_t parent, uintptr_t address)
+/* The child of `parent` keyed `slot` (a frame's address or a region's slot key). */
+static uint32_t child_cc(uint32_t parent, uintptr_t slot, uint32_t key, uintptr_t address)
 {
-    if (!address)
-        address = 1; /* 0 marks an empty slot */
     pthread_mutex_lock(&insert_lock);
     uint32_t cc = HCA_UNDEF;
     if ((frames_used + 1) * 2 > frames_cap && frames_grow() != 0)
         goto out;
-    uint32_t mask = frames_cap - 1, i = frame_hash(parent, address, mask);
+    uint32_t mask = frames_cap - 1, i = frame_hash(parent, slot, mask);
     while (frames[i].address) {
-        if (frames[i].address == address && frames[i].parent == parent) {
+        if (frames[i].address == slot && frames[i].parent == parent) {
             cc = frames[i].cc;
             goto out;
         }
         i = (i + 1) & mask;
     }
-    cc = append_context(KEY_FRAME, address, parent);
+    cc = append_context(key, address, parent);
     if (cc != HCA_UNDEF) {
-        frames[i] = (frame_slot){ address, parent, cc };
+        frames[i] = (frame_slot){ slot, parent, cc };
         frames_used++;
     }
 out:
     pthread_mutex_unlock(&insert_lock);
     return cc;
+}
+
+uint32_t hct_sample_cc(uint32_t parent, uintptr_t address)
+{
+    if (!address)
+        address = 1; /* 0 marks an empty slot */
+    return child_cc(parent, address & ~REGION_SLOT, KEY_FRAME, address);
+}
+
+uint32_t hct_region_cc(uint32_t parent, uint32_t region_key)
+{
+    return child_cc(parent, REGION_SLOT | region_key, region_key, 0);
 }
 
 /* ---- the end: symbols and definitions ------------------------------------------ */
@@ -209,7 +151,7 @@ typedef struct {
 typedef struct {
     sym_slot *slots;
     uint32_t cap, used;
-    hct_symbolizer *sym, *sym_frames; /* call sites; sampled frames */
+    hct_symbolizer *sym_frames;
     /* regions and source locations deduplicated by content: fewer definitions
      * to merge when stacks touch the same function at many addresses */
     hca_ref *region_of, *scl_of; /* by (string, line) hash */
@@ -253,9 +195,9 @@ static hca_ref add_scl(void *p)
  * frames use the modules' own debug information only: a separate debug file
  * (a distribution's -dbg package: libc, libmpi) costs tens of ms to inflate at
  * the end of every process, for line numbers inside system libraries. */
-static void symbolize_cached(sym_cache *c, uintptr_t address, int frame, hca_ref *region, hca_ref *scl)
+static void symbolize_cached(sym_cache *c, uintptr_t address, hca_ref *region, hca_ref *scl)
 {
-    uintptr_t key = address | (frame ? (uintptr_t)1 << 63 : 0); /* user addresses are below 2^63 */
+    uintptr_t key = address;
     uint32_t mask = c->cap - 1, i = frame_hash(0, key, mask);
     while (c->slots[i].address) {
         if (c->slots[i].address == key) {
@@ -266,9 +208,9 @@ static void symbolize_cached(sym_cache *c, uintptr_t address, int frame, hca_ref
         i = (i + 1) & mask;
     }
     hct_symbol s;
-    if (frame && !c->sym_frames)
+    if (!c->sym_frames)
         c->sym_frames = hct_symbolizer_open(0);
-    hct_symbolize(frame ? c->sym_frames : c->sym, address, &s);
+    hct_symbolize(c->sym_frames, address, &s);
     sym_arg arg = { &s };
     /* keys: the strings are interned, so their IDs name them */
     hca_ref fname = hca_defs_string(&hct.defs, s.function), file = hca_defs_string(&hct.defs, s.file);
@@ -296,7 +238,6 @@ int hct_callsite_define(hca_ref (*region_def)(hca_defs *d, uint32_t key))
     int rc = 0;
     sym_cache cache;
     memset(&cache, 0, sizeof(cache));
-    cache.sym = n ? hct_symbolizer_open(1) : NULL;
     cache.cap = 1024;
     while (cache.cap < 2 * n && cache.cap < (1u << 24))
         cache.cap *= 2;
@@ -315,12 +256,9 @@ int hct_callsite_define(hca_ref (*region_def)(hca_defs *d, uint32_t key))
     for (uint32_t i = 0; i < n && rc == 0; i++) {
         const context *c = &contexts[i];
         hca_ref region = HCA_UNDEF, scl = HCA_UNDEF;
-        if (c->key == KEY_CALLER) {
-            /* the call instruction is just before the return address */
-            symbolize_cached(&cache, c->address - 1, 0, &region, &scl);
-        } else if (c->key == KEY_FRAME) {
+        if (c->key == KEY_FRAME) {
             /* already the address to look up: the leaf's own, a caller's minus 1 */
-            symbolize_cached(&cache, c->address, 1, &region, &scl);
+            symbolize_cached(&cache, c->address, &region, &scl);
         } else {
             for (size_t k = 0; k < nknown && region == HCA_UNDEF; k++)
                 if (known[k].key == c->key)
@@ -346,7 +284,6 @@ out:
     free(cache.scl_of);
     free(cache.region_key);
     free(cache.scl_key);
-    hct_symbolizer_close(cache.sym);
     hct_symbolizer_close(cache.sym_frames);
     return rc;
 }

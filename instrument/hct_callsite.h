@@ -1,5 +1,5 @@
-/* hct_callsite.h: the process's run-time calling contexts: call sites of
- * instrumented regions and frames of sampled stacks (hct_callsite.c). */
+/* hct_callsite.h: the process's run-time calling contexts, one tree: frames of
+ * call paths and nodes of instrumented regions (hct_callsite.c). */
 #ifndef HCT_CALLSITE_H
 #define HCT_CALLSITE_H
 
@@ -8,9 +8,10 @@
 #include "hca_defs.h"
 #include "hct.h"
 
-/* The calling context of region `region_key` (a small integer naming an
- * instrumented region) called from `return_address`. Lock-free on hits. */
-uint32_t hct_callsite_cc(uint32_t region_key, const void *return_address) HCT_HIDDEN;
+/* The node of region `region_key` (a small integer naming an instrumented
+ * region) under `parent` (HCA_UNDEF: a root). Takes a lock; never call it in a
+ * signal handler. HCA_UNDEF when full. */
+uint32_t hct_region_cc(uint32_t parent, uint32_t region_key) HCT_HIDDEN;
 /* The calling context of a sampled frame: `address` (a leaf's own address, a
  * caller's return address - 1) called from `parent` (HCA_UNDEF: the root).
  * Takes a lock; never call it in a signal handler. HCA_UNDEF when full. */

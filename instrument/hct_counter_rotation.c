@@ -126,17 +126,6 @@ void hct_counters_boundary(hct_thread *t, uint64_t ts, int enter)
     }
 }
 
-void hct_counters_final(hct_thread *t, uint64_t ts, int owner)
-{
-    hct_ctr_thread *c = t->ctr;
-    if (!c)
-        return;
-    uint64_t raw[MAX_VALUES];
-    int n = hct_ctr_read_raw(c, c->cur, raw, owner);
-    if (n > 0)
-        write_values(t, ts, c->cur, raw, n);
-}
-
 void hct_counters_thread_close(hct_thread *t)
 {
     hct_ctr_thread *c = t->ctr;

@@ -12,8 +12,6 @@ hct_ctr_thread *hct_counters_thread_start(uint32_t start_set) HCT_HIDDEN;
 int hct_counters_read_signal(const hct_ctr_thread *c, int *set, uint64_t *raw) HCT_HIDDEN;
 void hct_counters_write_sample(hct_thread *t, uint64_t ts, int set, const uint64_t *raw, int n) HCT_HIDDEN;
 void hct_counters_boundary(hct_thread *t, uint64_t ts, int enter) HCT_HIDDEN;
-/* The master location's totals, just before its ProgramEnd at ts. */
-void hct_counters_final(hct_thread *t, uint64_t ts, int owner) HCT_HIDDEN;
 void hct_counters_thread_close(hct_thread *t) HCT_HIDDEN;
 
 #endif

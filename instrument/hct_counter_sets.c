@@ -91,7 +91,7 @@ void hct_ctr_define_sets(void)
             refs[s->nvalues] = hct_ctr.member_ref[s->member[s->nvalues]];
             s->nvalues++;
         }
-        s->class_ref = hca_defs_metric_class(&hct.defs, (uint8_t)s->nvalues, refs);
+        s->class_ref = hca_defs_metric_class(&hct.defs, (uint8_t)s->nvalues, refs, OTF2_METRIC_SYNCHRONOUS);
     }
 }
 

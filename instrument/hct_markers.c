@@ -9,7 +9,6 @@
 #include "../include/hcatrace.h"
 #include "hct.h"
 #include "hct_boundary.h"
-#include "hct_callsite.h"
 #include "hct_diag.h"
 #include "hct_locations.h"
 #include "hct_markers.h"
@@ -60,10 +59,17 @@ __attribute__((visibility("default"))) void hcatrace_region_begin(const char *na
         return;
     t->in_tool++;
     uint32_t key = key_of(name);
-    uint32_t cc = key == HCA_UNDEF ? HCA_UNDEF : hct_callsite_cc(key, __builtin_return_address(0));
-    if (cc != HCA_UNDEF) {
-        stack[depth++] = (open_region){ key, cc };
-        hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, hct_boundary_ts(t, 1), cc, 2));
+    if (key != HCA_UNDEF) {
+        uintptr_t frames[HCT_PATH_FRAMES];
+        int n = hct.cfg.callsites ? hct_path_unwind(__builtin_return_address(0), frames) : 0;
+        uint64_t ts = hct_boundary_ts(t, 1);
+        uint32_t unwind = 0, cc = hct_path_enter(&t->path, key, frames, n, &unwind);
+        if (cc != HCA_UNDEF) {
+            stack[depth++] = (open_region){ key, cc };
+            hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, ts, cc, unwind));
+        } else {
+            t->dropped_events++;
+        }
     }
     t->in_tool--;
 }
@@ -79,6 +85,7 @@ __attribute__((visibility("default"))) void hcatrace_region_end(const char *name
     t->in_tool++;
     depth--;
     hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, hct_boundary_ts(t, 0), stack[depth].cc));
+    hct_path_leave(&t->path);
     t->in_tool--;
 }
 
@@ -90,5 +97,6 @@ void hct_markers_close_open(hct_thread *t, uint64_t ts)
         depth--;
         uint64_t at = t->extras ? hct_boundary(t, 0, ts) : ts;
         hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, at, stack[depth].cc));
+        hct_path_leave(&t->path);
     }
 }

@@ -9,7 +9,6 @@
 
 #include "hct.h"
 #include "hct_boundary.h"
-#include "hct_callsite.h"
 #include "hct_diag.h"
 #include "hct_locations.h"
 #include "hct_mpi_comm.h"
@@ -39,18 +38,22 @@ static inline int hct_call_enter(hct_call *c, enum hct_mpi_key key, const void *
     hct_thread *t = hct_thread_get();
     if (!t || t->mpi_depth)
         return 0;
-    uint32_t cc = hct_callsite_cc((uint32_t)key, return_address);
+    t->in_tool++;
+    uintptr_t frames[HCT_PATH_FRAMES];
+    int n = hct.cfg.callsites ? hct_path_unwind(return_address, frames) : 0;
+    uint64_t ts = hct_boundary_ts(t, 1); /* pending samples, then counter values */
+    uint32_t unwind = 0, cc = hct_path_enter(&t->path, (uint32_t)key, frames, n, &unwind);
     if (cc == HCA_UNDEF) {
         t->dropped_events++;
+        t->in_tool--;
         return 0;
     }
-    t->in_tool++;
     t->mpi_depth = 1;
     c->t = t;
     c->cc = cc;
-    c->ts = hct_boundary_ts(t, 1); /* pending samples, then counter values */
+    c->ts = ts;
     c->after = 0;
-    hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, c->ts, cc, 2));
+    hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, c->ts, cc, unwind));
     t->in_tool--;
     return 1;
 }
@@ -63,6 +66,7 @@ static inline void hct_call_leave(hct_call *c)
      * once: same time; with them, its own time, read with its counter values */
     uint64_t ts = t->extras ? hct_boundary(t, 0, 0) : c->after ? c->ts : hct_timestamp(t);
     hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, ts, c->cc));
+    hct_path_leave(&t->path);
     t->mpi_depth = 0;
     t->in_tool--;
 }

@@ -185,16 +185,21 @@ void hct_rec_init(int rc, uint64_t t_begin, enum hct_mpi_key key, const void *ra
     hct_thread *t = hct_thread_get();
     if (!t)
         return;
-    uint32_t cc = hct_callsite_cc((uint32_t)key, ra);
-    if (cc == HCA_UNDEF)
+    t->in_tool++;
+    uintptr_t frames[HCT_PATH_FRAMES];
+    int n = hct.cfg.callsites ? hct_path_unwind(ra, frames) : 0;
+    uint32_t unwind = 0, cc = hct_path_enter(&t->path, (uint32_t)key, frames, n, &unwind);
+    if (cc == HCA_UNDEF) {
+        t->in_tool--;
         return;
+    }
     if (t_begin > t->last_ts)
         t->last_ts = t_begin;
     /* the enter predates the counters (they start in MPI_Init); the leave has them */
-    t->in_tool++;
-    hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, t->last_ts, cc, 2));
+    hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, t->last_ts, cc, unwind));
     uint64_t ts = hct_boundary_ts(t, 0);
     hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, ts, cc));
+    hct_path_leave(&t->path);
     t->in_tool--;
 }
 

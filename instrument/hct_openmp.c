@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "hct_boundary.h"
-#include "hct_callsite.h"
 #include "hct_comms.h"
 #include "hct_diag.h"
 #include "hct_locations.h"
@@ -264,7 +263,9 @@ int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address
     if (!t || key == HCA_UNDEF)
         return 0;
     t->in_tool++;
-    uint32_t cc = hct_callsite_cc(key, return_address);
+    uintptr_t frames[HCT_PATH_FRAMES];
+    int n = hct.cfg.callsites ? hct_path_unwind(return_address, frames) : 0;
+    uint32_t cc = hct_path_peek(&t->path, key, frames, n, &f->ctx);
     if (cc == HCA_UNDEF) {
         t->dropped_events++;
         t->in_tool--;
@@ -288,23 +289,29 @@ void hct_omp_fork_end(hct_omp_fork *f)
     t->in_tool--;
 }
 
-int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint32_t team_size, uint32_t cc)
+int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint32_t team_size,
+                        const hct_ctx *ctx)
 {
     hct_thread *t = hct_thread_get();
     if (!t)
         return 0;
     t->in_tool++;
     uint32_t team = team_join(master, level, team_size, t->index);
-    if (team == HCA_UNDEF) {
+    if (team == HCA_UNDEF || t->path.nopen >= HCT_PATH_OPEN) {
         t->dropped_events++;
         t->in_tool--;
         return 0;
     }
+    /* this thread's own stack: where its samples leave the region's path */
+    uintptr_t frames[HCT_PATH_FRAMES];
+    int n = hct.cfg.callsites ? hct_path_unwind(NULL, frames) : 0;
     s->t = t;
-    s->cc = cc;
     s->team = team;
     hct_otf2_check(t, OTF2_EvtWriter_ThreadTeamBegin(t->writer, NULL, record_ts(t), team));
-    hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, hct_boundary_ts(t, 1), cc, 2));
+    uint64_t ts = hct_boundary_ts(t, 1);
+    uint32_t unwind = 0;
+    s->cc = hct_path_enter_ctx(&t->path, ctx, frames, n, &unwind);
+    hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, ts, s->cc, unwind));
     share_depth++;
     t->in_tool--;
     return 1;
@@ -320,6 +327,7 @@ void hct_omp_share_end(hct_omp_share *s)
         hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, ts, s->cc));
         hct_otf2_check(t, OTF2_EvtWriter_ThreadTeamEnd(t->writer, NULL, ts, s->team));
     }
+    hct_path_leave(&t->path);
     t->in_tool--;
 }
 
@@ -329,7 +337,10 @@ int hct_omp_region_enter(hct_omp_region *r, uint32_t key, const void *return_add
     if (!t)
         return 0;
     t->in_tool++;
-    uint32_t cc = hct_callsite_cc(key, return_address);
+    uintptr_t frames[HCT_PATH_FRAMES];
+    int n = hct.cfg.callsites ? hct_path_unwind(return_address, frames) : 0;
+    uint64_t ts = hct_boundary_ts(t, 1);
+    uint32_t unwind = 0, cc = hct_path_enter(&t->path, key, frames, n, &unwind);
     if (cc == HCA_UNDEF) {
         t->dropped_events++;
         t->in_tool--;
@@ -337,7 +348,7 @@ int hct_omp_region_enter(hct_omp_region *r, uint32_t key, const void *return_add
     }
     r->t = t;
     r->cc = cc;
-    hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, hct_boundary_ts(t, 1), cc, 2));
+    hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, ts, cc, unwind));
     t->in_tool--;
     return 1;
 }
@@ -348,5 +359,6 @@ void hct_omp_region_leave(hct_omp_region *r)
     t->in_tool++;
     if (recording(t))
         hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, hct_boundary_ts(t, 0), r->cc));
+    hct_path_leave(&t->path);
     t->in_tool--;
 }

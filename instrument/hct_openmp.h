@@ -50,6 +50,7 @@ typedef struct {
     uint32_t cc;     /* calling context of every thread's share */
     uint32_t master; /* thread index of the master */
     uint32_t level;  /* nesting level of the new team (1: outermost) */
+    hct_ctx ctx;     /* cc's path: the master's call path, then the region */
 } hct_omp_fork;
 /* Returns 0 (nothing recorded) when this thread does not trace. */
 int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address, uint32_t requested) HCT_HIDDEN;
@@ -61,9 +62,10 @@ typedef struct {
     hct_thread *t;
     uint32_t cc, team;
 } hct_omp_share;
-/* The team is named by its master's thread index, its level and its size. */
+/* The team is named by its master's thread index, its level and its size;
+ * ctx: the fork's context (hct_omp_fork.ctx), entered by every thread. */
 int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint32_t team_size,
-                        uint32_t cc) HCT_HIDDEN;
+                        const hct_ctx *ctx) HCT_HIDDEN;
 void hct_omp_share_end(hct_omp_share *s) HCT_HIDDEN;
 
 /* A construct region (barrier, critical...) on the calling thread. */

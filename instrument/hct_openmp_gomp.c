@@ -90,7 +90,8 @@ struct helper {
     outlined_fn fn;
     void *data;
     int traced;
-    uint32_t master, level, cc;
+    uint32_t master, level;
+    const hct_ctx *ctx; /* the fork's context (in the master's hct_omp_fork) */
 };
 
 /* The outlined function the calling thread runs now, for calls it makes as
@@ -103,7 +104,7 @@ __attribute__((section("hct_omp_trampoline"), noinline)) static void trampoline(
 {
     const struct helper *h = p;
     hct_omp_share s;
-    int on = h->traced && hct_omp_share_begin(&s, h->master, h->level, team_size(), h->cc);
+    int on = h->traced && hct_omp_share_begin(&s, h->master, h->level, team_size(), h->ctx);
     outlined_fn outer = current_fn;
     current_fn = h->fn;
     h->fn(h->data);
@@ -141,7 +142,7 @@ static void fork_begin(struct helper *h, hct_omp_fork *f, outlined_fn fn, void *
     h->traced = 1;
     h->master = f->master;
     h->level = f->level;
-    h->cc = f->cc;
+    h->ctx = &f->ctx;
 }
 
 /* GOMP_parallel and its combined loop and sections forms: the same shape. */
@@ -217,7 +218,7 @@ static HCT_TLS int nlegacy; /* may exceed MAX_NEST: those levels are not traced 
         }                                                                                                    \
         HINTED((const void *)fn, site, real_ args);                                                          \
         if (r && r->h.traced) /* the master's share: it runs fn itself next */                               \
-            r->shared = hct_omp_share_begin(&r->s, r->h.master, r->h.level, team_size(), r->h.cc);  \
+            r->shared = hct_omp_share_begin(&r->s, r->h.master, r->h.level, team_size(), r->h.ctx);  \
     }
 
 PARALLEL_START(GOMP_parallel_start, (outlined_fn fn, void *data, unsigned nthreads), (call, arg, nthreads))

@@ -10,7 +10,6 @@
 
 #include "hct.h"
 #include "hct_boundary.h"
-#include "hct_counter_rotation.h"
 #include "hct_diag.h"
 #include "hct_locations.h"
 #include "hct_markers.h"
@@ -79,8 +78,9 @@ void hct_stop_recording(void)
             hct_markers_close_open(master, hct_timestamp(master));
         }
         hct_extras_finish(master, self);
+        /* no counter values here: a counter set's class is SYNCHRONOUS, its
+         * values come with calling-context events only */
         uint64_t ts = hct_timestamp(master);
-        hct_counters_final(master, ts, self); /* the totals, with the end of the program */
         hct_otf2_check(master, OTF2_EvtWriter_ProgramEnd(master->writer, NULL, ts, OTF2_UNDEFINED_INT64));
         if (self)
             master->in_tool--;

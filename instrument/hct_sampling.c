@@ -29,6 +29,7 @@
 
 #include "arch/hct_arch.h"
 #include "hct_callsite.h"
+#include "hct_path.h"
 #include "hct_counter_rotation.h"
 #include "hct_diag.h"
 #include "hct_self.h"
@@ -65,10 +66,6 @@ struct hct_smp_thread {
     uint64_t stats_written[NSTATS];
     uint64_t samples, lost_no_context, truncated;
     _Atomic int draining;
-    /* the previous sample's stack, root first, and its calling contexts */
-    uintptr_t prev_addr[MAX_FRAMES];
-    uint32_t prev_cc[MAX_FRAMES];
-    int prev_depth, last_was_sample;
 };
 
 static struct {
@@ -266,7 +263,6 @@ void hct_sampling_setup(void)
 {
     if (!hct.cfg.sampling)
         return;
-    hct_self_locate();
     S.period = hct.cfg.sampling_period_ns;
     S.jitter = S.period * hct.cfg.sampling_jitter_pct / 100;
     /* which source works here: a throw-away probe on this thread */
@@ -308,7 +304,7 @@ void hct_sampling_setup(void)
     for (int i = 0; i < NSTATS; i++)
         refs[i] = hca_defs_metric_member(&hct.defs, stat_names[i], stat_descriptions[i], HCA_UNIT_COUNT,
                                          OTF2_METRIC_TYPE_OTHER, OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64);
-    S.stats_class = hca_defs_metric_class(&hct.defs, NSTATS, refs);
+    S.stats_class = hca_defs_metric_class(&hct.defs, NSTATS, refs, OTF2_METRIC_ASYNCHRONOUS);
 }
 
 hct_smp_thread *hct_sampling_thread_start(hct_thread *t)
@@ -398,9 +394,10 @@ static void write_stats(hct_thread *t, uint64_t ts, int always)
     hct_otf2_check(t, OTF2_EvtWriter_Metric(t->writer, NULL, ts, S.stats_class, NSTATS, types, values));
 }
 
-/* The calling context of a stack (leaf first in `frames`), reusing the common
- * root part with the previous sample. Returns HCA_UNDEF when the table is full. */
-static uint32_t stack_cc(hct_smp_thread *s, const uint64_t *frames, int nframes, uint32_t *unwind)
+/* The calling context of a stack (leaf first in `frames`) in the thread's
+ * path: under the innermost open region, sharing the previous context's root
+ * part. Returns HCA_UNDEF when the table is full. */
+static uint32_t stack_cc(hct_thread *t, const uint64_t *frames, int nframes, uint32_t *unwind)
 {
     /* root first; the tracer's own frames (handler, wrappers, trampolines)
      * are left out: a sample inside a wrapper belongs to the application's
@@ -416,23 +413,7 @@ static uint32_t stack_cc(hct_smp_thread *s, const uint64_t *frames, int nframes,
     }
     if (depth == 0)
         return HCA_UNDEF; /* only the tracer's frames */
-    int common = 0;
-    while (common < depth && common < s->prev_depth && s->prev_addr[common] == addr[common])
-        common++;
-    uint32_t parent = common ? s->prev_cc[common - 1] : HCA_UNDEF;
-    for (int i = common; i < depth; i++) {
-        parent = hct_sample_cc(parent, addr[i]);
-        if (parent == HCA_UNDEF) {
-            s->prev_depth = i;
-            return HCA_UNDEF;
-        }
-        s->prev_addr[i] = addr[i];
-        s->prev_cc[i] = parent;
-    }
-    s->prev_depth = depth;
-    int ud = s->last_was_sample ? depth - common + 1 : depth;
-    *unwind = (uint32_t)(ud > depth ? depth : ud);
-    return parent;
+    return hct_path_sample(&t->path, addr, depth, unwind);
 }
 
 void hct_sampling_drain(hct_thread *t)
@@ -446,7 +427,7 @@ void hct_sampling_drain(hct_thread *t)
         while ((r = hct_ring_peek(&s->ring)) != NULL) {
             uint64_t ts = r->ts < t->last_ts ? t->last_ts : r->ts;
             uint32_t ud = 1;
-            uint32_t cc = r->depth ? stack_cc(s, r->data + r->nvalues, r->depth, &ud) : HCA_UNDEF;
+            uint32_t cc = r->depth ? stack_cc(t, r->data + r->nvalues, r->depth, &ud) : HCA_UNDEF;
             if (cc == HCA_UNDEF) {
                 s->lost_no_context++;
             } else {
@@ -456,7 +437,6 @@ void hct_sampling_drain(hct_thread *t)
                 hct_otf2_check(t, OTF2_EvtWriter_CallingContextSample(t->writer, NULL, ts, cc, ud, S.igen));
                 s->samples++;
                 s->truncated += (r->flags & REC_TRUNCATED) != 0;
-                s->last_was_sample = 1;
             }
             hct_ring_pop(&s->ring);
         }
@@ -464,7 +444,6 @@ void hct_sampling_drain(hct_thread *t)
         atomic_store(&s->draining, 0);
     }
     write_stats(t, t->last_ts, 0);
-    s->last_was_sample = 0; /* a region event follows */
 }
 
 /* The end of a thread's samples: everything drained, final statistics.

@@ -181,13 +181,15 @@ hca_ref hca_defs_metric_member(hca_defs *d, const char *name, const char *descri
     return APPEND(d, members, nmembers, cap_members, m);
 }
 
-hca_ref hca_defs_metric_class(hca_defs *d, uint8_t nmembers, const hca_ref *members)
+hca_ref hca_defs_metric_class(hca_defs *d, uint8_t nmembers, const hca_ref *members,
+                              OTF2_MetricOccurrence occurrence)
 {
     hca_metric_class_def c;
     memset(&c, 0, sizeof(c));
     if (nmembers > HCA_MAX_CLASS_MEMBERS)
         return HCA_UNDEF;
     c.nmembers = nmembers;
+    c.occurrence = occurrence;
     if (nmembers)
         memcpy(c.members, members, nmembers * sizeof(*members));
     return APPEND(d, classes, nclasses, cap_classes, c);
@@ -483,13 +485,13 @@ static uint64_t member_hash(const void *p)
 static int class_eq(const void *pa, const void *pb)
 {
     const hca_metric_class_def *a = pa, *b = pb;
-    return a->nmembers == b->nmembers &&
+    return a->nmembers == b->nmembers && a->occurrence == b->occurrence &&
            memcmp(a->members, b->members, a->nmembers * sizeof(a->members[0])) == 0;
 }
 static uint64_t class_hash(const void *p)
 {
     const hca_metric_class_def *c = p;
-    uint64_t h = c->nmembers;
+    uint64_t h = mix(c->nmembers, c->occurrence);
     for (uint8_t k = 0; k < c->nmembers; k++)
         h = mix(h, c->members[k]);
     return h;
@@ -809,7 +811,7 @@ int hca_defs_write_global(hca_defs *g, const hca_system_info *sys, OTF2_GlobalDe
         for (uint8_t k = 0; k < g->classes[i].nmembers; k++)
             refs[k] = g->classes[i].members[k];
         bad |= OTF2_GlobalDefWriter_WriteMetricClass(w, i, g->classes[i].nmembers, refs,
-                                                     OTF2_METRIC_SYNCHRONOUS_STRICT,
+                                                     (OTF2_MetricOccurrence)g->classes[i].occurrence,
                                                      OTF2_RECORDER_KIND_CPU) != OTF2_SUCCESS;
     }
     for (uint32_t i = 0; i < g->nigens; i++) {

@@ -60,6 +60,7 @@ typedef struct {
 #define HCA_MAX_CLASS_MEMBERS 32
 typedef struct {
     uint8_t nmembers;
+    uint8_t occurrence; /* OTF2_MetricOccurrence: where its Metric events are */
     hca_ref members[HCA_MAX_CLASS_MEMBERS];
 } hca_metric_class_def;
 
@@ -127,7 +128,11 @@ hca_ref hca_defs_team(hca_defs *d, const char *name, uint32_t rank, uint64_t key
 hca_ref hca_defs_metric_member(hca_defs *d, const char *name, const char *description,
                                const char *unit, OTF2_MetricType type, OTF2_MetricMode mode,
                                OTF2_Type value_type);
-hca_ref hca_defs_metric_class(hca_defs *d, uint8_t nmembers, const hca_ref *members);
+/* occurrence: OTF2_METRIC_SYNCHRONOUS for values written only right before
+ * calling-context events (not at every one), OTF2_METRIC_ASYNCHRONOUS for
+ * values written anywhere (docs/trace-format.md, "Metric classes"). */
+hca_ref hca_defs_metric_class(hca_defs *d, uint8_t nmembers, const hca_ref *members,
+                              OTF2_MetricOccurrence occurrence);
 hca_ref hca_defs_interrupt_generator(hca_defs *d, const char *name,
                                      OTF2_InterruptGeneratorMode mode, uint64_t period_ns);
 

@@ -28,7 +28,8 @@ ok $? "traced run of flat_app: 400 x 4 ms busy"
 ok $? "traced run of flat_app -s: 150 x (4 ms busy; 4 ms busy + 4 ms asleep)"
 trace=$(cd flat_run && the_trace) && trace=$dir/flat_run/$trace
 step_trace=$(cd step_run && the_trace) && step_trace=$dir/step_run/$step_trace
-check "otf2-print --silent -Werror accepts the traces" sh -c "otf2-print --silent -Werror '$trace' && otf2-print --silent -Werror '$step_trace'"
+valid_otf2 "$trace" && valid_otf2 "$step_trace"
+ok $? "otf2-print --silent -Werror and the conformance checker accept the traces"
 
 # per duration group G of the region (hcafold splits instances of clearly
 # different durations, e.g. preempted ones, into groups): REGION/phases.G

@@ -56,7 +56,20 @@ the_trace() {
     [ $# -eq 1 ] && [ -f "$1" ] && echo "$1"
 }
 
-valid_otf2() { otf2-print --silent -Werror "$1" >/dev/null 2>&1; }
+# The Debian python3 that has the python3-otf2 bindings (not a pyenv's or a venv's)
+OTF2_PYTHON=${OTF2_PYTHON:-/usr/bin/python3}
+# A trace OTF2's own reader accepts and that conforms to the rules it does not
+# check (tests/otf2_conformance.py: unwind distances, the calling-context tree,
+# balance, timestamps, metric recording modes), read by an independent reader.
+# Its violations are printed as TAP comments (fd 3: the test's stdout, also
+# inside check).
+exec 3>&1
+valid_otf2() {
+    otf2-print --silent -Werror "$1" >/dev/null 2>&1 || return 1
+    conformance=$("$OTF2_PYTHON" "$TOP/tests/otf2_conformance.py" "$1" 2>&1) && return 0
+    printf '%s\n' "$conformance" | sed 's/^/# /' >&3
+    return 1
+}
 
 # On a machine without a CPU PMU (VMs, containers, CI) every traced run says so
 # in this one line; other_stderr FILE prints FILE without it.

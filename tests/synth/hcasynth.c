@@ -65,6 +65,7 @@ typedef struct {
     const char *model; /* --model FILE: recorded in the trace properties */
     const char *creator; /* --creator NAME: the archive's creator, as another tool's */
     int verbose;
+    int nonconformant; /* --nonconformant: the representation before issue 10, for the checker's test */
 } options;
 
 /* One rank's local definitions and the refs its events use. */
@@ -72,6 +73,7 @@ typedef struct {
     hca_defs defs;
     hca_defs_map map;
     hca_ref cc_mpi[2], cc_iter, cc_idle, cc_func[SYNTH_MAX_FUNCS];
+    hca_ref cc_func_in[SYNTH_MAX_FUNCS]; /* the functions under the open region (user, openmp) */
     hca_ref klass[SYNTH_MAX_SETS];
     hca_ref stats; /* the sampling statistics' class, as the tracer writes it */
     hca_ref igen, comm_world, s_prog, s_arg;
@@ -87,6 +89,7 @@ typedef struct {
 } instance;
 
 enum { SEG_MPI_A, SEG_INST, SEG_MPI_B, SEG_GAP };
+#define PATH_MAX_DEPTH 8 /* deepest calling context written: main, region, main, function */
 
 typedef struct {
     uint64_t t0, t1;
@@ -117,6 +120,8 @@ typedef struct {
     size_t set;
     truth *tr;
     uint64_t samples;                   /* written on this location */
+    hca_ref path[PATH_MAX_DEPTH];       /* the location's current calling context, root first */
+    int depth;
     int bad;
 } loc_writer;
 
@@ -167,6 +172,9 @@ static void usage(FILE *f)
             "  --lost-samples N       samples reported lost per location in the sampling statistics\n"
             "                         (written half way and at the end; default 0)\n"
             "  --creator NAME         the archive's creator (default hcasynth), to pose as another tool\n"
+            "  --nonconformant        the calling contexts and metric classes written before issue 10:\n"
+            "                         region contexts apart from the samples', unwind distance 2,\n"
+            "                         SYNCHRONOUS_STRICT classes (for tests of the conformance checker)\n"
             "  -v, --verbose          print a summary\n"
             "  -h, --help\n",
             NOISE_BINS);
@@ -211,6 +219,7 @@ static int parse_options(int argc, char **argv, options *o)
         { "skew-us", required_argument, NULL, 'W' },
         { "model", required_argument, NULL, 'M' },
         { "creator", required_argument, NULL, 'C' },
+        { "nonconformant", no_argument, NULL, 'X' },
         { "verbose", no_argument, NULL, 'v' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -309,6 +318,9 @@ static int parse_options(int argc, char **argv, options *o)
             break;
         case 'f':
             funcs = optarg;
+            break;
+        case 'X':
+            o->nonconformant = 1;
             break;
         case 'S':
             bad = parse_num("seed", optarg, 0, 1e15, &v);
@@ -430,6 +442,13 @@ static int build_rank_defs(const options *o, uint32_t r, rank_defs *rd)
         size_t j = rev ? o->nfuncs - 1 - k : k;
         hca_ref caller = hca_defs_cc(d, main_r, hca_defs_scl(d, FILE_NAME, LINE_FUNC_CALL(j)), HCA_UNDEF);
         rd->cc_func[j] = hca_defs_cc(d, func_r[j], hca_defs_scl(d, FILE_NAME, LINE_FUNC_BODY(j)), caller);
+        rd->cc_func_in[j] = rd->cc_func[j];
+        if (o->kind != KIND_BURST && !o->nonconformant) {
+            /* samples inside the open region hang under its node, as the tracer writes them */
+            caller = hca_defs_cc(d, main_r, hca_defs_scl(d, FILE_NAME, LINE_FUNC_CALL(j)), rd->cc_iter);
+            rd->cc_func_in[j] =
+                hca_defs_cc(d, func_r[j], hca_defs_scl(d, FILE_NAME, LINE_FUNC_BODY(j)), caller);
+        }
     }
     hca_ref member[SYNTH_MAX_COUNTERS] = { 0 };
     for (size_t k = 0; k < o->ncounters; k++) {
@@ -444,14 +463,17 @@ static int build_rank_defs(const options *o, uint32_t r, rank_defs *rd)
         hca_ref m[SYNTH_MAX_COUNTERS];
         for (size_t i = 0; i < o->sets[s].n; i++)
             m[i] = member[o->sets[s].idx[i]];
-        rd->klass[s] = hca_defs_metric_class(d, (uint8_t)o->sets[s].n, m);
+        rd->klass[s] = hca_defs_metric_class(d, (uint8_t)o->sets[s].n, m,
+                                             o->nonconformant ? OTF2_METRIC_SYNCHRONOUS_STRICT
+                                                              : OTF2_METRIC_SYNCHRONOUS);
     }
     static const char *const stat_names[HCA_NSTATS] = HCA_STAT_NAMES;
     hca_ref stat[HCA_NSTATS];
     for (int i = 0; i < HCA_NSTATS; i++)
         stat[i] = hca_defs_metric_member(d, stat_names[i], "sampling statistics", HCA_UNIT_COUNT,
                                          OTF2_METRIC_TYPE_OTHER, OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64);
-    rd->stats = hca_defs_metric_class(d, HCA_NSTATS, stat);
+    rd->stats = hca_defs_metric_class(d, HCA_NSTATS, stat,
+                                      o->nonconformant ? OTF2_METRIC_SYNCHRONOUS_STRICT : OTF2_METRIC_ASYNCHRONOUS);
     uint64_t period = (uint64_t)llround(o->period_ms * 1e6 / o->fine);
     rd->igen = hca_defs_interrupt_generator(d, "timer", OTF2_INTERRUPT_GENERATOR_MODE_TIME, period);
     rd->comm_world = HCA_UNDEF;
@@ -544,10 +566,29 @@ static void ev_metric(loc_writer *L, const segment *s, uint64_t t)
     ev_metric_at(L, s, t, t);
 }
 
+/* OTF2's unwind distance of an event referencing cc: the nodes of its path
+ * new since the location's previous context, plus one; cc's path becomes the
+ * current context. --nonconformant: 2, as written before issue 10. */
+static uint32_t unwind_to(loc_writer *L, hca_ref cc)
+{
+    hca_ref path[PATH_MAX_DEPTH];
+    int n = 0;
+    for (hca_ref c = cc; c != HCA_UNDEF && n < PATH_MAX_DEPTH; c = L->rd->defs.ccs[c].parent)
+        path[n++] = c;
+    int common = 0;
+    while (common < n && common < L->depth && L->path[common] == path[n - 1 - common])
+        common++;
+    for (int i = 0; i < n; i++)
+        L->path[i] = path[n - 1 - i];
+    L->depth = n;
+    return L->o->nonconformant ? 2 : (uint32_t)(n - common + 1);
+}
+
 static void ev_enter(loc_writer *L, const segment *s, uint64_t t, hca_ref cc)
 {
     ev_metric(L, s, t);
-    L->bad |= OTF2_EvtWriter_CallingContextEnter(L->w, NULL, local_time(L, t), cc, 2) != OTF2_SUCCESS;
+    uint32_t unwind = unwind_to(L, cc);
+    L->bad |= OTF2_EvtWriter_CallingContextEnter(L->w, NULL, local_time(L, t), cc, unwind) != OTF2_SUCCESS;
     L->now = t;
 }
 
@@ -555,6 +596,7 @@ static void ev_leave(loc_writer *L, const segment *s, uint64_t t, hca_ref cc)
 {
     ev_metric(L, s, t);
     L->bad |= OTF2_EvtWriter_CallingContextLeave(L->w, NULL, local_time(L, t), cc) != OTF2_SUCCESS;
+    unwind_to(L, L->rd->defs.ccs[cc].parent); /* OTF2: the parent is the next event's previous context */
     L->now = t;
 }
 
@@ -572,13 +614,15 @@ static void ev_sample(loc_writer *L, const segment *s, uint64_t t)
         cc = L->rd->cc_mpi[s->type == SEG_MPI_B];
     else if (s->type == SEG_INST) {
         double x = (double)(t - s->t0) / (double)(s->t1 - s->t0);
-        cc = L->rd->cc_func[synth_function_at(o->funcs, o->nfuncs, x)];
+        size_t f = synth_function_at(o->funcs, o->nfuncs, x);
+        cc = o->kind == KIND_BURST ? L->rd->cc_func[f] : L->rd->cc_func_in[f];
         L->tr->samples_in++;
         if (!s->in->outlier)
             L->tr->samples_in_used++;
     }
     ev_metric_at(L, s, t, tv);
-    L->bad |= OTF2_EvtWriter_CallingContextSample(L->w, NULL, local_time(L, t), cc, 2, L->rd->igen) !=
+    uint32_t unwind = unwind_to(L, cc);
+    L->bad |= OTF2_EvtWriter_CallingContextSample(L->w, NULL, local_time(L, t), cc, unwind, L->rd->igen) !=
               OTF2_SUCCESS;
     L->tr->samples++;
     L->samples++;

@@ -59,7 +59,7 @@ static void serialization_round_trip(void **state)
     hca_defs_metric_member(&d, "instructions", "retired instructions", "#", OTF2_METRIC_TYPE_PAPI,
                            OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64);
     hca_ref m = 0;
-    hca_defs_metric_class(&d, 1, &m);
+    hca_defs_metric_class(&d, 1, &m, OTF2_METRIC_SYNCHRONOUS);
     hca_defs_interrupt_generator(&d, "timer", OTF2_INTERRUPT_GENERATOR_MODE_TIME, 20000000);
     unsigned char *buf;
     size_t len;

@@ -475,8 +475,15 @@ static void fold_reads_what_was_written(int which, int kind)
                 assert_string_equal(fn, "f_first");
             else if (x > 0.51)
                 assert_string_equal(fn, "f_second");
-            assert_int_equal(cc->depth, 1);
             assert_string_equal(t.regions[t.contexts[cc->parent].region].name, "main");
+            if (kind == FOLD_KIND_BURST) {
+                assert_int_equal(cc->depth, 1);
+            } else { /* under the open region's node: main @ call -> region -> main -> function */
+                assert_int_equal(cc->depth, 3);
+                const fold_context_def *in_region = &t.contexts[t.contexts[cc->parent].parent];
+                assert_int_equal(t.regions[in_region->region].kind, kind);
+                assert_int_equal(t.contexts[cc->parent].parent, r->open_context);
+            }
         }
         samples += in->nsamples;
     }

@@ -1,0 +1,64 @@
+/* hct_path.h: a location's current calling context in the process's one tree
+ * of contexts: sampled frames and region nodes (MPI calls, OpenMP regions,
+ * markers) spliced into them, and OTF2's unwind distance of each event against
+ * the location's previous one (hct_path.c; docs/trace-format.md, "Regions and
+ * calling contexts"). */
+#ifndef HCT_PATH_H
+#define HCT_PATH_H
+
+#include <stdint.h>
+
+#define HCT_PATH_FRAMES 64 /* physical frames of one stack, the innermost ones */
+#define HCT_PATH_MAX 128   /* nodes of a path: frames, region nodes, frames under them */
+#define HCT_PATH_OPEN 16   /* regions open at once on a thread */
+#define HCT_PATH_CACHE 256 /* (parent, node) -> context, per thread */
+
+/* A calling context as its path of local context IDs, root first. */
+typedef struct {
+    uint32_t cc[HCT_PATH_MAX];
+    int depth;
+} hct_ctx;
+
+/* A region open on a thread. */
+typedef struct {
+    int at;      /* index of the region's node in the thread's path */
+    int nframes; /* the physical stack at its enter, root first */
+    uintptr_t frames[HCT_PATH_FRAMES];
+} hct_path_open;
+
+/* One thread's state; a member of hct_thread (hct.h), zero at its start. */
+typedef struct hct_path {
+    hct_ctx now;                  /* the context of the location's last event */
+    uintptr_t addr[HCT_PATH_MAX]; /* code address of each node of `now`; 0: not this thread's frame */
+    int nopen;
+    hct_path_open open[HCT_PATH_OPEN];
+    struct {
+        uintptr_t key; /* node: code address or region tag; 0 = empty */
+        uint32_t parent, cc;
+    } cache[HCT_PATH_CACHE];
+} hct_path;
+
+#define HCT_PATH_HIDDEN __attribute__((visibility("hidden")))
+
+/* The physical stack of a region boundary, root first, up to the frame that
+ * called into the tracer at `return_address` (the call instruction's address:
+ * return address - 1), the tracer's own frames left out; returns the count. */
+int hct_path_unwind(const void *return_address, uintptr_t *frames) HCT_PATH_HIDDEN;
+/* Enters region `key` called from the stack `frames` (root first, n of them):
+ * the region's node becomes a child of the path that calls it. Returns its
+ * context and sets *unwind; HCA_UNDEF (nothing changed) when the tables are full. */
+uint32_t hct_path_enter(hct_path *p, uint32_t key, const uintptr_t *frames, int n, uint32_t *unwind) HCT_PATH_HIDDEN;
+/* What hct_path_enter would give, as a whole path, without entering (p's
+ * cache only is touched): the context an OpenMP team's threads enter. */
+uint32_t hct_path_peek(hct_path *p, uint32_t key, const uintptr_t *frames, int n, hct_ctx *out) HCT_PATH_HIDDEN;
+/* Enters the given context (its last node a region: another thread's
+ * hct_path_peek); `frames` is this thread's own stack at the enter. */
+uint32_t hct_path_enter_ctx(hct_path *p, const hct_ctx *c, const uintptr_t *frames, int n,
+                            uint32_t *unwind) HCT_PATH_HIDDEN;
+/* Leaves the innermost open region: its parent becomes the current context. */
+void hct_path_leave(hct_path *p) HCT_PATH_HIDDEN;
+/* A sample's context: its stack (root first, the leaf's own address last)
+ * under the innermost open region. HCA_UNDEF when the tables are full. */
+uint32_t hct_path_sample(hct_path *p, const uintptr_t *frames, int n, uint32_t *unwind) HCT_PATH_HIDDEN;
+
+#endif

@@ -1,0 +1,236 @@
+/* test_path.c: unit tests of a thread's calling context (instrument/hct_path.c)
+ * against a model tree: a region's node under its call path, samples under the
+ * open region from the first frame off the region's own stack, a marker's
+ * caller seen again at another line, nested regions, an OpenMP team's context
+ * entered from another thread, OTF2's unwind distance of each event, the state
+ * kept usable when the table is full, and the stack unwound at a call. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "hca_defs.h"
+#include "hct_callsite.h"
+#include "hct_path.h"
+
+/* ---- the model tree in place of hct_callsite.c ---- */
+typedef struct {
+    uint32_t parent;
+    uintptr_t node; /* address, or key | 1 << 62 for a region */
+} model_node;
+static model_node tree[256];
+static uint32_t ntree, capacity = 256;
+
+static uint32_t model_child(uint32_t parent, uintptr_t node)
+{
+    for (uint32_t i = 0; i < ntree; i++)
+        if (tree[i].parent == parent && tree[i].node == node)
+            return i;
+    if (ntree >= capacity)
+        return HCA_UNDEF;
+    tree[ntree] = (model_node){ parent, node };
+    return ntree++;
+}
+
+uint32_t hct_sample_cc(uint32_t parent, uintptr_t address)
+{
+    return model_child(parent, address);
+}
+
+uint32_t hct_region_cc(uint32_t parent, uint32_t region_key)
+{
+    return model_child(parent, (uintptr_t)region_key | (uintptr_t)1 << 62);
+}
+
+/* the nodes of cc's path, root first, as "a,b,K7" (regions as K<key>) */
+static const char *path_of(uint32_t cc)
+{
+    static char buf[512];
+    uint32_t nodes[64];
+    int n = 0;
+    for (uint32_t c = cc; c != HCA_UNDEF && n < 64; c = tree[c].parent)
+        nodes[n++] = c;
+    buf[0] = 0;
+    for (int i = n - 1; i >= 0; i--) {
+        uintptr_t v = tree[nodes[i]].node;
+        size_t len = strlen(buf);
+        if (v & (uintptr_t)1 << 62)
+            snprintf(buf + len, sizeof(buf) - len, "%sK%lu", len ? "," : "", (unsigned long)(v & 0xffff));
+        else
+            snprintf(buf + len, sizeof(buf) - len, "%s%c", len ? "," : "", (char)v);
+    }
+    return buf;
+}
+
+static hct_path P;
+
+static int setup(void **state)
+{
+    (void)state;
+    memset(&P, 0, sizeof(P));
+    ntree = 0;
+    capacity = 256;
+    return 0;
+}
+
+/* frames named by letters: their "addresses" are the characters */
+static int frames_of(const char *s, uintptr_t *f)
+{
+    int n = 0;
+    for (; *s; s++)
+        f[n++] = (uintptr_t)(unsigned char)*s;
+    return n;
+}
+
+static uint32_t enter(uint32_t key, const char *stack, uint32_t *ud)
+{
+    uintptr_t f[HCT_PATH_FRAMES];
+    return hct_path_enter(&P, key, f, frames_of(stack, f), ud);
+}
+
+static uint32_t sample(const char *stack, uint32_t *ud)
+{
+    uintptr_t f[HCT_PATH_FRAMES];
+    return hct_path_sample(&P, f, frames_of(stack, f), ud);
+}
+
+static void region_under_its_call_path(void **state)
+{
+    (void)state;
+    uint32_t ud = 0;
+    uint32_t cc = sample("ab", &ud);
+    assert_string_equal(path_of(cc), "a,b");
+    assert_int_equal(ud, 3); /* nothing before: both new, then the undefined root */
+    cc = enter(7, "ac", &ud);
+    assert_string_equal(path_of(cc), "a,c,K7");
+    assert_int_equal(ud, 3); /* c and the region new, a made progress */
+    /* an MPI library's frames under the call's node */
+    cc = sample("acxy", &ud);
+    assert_string_equal(path_of(cc), "a,c,K7,x,y");
+    assert_int_equal(ud, 3);
+    cc = sample("acxz", &ud);
+    assert_string_equal(path_of(cc), "a,c,K7,x,z");
+    assert_int_equal(ud, 2);
+    assert_int_equal(sample("acxz", &ud), cc);
+    assert_int_equal(ud, 1); /* the same path: the leaf made progress */
+    hct_path_leave(&P);
+    assert_int_equal(P.now.depth, 2); /* the region's parent */
+    cc = sample("ad", &ud);
+    assert_string_equal(path_of(cc), "a,d");
+    assert_int_equal(ud, 2);
+    /* the same call again: the same node */
+    uint32_t again = enter(7, "ac", &ud);
+    assert_string_equal(path_of(again), "a,c,K7");
+    assert_int_equal(ud, 3);
+}
+
+static void marker_then_nested_call(void **state)
+{
+    (void)state;
+    uint32_t ud = 0;
+    uint32_t m = enter(1, "am", &ud); /* a marker begun at line m of a */
+    assert_string_equal(path_of(m), "a,m,K1");
+    assert_int_equal(ud, 4);
+    /* the code between begin and end: a at another line, then f */
+    uint32_t cc = sample("anf", &ud);
+    assert_string_equal(path_of(cc), "a,m,K1,n,f");
+    assert_int_equal(ud, 3);
+    /* an MPI call inside the marker, from g */
+    cc = enter(7, "ang", &ud);
+    assert_string_equal(path_of(cc), "a,m,K1,n,g,K7");
+    assert_int_equal(ud, 3); /* g and the call new; n made progress */
+    cc = sample("angx", &ud);
+    assert_string_equal(path_of(cc), "a,m,K1,n,g,K7,x");
+    assert_int_equal(ud, 2);
+    hct_path_leave(&P);
+    cc = sample("anf", &ud);
+    assert_string_equal(path_of(cc), "a,m,K1,n,f");
+    assert_int_equal(ud, 2);
+    /* a sample off the marker's own stack still hangs under its node */
+    cc = sample("bq", &ud);
+    assert_string_equal(path_of(cc), "a,m,K1,b,q");
+    assert_int_equal(ud, 3);
+    hct_path_leave(&P);
+    assert_int_equal(P.now.depth, 2);
+    assert_int_equal(P.nopen, 0);
+}
+
+static void team_context_from_another_thread(void **state)
+{
+    (void)state;
+    /* the master computes the context at the fork without entering it */
+    hct_ctx team;
+    uintptr_t f[HCT_PATH_FRAMES];
+    uint32_t cc = hct_path_peek(&P, 9, f, frames_of("ab", f), &team);
+    assert_string_equal(path_of(cc), "a,b,K9");
+    assert_int_equal(team.depth, 3);
+    assert_int_equal(P.now.depth, 0); /* not entered */
+    assert_int_equal(P.nopen, 0);
+    /* a worker with a stack of its own enters it */
+    hct_path worker;
+    memset(&worker, 0, sizeof(worker));
+    uint32_t ud = 0;
+    assert_int_equal(hct_path_enter_ctx(&worker, &team, f, frames_of("st", f), &ud), cc);
+    assert_int_equal(ud, 4); /* all new on this location */
+    /* its samples leave the region's path below the runtime's frames */
+    uint32_t s = hct_path_sample(&worker, f, frames_of("stow", f), &ud);
+    assert_string_equal(path_of(s), "a,b,K9,o,w");
+    assert_int_equal(ud, 3);
+    hct_path_leave(&worker);
+    assert_int_equal(worker.now.depth, 2);
+}
+
+static void full_table_keeps_a_valid_state(void **state)
+{
+    (void)state;
+    uint32_t ud = 0;
+    sample("abc", &ud);
+    capacity = ntree; /* nothing new from now on */
+    assert_int_equal(sample("abd", &ud), HCA_UNDEF);
+    assert_int_equal(enter(3, "abe", &ud), HCA_UNDEF);
+    assert_int_equal(P.nopen, 0);
+    capacity = 256;
+    /* the next event's distance is counted against a prefix of what was
+     * written last (a, b, c): never too small */
+    uint32_t cc = sample("abc", &ud);
+    assert_string_equal(path_of(cc), "a,b,c");
+    assert_true(ud >= 1 && ud <= 2);
+}
+
+static __attribute__((noinline)) int unwind_here(uintptr_t *frames)
+{
+    int n = hct_path_unwind(__builtin_return_address(0), frames);
+    __asm__ volatile("" ::: "memory"); /* not a tail call */
+    return n;
+}
+
+static void unwinds_up_to_the_call(void **state)
+{
+    (void)state;
+    uintptr_t frames[HCT_PATH_FRAMES];
+    const void *ra = NULL;
+    int n = unwind_here(frames);
+    ra = __builtin_return_address(0);
+    assert_true(n >= 2);
+    /* the leaf: the call of unwind_here in this function (its return address - 1) */
+    assert_true(frames[n - 1] > (uintptr_t)unwinds_up_to_the_call &&
+                frames[n - 1] < (uintptr_t)unwinds_up_to_the_call + 4096);
+    /* the caller of this function is the frame above */
+    assert_int_equal(frames[n - 2], (uintptr_t)ra - 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(region_under_its_call_path, setup),
+        cmocka_unit_test_setup(marker_then_nested_call, setup),
+        cmocka_unit_test_setup(team_context_from_another_thread, setup),
+        cmocka_unit_test_setup(full_table_keeps_a_valid_state, setup),
+        cmocka_unit_test_setup(unwinds_up_to_the_call, setup),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
