@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anchor.h"
 #include "model.h"
 #include "points.h"
 #include "read.h"
@@ -87,14 +88,6 @@ static char *make_slug(size_t index, const char *name)
     return strdup(buf);
 }
 
-static char *site_label(const fold_trace *t, uint32_t context)
-{
-    char buf[512];
-    if (context == FOLD_NONE)
-        return strdup("");
-    fold_context_label(t, context, buf, sizeof(buf));
-    return strdup(buf);
-}
 
 /* Copies at most PLOT_POINTS points, chosen by the deterministic cap. */
 static int copy_points(const double *x, const double *y, size_t n, double **ox, double **oy, size_t *on)
@@ -282,12 +275,13 @@ static uint32_t anchor_depth(const fold_trace *t, uint32_t ctx, const char *name
     return found;
 }
 
-/* anchor: the name of the function the region's code runs in (its caller for
- * bursts and user regions, the outlined function for OpenMP); stacks are cut
- * above it, so that threads entering the same code from different places (an
- * OpenMP master and its workers) line up. */
+/* OpenMP (anchor set): stacks are cut at the outlined function the region's
+ * code runs in (anchor; else anchor2, its caller), so that threads entering
+ * the same code from different places (an OpenMP master and its workers) line
+ * up. Other regions (anchor NULL): all stacks are cut at their deepest common
+ * caller (anchor.h); callers[] hold the region's boundary calls. */
 static int fold_source(const fold_trace *t, const fold_points *p, const fold_options *o, const char *anchor,
-                       const char *anchor2, fold_region_result *g)
+                       const char *anchor2, const char *const *callers, size_t ncallers, fold_region_result *g)
 {
     /* at most max_points samples, the same deterministic choice as the fits */
     size_t *chosen = malloc((p->ns + 1) * sizeof(*chosen));
@@ -314,8 +308,8 @@ static int fold_source(const fold_trace *t, const fold_points *p, const fold_opt
         uint32_t ctx = p->scontext[i];
         if (ctx == FOLD_NONE || ctx >= t->ncontexts)
             continue;
-        uint32_t depth = t->contexts[ctx].depth + 1, cut = anchor_depth(t, ctx, anchor);
-        if (cut == UINT32_MAX)
+        uint32_t depth = t->contexts[ctx].depth + 1, cut = anchor ? anchor_depth(t, ctx, anchor) : 0;
+        if (anchor && cut == UINT32_MAX)
             cut = anchor_depth(t, ctx, anchor2);
         if (cut == UINT32_MAX)
             cut = 0;
@@ -333,6 +327,14 @@ static int fold_source(const fold_trace *t, const fold_points *p, const fold_opt
         g->line_no[g->nlines] = leaf->line;
         g->line_fn[g->nlines] = leaf->region < t->nregions ? t->regions[leaf->region].name : "?";
         g->nlines++;
+    }
+    if (!anchor) { /* every stack cut at the deepest common caller */
+        uint32_t cut = fold_anchor_depth(t, stacks, nstacks, callers, ncallers);
+        for (size_t i = 0; i < nstacks; i++) {
+            uint32_t c = stacks[i].depth > cut ? cut : (stacks[i].depth ? stacks[i].depth - 1 : 0);
+            stacks[i].frames += c;
+            stacks[i].depth -= c;
+        }
     }
     fold_band *bands = NULL;
     size_t nbands = 0;
@@ -376,22 +378,39 @@ out:
     return rc;
 }
 
+/* "A -> B (path 1 of 2: path_smooth) (duration group 2 of 2)" */
+static char *display_name(const fold_region *f)
+{
+    char name[1200];
+    size_t len = (size_t)snprintf(name, sizeof(name), "%s", f->name);
+    if (f->npaths > 1 && len < sizeof(name))
+        len += (size_t)snprintf(name + len, sizeof(name) - len, " (path %u of %u: %s)", f->path + 1, f->npaths,
+                                f->path_label ? f->path_label : "?");
+    if (f->ngroups > 1 && len < sizeof(name))
+        snprintf(name + len, sizeof(name) - len, " (duration group %u of %u)", f->group + 1, f->ngroups);
+    return strdup(name);
+}
+
 static int fold_one(const fold_trace *t, const fold_region *f, size_t index, const fold_options *o,
                     fold_region_result *g)
 {
     fold_points p;
     if (fold_points_build(t, f, &p) != 0)
         return -1;
-    char name[600];
-    if (f->ngroups > 1)
-        snprintf(name, sizeof(name), "%s (duration group %u of %u)", f->name, f->group + 1, f->ngroups);
-    else
-        snprintf(name, sizeof(name), "%s", f->name);
-    g->name = strdup(name);
+    char *name = display_name(f);
+    if (!name) {
+        fold_points_free(&p);
+        return -1;
+    }
+    g->name = name;
     g->slug = make_slug(index, name);
     g->kind = kind_name(f->kind);
-    g->open_site = site_label(t, f->open_context);
-    g->close_site = site_label(t, f->close_context);
+    g->open_site = strdup(f->open_site ? f->open_site : "");
+    g->close_site = strdup(f->close_site ? f->close_site : "");
+    g->path = f->path;
+    g->paths = f->npaths;
+    g->path_functions = f->path_label;
+    g->call_sites = f->sites;
     g->instances_found = f->ninstances;
     g->instances_used = f->nused;
     g->instances_excluded = f->nexcluded;
@@ -413,9 +432,14 @@ static int fold_one(const fold_trace *t, const fold_region *f, size_t index, con
         if (parent < t->ncontexts && t->contexts[parent].region < t->nregions)
             caller = t->regions[t->contexts[parent].region].name;
     }
-    const char *anchor = f->kind == FOLD_KIND_OPENMP ? own : caller, *anchor2 = caller;
+    const char *callers[2] = { caller, NULL };
+    if (f->close_context < t->ncontexts) {
+        uint32_t parent = t->contexts[f->close_context].parent;
+        if (parent < t->ncontexts && t->contexts[parent].region < t->nregions)
+            callers[1] = t->regions[t->contexts[parent].region].name;
+    }
     if (rc == 0)
-        rc = fold_source(t, &p, o, anchor, anchor2, g);
+        rc = fold_source(t, &p, o, f->kind == FOLD_KIND_OPENMP ? own : NULL, caller, callers, 2, g);
     double per_instance = f->nused ? (double)p.used_samples / (double)f->nused : 0;
     if (rc == 0 && per_instance < 0.5) {
         char w[200];
@@ -425,6 +449,26 @@ static int fold_one(const fold_trace *t, const fold_region *f, size_t index, con
     }
     fold_points_free(&p);
     return rc;
+}
+
+/* Records a region too small to fold, with its reason. */
+static int skip(fold_report *report, const fold_region *f, const fold_options *o)
+{
+    fold_skipped_region *s = &report->skipped[report->regions_skipped];
+    char reason[200];
+    if (f->nused < o->min_instances)
+        snprintf(reason, sizeof(reason), "too few instances (%zu used, at least %zu)", f->nused, o->min_instances);
+    else
+        snprintf(reason, sizeof(reason), "too few samples (%zu in the used instances, at least %zu)",
+                 f->nsamples_used, o->min_samples);
+    s->name = display_name(f);
+    s->reason = strdup(reason);
+    s->kind = kind_name(f->kind);
+    s->instances_used = f->nused;
+    s->samples_used = f->nsamples_used;
+    s->total_time_s = f->total_ns / 1e9;
+    report->regions_skipped++;
+    return s->name && s->reason ? 0 : -1;
 }
 
 struct progress_adapter {
@@ -473,7 +517,8 @@ enum fold_analysis_status fold_analyze(const char *trace_path, const fold_option
     report->nlocations = t->nlocations;
     report->samples_lost = t->samples_lost;
     report->regions = calloc(t->nfolds + 1, sizeof(*report->regions));
-    if (!report->regions) {
+    report->skipped = calloc(t->nfolds + 1, sizeof(*report->skipped));
+    if (!report->regions || !report->skipped) {
         snprintf(err, errlen, "out of memory");
         return FOLD_ANALYSIS_NO_MEMORY;
     }
@@ -486,7 +531,10 @@ enum fold_analysis_status fold_analyze(const char *trace_path, const fold_option
         if (o->progress)
             o->progress("folding", i, t->nfolds);
         if (f->nused < o->min_instances || f->nsamples_used < o->min_samples) {
-            report->regions_skipped++;
+            if (skip(report, f, o) != 0) {
+                snprintf(err, errlen, "out of memory");
+                return FOLD_ANALYSIS_NO_MEMORY;
+            }
             continue;
         }
         fold_region_result *g = &report->regions[report->nregions++];
@@ -548,6 +596,13 @@ void fold_report_free(fold_report *r)
     free(r->regions);
     r->regions = NULL;
     r->nregions = 0;
+    for (size_t i = 0; r->skipped && i < r->regions_skipped; i++) {
+        free(r->skipped[i].name);
+        free(r->skipped[i].reason);
+    }
+    free(r->skipped);
+    r->skipped = NULL;
+    r->regions_skipped = 0;
     if (r->owner) { /* the trace the result's names point into */
         fold_trace_free(r->owner);
         free(r->owner);

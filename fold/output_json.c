@@ -205,6 +205,11 @@ static cJSON *region_json(const fold_region_result *r)
     cJSON_AddNumberToObject(inst, "used", (double)r->instances_used);
     cJSON_AddNumberToObject(inst, "excluded", (double)r->instances_excluded);
     cJSON_AddNumberToObject(inst, "groups", (double)r->groups);
+    cJSON_AddNumberToObject(key, "call_sites", (double)r->call_sites);
+    cJSON *path = cJSON_AddObjectToObject(o, "path");
+    cJSON_AddNumberToObject(path, "index", (double)r->path);
+    cJSON_AddNumberToObject(path, "of", (double)r->paths);
+    cJSON_AddStringToObject(path, "functions", r->path_functions ? r->path_functions : "");
     cJSON *smp = cJSON_AddObjectToObject(o, "samples");
     cJSON_AddNumberToObject(smp, "used", (double)r->samples_used);
     cJSON_AddNumberToObject(o, "mean_duration_s", r->mean_duration_s);
@@ -266,6 +271,18 @@ int fold_write_json(const fold_report *r, const char *dir, char *err, size_t err
     cJSON_AddNumberToObject(root, "locations", (double)r->nlocations);
     cJSON_AddNumberToObject(root, "samples_lost", (double)r->samples_lost);
     cJSON_AddNumberToObject(root, "regions_skipped", (double)r->regions_skipped);
+    cJSON *skipped = cJSON_AddArrayToObject(root, "skipped");
+    for (size_t i = 0; i < r->regions_skipped; i++) {
+        const fold_skipped_region *s = &r->skipped[i];
+        cJSON *sj = cJSON_CreateObject();
+        cJSON_AddStringToObject(sj, "name", s->name);
+        cJSON_AddStringToObject(sj, "kind", s->kind);
+        cJSON_AddStringToObject(sj, "reason", s->reason);
+        cJSON_AddNumberToObject(sj, "instances_used", (double)s->instances_used);
+        cJSON_AddNumberToObject(sj, "samples_used", (double)s->samples_used);
+        cJSON_AddNumberToObject(sj, "total_time_s", s->total_time_s);
+        cJSON_AddItemToArray(skipped, sj);
+    }
     if (r->model)
         cJSON_AddItemToObject(root, "model", model_json(r->model));
     cJSON *regions = cJSON_AddArrayToObject(root, "regions");

@@ -41,6 +41,9 @@ typedef struct {
     const char *kind;          /* "user", "openmp", "burst" */
     char *open_site, *close_site; /* "function@file:line" of the contexts opening/closing it */
     size_t instances_found, instances_used, instances_excluded, groups;
+    size_t path, paths;        /* code path of the key (0-based) and their number (fold/paths.h) */
+    const char *path_functions; /* the path's functions, or NULL when the key is one path */
+    size_t call_sites;         /* line-level call-site keys merged into this region (fold/sites.h) */
     size_t samples_used;
     double mean_duration_s, total_time_s;
     fold_counter_result *counters;
@@ -57,13 +60,23 @@ typedef struct {
     char *warning;             /* e.g. too few samples; NULL if none */
 } fold_region_result;
 
+/* A region not folded, and why. */
+typedef struct {
+    char *name;
+    const char *kind;
+    char *reason;              /* "too few instances (4 used, at least 10)", "too few samples (...)" */
+    size_t instances_used, samples_used;
+    double total_time_s;
+} fold_skipped_region;
+
 typedef struct fold_report {
     const char *trace;         /* path of traces.otf2 */
     uint64_t samples_lost;
     size_t nlocations;
     fold_region_result *regions; /* sorted by total time, largest first */
     size_t nregions;
-    size_t regions_skipped;    /* keys with too few instances or samples */
+    size_t regions_skipped;    /* keys with too few instances or samples: */
+    fold_skipped_region *skipped; /* each, by total time, largest first */
     void *owner;               /* the read trace (fold_trace) the names point into (freed with the report) */
     struct fold_model_report *model; /* the model evaluated on the regions (model.h), or NULL */
 } fold_report;

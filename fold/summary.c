@@ -74,7 +74,7 @@ void fold_write_summary(const fold_report *r, FILE *out)
         total += r->regions[i].total_time_s;
     fprintf(out, "%s: %zu region%s folded", r->trace, r->nregions, r->nregions == 1 ? "" : "s");
     if (r->regions_skipped)
-        fprintf(out, " (%zu skipped: too few instances or samples)", r->regions_skipped);
+        fprintf(out, " (%zu skipped, listed at the end)", r->regions_skipped);
     fprintf(out, ", %zu location%s, %llu samples lost\n", r->nlocations, r->nlocations == 1 ? "" : "s",
             (unsigned long long)r->samples_lost);
     for (size_t i = 0; i < r->nregions; i++) {
@@ -111,6 +111,10 @@ void fold_write_summary(const fold_report *r, FILE *out)
         if (r->model)
             model_summary(r->model, &r->model->regions[i], out);
     }
+    if (r->regions_skipped)
+        fprintf(out, "\nskipped:\n");
+    for (size_t i = 0; i < r->regions_skipped; i++)
+        fprintf(out, "    %s [%s]: %s\n", r->skipped[i].name, r->skipped[i].kind, r->skipped[i].reason);
     if (r->model) {
         const fold_model_report *mr = r->model;
         fprintf(out, "\nmodel %s (%s, from %s)", hca_model_id(mr->model), mr->path, mr->from);
