@@ -53,7 +53,7 @@ LIB_OBJ := $(call lib_obj,$(LIB_SRC))
 LIB := $(BUILD)/lib/libhcatrace.so
 
 EXAMPLES := $(BUILD)/examples/mpi_phases $(BUILD)/examples/omp_free_serial
-EXAMPLES += $(BUILD)/examples/omp_phases $(BUILD)/examples/mpi_omp_phases
+EXAMPLES += $(BUILD)/examples/omp_phases $(BUILD)/examples/mpi_omp_phases $(BUILD)/examples/halo3d
 ifneq ($(CLANG),)
 EXAMPLES += $(BUILD)/examples/omp_phases_clang
 endif
@@ -76,7 +76,7 @@ TOOLS += $(BUILD)/tests/flat_app
 TOOLS += $(BUILD)/bench/omp_region_cost
 # hcafold's reading side (fold/read, regions, points) and its test tools
 FOLD_READ_SRC := fold/read.c fold/read_archive.c fold/read_defs.c fold/read_events.c fold/read_pool.c \
-    fold/regions.c fold/points.c
+    fold/regions.c fold/sites.c fold/paths.c fold/anchor.c fold/points.c
 FOLD_READ_OBJ := $(call fold_obj,$(FOLD_READ_SRC)) $(call lib_obj,$(SCHEMA_READ_SRC))
 TOOLS += $(BUILD)/tests/hcasynth $(BUILD)/tests/foldstat $(BUILD)/tests/foldcheck $(BUILD)/tests/modelcheck
 
@@ -108,6 +108,9 @@ $(BUILD)/examples/omp_phases_clang: examples/omp_phases.c
 $(BUILD)/examples/mpi_omp_phases: examples/mpi_omp_phases.c
 	@mkdir -p $(dir $@)
 	$(MPICC) -std=c11 -g -O2 -fopenmp -Wall -Wextra -Werror -o $@ $<
+$(BUILD)/examples/halo3d: examples/halo3d.c
+	@mkdir -p $(dir $@)
+	$(MPICC) -std=c11 -g -O2 -fopenmp -Wall -Wextra -Werror -o $@ $< -lm
 $(BUILD)/examples/omp_free_serial: examples/omp_free_serial.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -o $@ $< -lm

@@ -28,8 +28,11 @@ run() { # name np program args...
 
 run mpi_phases 2 "$ex/mpi_phases" -n 300 -p 4
 [ -x "$ex/mpi_ring" ] && run mpi_ring 2 "$ex/mpi_ring" 50
+(export OMP_NUM_THREADS=1 HCATRACE_SAMPLING=5ms; run halo3d 3 "$ex/halo3d" -n 60)
 echo "== hcafold $out/mpi_phases"
 "$top/build/bin/hcafold" -o "$out/mpi_phases.fold" "$out/mpi_phases"
+echo "== hcafold $out/halo3d"
+"$top/build/bin/hcafold" -o "$out/halo3d.fold" "$out/halo3d"
 echo
-echo "Traces: $out/mpi_phases/traces.otf2, $out/mpi_ring/traces.otf2 (otf2-print -G ... | less)"
-echo "Folded: $out/mpi_phases.fold/fold.json; plots: $out/mpi_phases.fold/*.png (and .svg)"
+echo "Traces: $out/mpi_phases/traces.otf2, $out/mpi_ring/traces.otf2, $out/halo3d/traces.otf2 (otf2-print -G ... | less)"
+echo "Folded: $out/mpi_phases.fold/fold.json, $out/halo3d.fold/fold.json; plots: *.fold/*.png (and .svg)"

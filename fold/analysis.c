@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anchor.h"
 #include "model.h"
 #include "points.h"
 #include "read.h"
@@ -92,14 +93,6 @@ static char *make_slug(size_t index, const char *name)
     return strdup(buf);
 }
 
-static char *site_label(const fold_trace *t, uint32_t context)
-{
-    char buf[512];
-    if (context == FOLD_NONE)
-        return strdup("");
-    fold_context_label(t, context, buf, sizeof(buf));
-    return strdup(buf);
-}
 
 /* Copies at most PLOT_POINTS points, chosen by the deterministic cap. */
 static int copy_points(const double *x, const double *y, size_t n, double **ox, double **oy, size_t *on)
@@ -357,12 +350,13 @@ static uint32_t anchor_depth(const fold_trace *t, const uint32_t *path, uint32_t
     return UINT32_MAX;
 }
 
-/* anchor: the name of the function the region's code runs in (its caller for
- * bursts and user regions, the outlined function for OpenMP); stacks are cut
- * above it, so that threads entering the same code from different places (an
- * OpenMP master and its workers) line up. */
+/* OpenMP (anchor set): stacks are cut at the outlined function the region's
+ * code runs in (anchor; else anchor2, its caller), so that threads entering
+ * the same code from different places (an OpenMP master and its workers) line
+ * up. Other regions (anchor NULL): all stacks are cut at their deepest common
+ * caller (anchor.h); callers[] hold the region's boundary calls. */
 static int fold_source(const fold_trace *t, const fold_points *p, const fold_options *o, const char *anchor,
-                       const char *anchor2, fold_region_result *g)
+                       const char *anchor2, const char *const *callers, size_t ncallers, fold_region_result *g)
 {
     /* at most max_points samples, the same deterministic choice as the fits */
     size_t *chosen = malloc((p->ns + 1) * sizeof(*chosen));
@@ -414,6 +408,14 @@ static int fold_source(const fold_trace *t, const fold_points *p, const fold_opt
         g->line_fn[g->nlines] = leaf->region < t->nregions ? t->regions[leaf->region].name : "?";
         g->nlines++;
     }
+    if (!anchor) { /* every stack cut at the deepest common caller */
+        uint32_t cut = fold_anchor_depth(t, stacks, nstacks, callers, ncallers);
+        for (size_t i = 0; i < nstacks; i++) {
+            uint32_t c = stacks[i].depth > cut ? cut : (stacks[i].depth ? stacks[i].depth - 1 : 0);
+            stacks[i].frames += c;
+            stacks[i].depth -= c;
+        }
+    }
     fold_band *bands = NULL;
     size_t nbands = 0;
     uint32_t best = 0;
@@ -457,13 +459,17 @@ out:
     return rc;
 }
 
-/* The region's name, with its duration group when the key split into several. */
-static void display_name(const fold_region *f, char *name, size_t len)
+/* "A -> B (path 1 of 2: path_smooth) (duration group 2 of 2)" */
+static char *display_name(const fold_region *f)
 {
-    if (f->ngroups > 1)
-        snprintf(name, len, "%s (duration group %u of %u)", f->name, f->group + 1, f->ngroups);
-    else
-        snprintf(name, len, "%s", f->name);
+    char name[1200];
+    size_t len = (size_t)snprintf(name, sizeof(name), "%s", f->name);
+    if (f->npaths > 1 && len < sizeof(name))
+        len += (size_t)snprintf(name + len, sizeof(name) - len, " (path %u of %u: %s)", f->path + 1, f->npaths,
+                                f->path_label ? f->path_label : "?");
+    if (f->ngroups > 1 && len < sizeof(name))
+        snprintf(name + len, sizeof(name) - len, " (duration group %u of %u)", f->group + 1, f->ngroups);
+    return strdup(name);
 }
 
 static int fold_one(const fold_trace *t, const fold_region *f, size_t index, const fold_options *o,
@@ -472,13 +478,20 @@ static int fold_one(const fold_trace *t, const fold_region *f, size_t index, con
     fold_points p;
     if (fold_points_build(t, f, &p) != 0)
         return -1;
-    char name[600];
-    display_name(f, name, sizeof(name));
-    g->name = strdup(name);
+    char *name = display_name(f);
+    if (!name) {
+        fold_points_free(&p);
+        return -1;
+    }
+    g->name = name;
     g->slug = make_slug(index, name);
     g->kind = kind_name(f->kind);
-    g->open_site = site_label(t, f->open_context);
-    g->close_site = site_label(t, f->close_context);
+    g->open_site = strdup(f->open_site ? f->open_site : "");
+    g->close_site = strdup(f->close_site ? f->close_site : "");
+    g->path = f->path;
+    g->paths = f->npaths;
+    g->path_functions = f->path_label;
+    g->call_sites = f->sites;
     g->instances_found = f->ninstances;
     g->instances_used = f->nused;
     g->instances_excluded = f->nexcluded;
@@ -500,9 +513,14 @@ static int fold_one(const fold_trace *t, const fold_region *f, size_t index, con
         if (parent < t->ncontexts && t->contexts[parent].region < t->nregions)
             caller = t->regions[t->contexts[parent].region].name;
     }
-    const char *anchor = f->kind == FOLD_KIND_OPENMP ? own : caller, *anchor2 = caller;
+    const char *callers[2] = { caller, NULL };
+    if (f->close_context < t->ncontexts) {
+        uint32_t parent = t->contexts[f->close_context].parent;
+        if (parent < t->ncontexts && t->contexts[parent].region < t->nregions)
+            callers[1] = t->regions[t->contexts[parent].region].name;
+    }
     if (rc == 0)
-        rc = fold_source(t, &p, o, anchor, anchor2, g);
+        rc = fold_source(t, &p, o, f->kind == FOLD_KIND_OPENMP ? own : NULL, caller, callers, 2, g);
     double per_instance = f->nused ? (double)p.used_samples / (double)f->nused : 0;
     /* coarse: by the estimated error (the widest band of a counter that
      * places boundaries), or by samples per instance without a bootstrap */
@@ -565,9 +583,7 @@ static int add_skipped(fold_report *report, const fold_region *f, const fold_opt
         snprintf(reason + len, sizeof(reason) - len, "%s%zu sample%s (--min-samples %zu)", len ? ", " : "",
                  f->nsamples_used, f->nsamples_used == 1 ? "" : "s", o->min_samples);
     }
-    char name[600];
-    display_name(f, name, sizeof(name));
-    *k = (fold_skipped_region){ strdup(name), kind_name(f->kind), f->ninstances, f->nused, f->nsamples_used,
+    *k = (fold_skipped_region){ display_name(f), kind_name(f->kind), f->ninstances, f->nused, f->nsamples_used,
                                 f->total_ns / 1e9, strdup(reason) };
     report->regions_skipped++;
     return k->name && k->reason ? 0 : -1;

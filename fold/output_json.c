@@ -221,6 +221,11 @@ static cJSON *region_json(const fold_region_result *r)
     cJSON_AddNumberToObject(inst, "used", (double)r->instances_used);
     cJSON_AddNumberToObject(inst, "excluded", (double)r->instances_excluded);
     cJSON_AddNumberToObject(inst, "groups", (double)r->groups);
+    cJSON_AddNumberToObject(key, "call_sites", (double)r->call_sites);
+    cJSON *path = cJSON_AddObjectToObject(o, "path");
+    cJSON_AddNumberToObject(path, "index", (double)r->path);
+    cJSON_AddNumberToObject(path, "of", (double)r->paths);
+    cJSON_AddStringToObject(path, "functions", r->path_functions ? r->path_functions : "");
     cJSON *smp = cJSON_AddObjectToObject(o, "samples");
     cJSON_AddNumberToObject(smp, "used", (double)r->samples_used);
     cJSON_AddNumberToObject(o, "mean_duration_s", r->mean_duration_s);

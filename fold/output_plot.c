@@ -31,6 +31,8 @@ static const char *color_of(const fold_region_result *r, size_t band)
     return band_colors[distinct % (sizeof(band_colors) / sizeof(band_colors[0]))];
 }
 
+#define MAX_KEYED 16 /* functions named in a plot's key */
+
 static void body(FILE *f, const fold_region_result *r)
 {
     size_t panels = r->ncounters;
@@ -44,32 +46,50 @@ static void body(FILE *f, const fold_region_result *r)
     fputs("set multiplot\nset lmargin 12\nset rmargin 12\nset xrange [0:1]\n", f);
     /* source bands */
     fprintf(f, "set origin 0,%.4f\nset size 1,%.4f\n", 1.0 - top - band_h, band_h + top);
-    fputs("set title ", f);
-    char title[1024];
-    snprintf(title, sizeof(title), "%s  (%zu of %zu instances, %zu samples, mean %.3g ms)", r->name,
-             r->instances_used, r->instances_found, r->samples_used, r->mean_duration_s * 1e3);
-    fold_gp_quoted(f, title);
-    fputs("\nset yrange [0:1]\nunset ytics\nunset y2tics\nset format x ''\nunset xlabel\nunset ylabel\n"
-          "unset y2label\nunset key\n",
-          f);
+    /* band labels: the name where it fits (about 120 characters across the
+     * plot at this font), else a key number "[n]" explained under the title */
+    const char *keyed[MAX_KEYED];
+    size_t nkeyed = 0;
+    char text[512];
     for (size_t i = 0; i < r->nbands_shown; i++) {
         const fold_band_result *b = &r->bands[i];
         fprintf(f, "set object %zu rect from %.4f,0.05 to %.4f,0.95 fc rgb '%s' fs solid 0.8 border lc rgb '#666666'\n",
                 i + 1, b->start, b->end, color_of(r, i));
-        /* narrow bands: the name only, or nothing; their numbers are in bands.csv */
-        if (b->end - b->start < 0.04)
+        double room = (b->end - b->start) * 120;
+        if (room < 3) /* too narrow even for a number: see bands.csv */
             continue;
-        char text[512];
         const char *base = b->file ? strrchr(b->file, '/') : NULL;
         base = base ? base + 1 : (b->file ? b->file : "");
-        if (b->end - b->start >= 0.12)
-            snprintf(text, sizeof(text), "%s\n%s:%u", b->function, base, b->line);
-        else
-            snprintf(text, sizeof(text), "%.*s", (int)((b->end - b->start) * 120), b->function);
+        if ((double)strlen(b->function) <= room) {
+            if (b->end - b->start >= 0.12)
+                snprintf(text, sizeof(text), "%s\n%s:%u", b->function, base, b->line);
+            else
+                snprintf(text, sizeof(text), "%s", b->function);
+        } else {
+            size_t k = 0;
+            while (k < nkeyed && strcmp(keyed[k], b->function) != 0)
+                k++;
+            if (k == nkeyed && nkeyed < MAX_KEYED)
+                keyed[nkeyed++] = b->function;
+            if (k == MAX_KEYED)
+                continue;
+            snprintf(text, sizeof(text), "[%zu]", k + 1);
+        }
         fprintf(f, "set label %zu ", i + 1);
         fold_gp_dquoted(f, text);
         fprintf(f, " at %.4f,0.5 center font ',8'\n", (b->start + b->end) / 2);
     }
+    char title[4096];
+    size_t len = (size_t)snprintf(title, sizeof(title), "%s  (%zu of %zu instances, %zu samples, mean %.3g ms)",
+                                  r->name, r->instances_used, r->instances_found, r->samples_used,
+                                  r->mean_duration_s * 1e3);
+    for (size_t k = 0; k < nkeyed && len < sizeof(title); k++)
+        len += (size_t)snprintf(title + len, sizeof(title) - len, "%s[%zu] %s", k ? "   " : "\n", k + 1, keyed[k]);
+    fputs("set title ", f);
+    fold_gp_dquoted(f, title);
+    fputs("\nset yrange [0:1]\nunset ytics\nunset y2tics\nset format x ''\nunset xlabel\nunset ylabel\n"
+          "unset y2label\nunset key\n",
+          f);
     fputs("plot NaN notitle\nunset object\nunset label\nunset title\n", f);
     /* the line-number scatter: which source line each sample was on */
     if (known_lines) {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hca_schema_read.h"
+#include "regions.h"
 
 const char *fold_status_string(int status)
 {
@@ -92,11 +93,7 @@ void fold_trace_free(fold_trace *t)
         fold_location_arena_free(L);
     }
     free(t->locations);
-    for (size_t i = 0; i < t->nfolds; i++) {
-        free(t->folds[i].name);
-        free(t->folds[i].instances);
-    }
-    free(t->folds);
+    fold_regions_free(t);
     for (size_t i = 0; i < t->nsets; i++) {
         free(t->sets[i].counters);
         free(t->sets[i].lost);

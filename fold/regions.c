@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "paths.h"
 #include "read.h"
+#include "sites.h"
 
 void fold_region_defaults(fold_region_options *o)
 {
@@ -24,7 +26,7 @@ void fold_region_defaults(fold_region_options *o)
 }
 
 typedef struct {
-    const fold_instance *in;
+    fold_instance *in;
     uint32_t loc_index; /* position in its location's list: the last tie-breaker */
 } inst_ref;
 
@@ -212,7 +214,80 @@ typedef struct {
     size_t ncuts;
 } splitter;
 
-static void split_range(splitter *s, size_t a, size_t b)
+#define VALLEY_BINS 128
+#define VALLEY_DEPTH 0.5 /* the density at the valley, at most this fraction of the lower peak */
+
+/* Where two modes of logd[a..b) are separated by a valley of their density
+ * that noise fills (no empty gap): the density is a Gaussian kernel estimate
+ * on VALLEY_BINS bins, bandwidth half Silverman's 0.9 * min(sd, IQR / 1.34) *
+ * n^(-1/5) (his rule oversmooths several modes); the deepest local minimum
+ * whose density is at most VALLEY_DEPTH of the highest peak on either side,
+ * the peaks at least min_gap apart. Returns the first index above the valley
+ * when each side keeps s->min instances, else a. */
+static size_t valley_cut(const splitter *s, size_t a, size_t b)
+{
+    const double *x = s->logd + a;
+    size_t n = b - a;
+    double lo = x[0], hi = x[n - 1];
+    if (n < 2 * s->min || !(hi - lo > s->o->min_gap))
+        return a;
+    double mean = 0, var = 0;
+    for (size_t i = 0; i < n; i++)
+        mean += x[i];
+    mean /= (double)n;
+    for (size_t i = 0; i < n; i++)
+        var += (x[i] - mean) * (x[i] - mean);
+    double sd = sqrt(var / (double)(n - 1)), iqr = (x[3 * n / 4] - x[n / 4]) / 1.34;
+    double h = 0.45 * (iqr > 0 && iqr < sd ? iqr : sd) * pow((double)n, -0.2);
+    double w = (hi - lo) / VALLEY_BINS;
+    if (!(h > w / 2))
+        h = w / 2;
+    double count[VALLEY_BINS] = { 0 }, dens[VALLEY_BINS] = { 0 };
+    for (size_t i = 0; i < n; i++) {
+        size_t k = (size_t)((x[i] - lo) / w);
+        count[k < VALLEY_BINS ? k : VALLEY_BINS - 1] += 1;
+    }
+    for (size_t k = 0; k < VALLEY_BINS; k++)
+        for (size_t j = 0; j < VALLEY_BINS; j++)
+            if (count[j] > 0) {
+                double z = ((double)k - (double)j) * w / h;
+                if (z * z < 50)
+                    dens[k] += count[j] * exp(-0.5 * z * z);
+            }
+    /* the deepest valley: a bin whose density is at most VALLEY_DEPTH of the
+     * highest density on each side, those peaks at least min_gap apart */
+    size_t v = VALLEY_BINS;
+    double best_ratio = VALLEY_DEPTH;
+    for (size_t k = 1; k + 1 < VALLEY_BINS; k++) {
+        if (!(dens[k] <= dens[k - 1] && dens[k] <= dens[k + 1]))
+            continue;
+        size_t pl = 0, pr = k + 1;
+        for (size_t j = 0; j < k; j++)
+            if (dens[j] > dens[pl])
+                pl = j;
+        for (size_t j = k + 1; j < VALLEY_BINS; j++)
+            if (dens[j] > dens[pr])
+                pr = j;
+        double lower = dens[pl] < dens[pr] ? dens[pl] : dens[pr];
+        if ((double)(pr - pl) * w < s->o->min_gap || !(lower > 0))
+            continue;
+        if (dens[k] / lower <= best_ratio) {
+            best_ratio = dens[k] / lower;
+            v = k;
+        }
+    }
+    if (v == VALLEY_BINS)
+        return a;
+    double cut = lo + ((double)v + 0.5) * w;
+    size_t i = 0;
+    while (i < n && x[i] < cut)
+        i++;
+    return i >= s->min && n - i >= s->min ? a + i : a;
+}
+
+/* Splits at the widest gap, recursively; where no gap is wide enough, at a
+ * valley, once: the sides of a valley split only at gaps. */
+static void split_range(splitter *s, size_t a, size_t b, int valleys)
 {
     if (s->min < 1 || (b - a) / 2 < s->min) /* never overflows */
         return;
@@ -230,11 +305,15 @@ static void split_range(splitter *s, size_t a, size_t b)
     double need = s->o->gap_factor * (sl > sr ? sl : sr);
     if (need < s->o->min_gap)
         need = s->o->min_gap;
-    if (best <= a || !(gap > need))
+    if (best <= a || !(gap > need)) {
+        best = valleys ? valley_cut(s, a, b) : a;
+        valleys = 0;
+    }
+    if (best <= a)
         return;
-    split_range(s, a, best);
+    split_range(s, a, best, valleys);
     s->cuts[s->ncuts++] = best;
-    split_range(s, best, b);
+    split_range(s, best, b, valleys);
 }
 
 typedef struct {
@@ -274,9 +353,41 @@ static int sort_by_duration(by_duration *bd, size_t n)
     return 0;
 }
 
-/* Makes the fold(s) of one key from its instances (sorted by location, time). */
-static int build_key(const fold_region_options *o, fold_instance *ins, size_t n, fold_region **folds,
-                     size_t *nfolds, size_t *cap)
+/* Makes the fold(s) of one path of a key from its instances (sorted by
+ * location, time): its duration groups. */
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The CPU time of every instance (ns), when the trace has a "task-clock"
+ * counter measured at both ends of all of them: what groups split on, since
+ * wall time on a shared machine smears modes that CPU time keeps apart. Not
+ * for OpenMP regions: a thread's share of one construct takes the CPU time
+ * its runtime spins or sleeps, which differs by thread, not by code. */
+static int cpu_times(const fold_trace *t, const fold_instance *ins, size_t n, double *cpu)
+{
+    size_t c = 0;
+    if (n && ins[0].kind == FOLD_KIND_OPENMP) /* threads' shares: CPU time differs by thread (spinning, waiting) */
+        return 0;
+    while (c < t->ncounters && strcmp(t->counters[c].name, "task-clock") != 0)
+        c++;
+    if (c == t->ncounters)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!ins[i].c0 || !ins[i].c1)
+            return 0;
+        double d = ins[i].c1[c] - ins[i].c0[c];
+        if (!(d >= 0))
+            return 0;
+        cpu[i] = d;
+    }
+    return 1;
+}
+
+static int build_groups(const fold_trace *t, const fold_region_options *o, fold_instance *ins, size_t n,
+                        uint32_t path, const fold_paths *paths, fold_region **folds, size_t *nfolds, size_t *cap)
 {
     int rc = -1;
     by_duration *bd = malloc(n * sizeof(*bd));
@@ -284,9 +395,10 @@ static int build_key(const fold_region_options *o, fold_instance *ins, size_t n,
     size_t *cuts = malloc((n + 1) * sizeof(*cuts)), *group_of = calloc(n, sizeof(*group_of));
     if (!bd || !logd || !dur || !cuts || !group_of)
         goto out;
+    int on_cpu = cpu_times(t, ins, n, dur);
     for (size_t i = 0; i < n; i++) {
         bd[i].in = &ins[i];
-        bd[i].d = (double)(ins[i].t1 - ins[i].t0);
+        bd[i].d = on_cpu ? dur[i] : (double)(ins[i].t1 - ins[i].t0);
     }
     if (sort_by_duration(bd, n) != 0)
         goto out;
@@ -299,7 +411,7 @@ static int build_key(const fold_region_options *o, fold_instance *ins, size_t n,
             s.min = o->min_group;
         if (s.min < 1)
             s.min = 1;
-        split_range(&s, 0, n);
+        split_range(&s, 0, n, on_cpu); /* valleys of wall times are mostly the machine's noise */
     }
     size_t ngroups = s.ncuts + 1;
     if (*nfolds + ngroups > *cap) {
@@ -321,7 +433,9 @@ static int build_key(const fold_region_options *o, fold_instance *ins, size_t n,
         /* outliers of the group */
         size_t m = end - start;
         for (size_t i = 0; i < m; i++)
-            dur[i] = bd[start + i].d;
+            dur[i] = (double)(bd[start + i].in->t1 - bd[start + i].in->t0);
+        if (on_cpu)
+            qsort(dur, m, sizeof(*dur), cmp_double);
         double med = median_sorted(dur, m), mad = mad_sorted(dur, m, med);
         double spread = o->mad_scale * mad;
         if (spread < o->mad_floor * med)
@@ -338,18 +452,33 @@ static int build_key(const fold_region_options *o, fold_instance *ins, size_t n,
         f->close_context = ins[0].close_context;
         f->group = (uint32_t)g;
         f->ngroups = (uint32_t)ngroups;
+        f->path = path;
+        f->npaths = (uint32_t)paths->npaths;
+        f->path_label = paths->npaths > 1 ? strdup(paths->labels[path]) : NULL;
+        if (paths->npaths > 1 && !f->path_label) {
+            for (size_t k = 0; k < g; k++) {
+                free((*folds)[*nfolds + k].instances);
+                free((*folds)[*nfolds + k].path_label);
+            }
+            goto out;
+        }
         f->median_ns = med;
         f->mad_ns = mad;
         f->keep_lo_ns = lo;
         f->keep_hi_ns = hi;
         f->instances = malloc((m ? m : 1) * sizeof(*f->instances));
         if (!f->instances) {
-            for (size_t k = 0; k < g; k++)
+            free(f->path_label);
+            for (size_t k = 0; k < g; k++) {
                 free((*folds)[*nfolds + k].instances);
+                free((*folds)[*nfolds + k].path_label);
+            }
             goto out;
         }
-        for (size_t i = start; i < end; i++)
-            bd[i].in->excluded = (bd[i].d < lo || bd[i].d > hi) ? FOLD_EXCLUDED_OUTLIER : FOLD_USED;
+        for (size_t i = start; i < end; i++) {
+            double d = (double)(bd[i].in->t1 - bd[i].in->t0);
+            bd[i].in->excluded = (d < lo || d > hi) ? FOLD_EXCLUDED_OUTLIER : FOLD_USED;
+        }
         start = end;
     }
     /* copy in location/time order */
@@ -376,6 +505,34 @@ out:
     return rc;
 }
 
+/* Makes the folds of one key: its code paths (paths.h), each split into
+ * duration groups. */
+static int build_key(const fold_trace *t, const fold_region_options *o, fold_instance *ins, size_t n,
+                     fold_region **folds, size_t *nfolds, size_t *cap)
+{
+    fold_paths paths;
+    if (fold_paths_find(t, ins, n, &paths) != 0)
+        return -1;
+    if (paths.npaths < 2) {
+        int rc = build_groups(t, o, ins, n, 0, &paths, folds, nfolds, cap);
+        fold_paths_free(&paths);
+        return rc;
+    }
+    fold_instance *sub = malloc((n ? n : 1) * sizeof(*sub));
+    int rc = sub ? 0 : -1;
+    for (uint32_t p = 0; rc == 0 && p < paths.npaths; p++) {
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++)
+            if (paths.path_of[i] == p)
+                sub[m++] = ins[i];
+        if (m)
+            rc = build_groups(t, o, sub, m, p, &paths, folds, nfolds, cap);
+    }
+    free(sub);
+    fold_paths_free(&paths);
+    return rc;
+}
+
 static int cmp_fold(const void *pa, const void *pb)
 {
     const fold_region *a = pa, *b = pb;
@@ -384,19 +541,9 @@ static int cmp_fold(const void *pa, const void *pb)
     int c = cmp_key(&a->instances[0], &b->instances[0]);
     if (c)
         return c;
+    if (a->path != b->path)
+        return a->path < b->path ? -1 : 1;
     return a->group < b->group ? -1 : a->group > b->group;
-}
-
-static char *join_labels(const fold_trace *t, uint32_t a, uint32_t b)
-{
-    char la[512], lb[512];
-    fold_context_label(t, a, la, sizeof(la));
-    fold_context_label(t, b, lb, sizeof(lb));
-    size_t n = strlen(la) + strlen(lb) + 5;
-    char *s = malloc(n);
-    if (s)
-        snprintf(s, n, "%s -> %s", la, lb);
-    return s;
 }
 
 static const char *region_name(const fold_trace *t, uint32_t ctx)
@@ -404,14 +551,35 @@ static const char *region_name(const fold_trace *t, uint32_t ctx)
     return ctx < t->ncontexts ? t->regions[t->contexts[ctx].region].name : "?";
 }
 
+static char *site_label(const fold_trace *t, uint32_t context, const char *merged)
+{
+    char buf[512];
+    if (merged)
+        return strdup(merged);
+    fold_context_label(t, context, buf, sizeof(buf));
+    return strdup(buf);
+}
+
 /* Names: bursts "A@f:l -> B@f:l"; MPI calls "A@f:l"; other regions by their
- * name, with "@file:line" of the call site when several keys share the name. */
-static int name_folds(fold_trace *t)
+ * name, with "@file:line" of the call site when several keys share the name.
+ * A key merged from several lines (sites.h) shows them all: "A@f:l1|l2". */
+static int name_folds(fold_trace *t, const fold_site_merges *merges)
 {
     for (size_t i = 0; i < t->nfolds; i++) {
         fold_region *f = &t->folds[i];
+        const fold_site_merge *m = fold_site_merge_find(merges, f->kind, f->open_context, f->close_context);
+        f->sites = m ? m->variants : 1;
+        f->open_site = site_label(t, f->open_context, m ? m->open_label : NULL);
+        f->close_site = site_label(t, f->close_context, m ? m->close_label : NULL);
+        if (!f->open_site || !f->close_site)
+            return -1;
         if (f->kind == FOLD_KIND_BURST) {
-            f->name = join_labels(t, f->open_context, f->close_context);
+            size_t len = strlen(f->open_site) + strlen(f->close_site) + 5;
+            f->name = malloc(len);
+            if (f->name)
+                snprintf(f->name, len, "%s -> %s", f->open_site, f->close_site);
+        } else if (m) {
+            f->name = strdup(f->open_site);
         } else {
             const char *name = region_name(t, f->open_context);
             int shared = f->kind == FOLD_KIND_MPI;
@@ -433,6 +601,33 @@ static int name_folds(fold_trace *t)
     return 0;
 }
 
+/* Call sites whose lines differ only between locations become one key (sites.h). */
+static long merge_sites(const fold_trace *t, inst_ref *refs, size_t n, fold_site_merges *merges)
+{
+    fold_instance **ins = calloc(n ? n : 1, sizeof(fold_instance_ptr));
+    if (!ins)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        ins[i] = refs[i].in;
+    long merged = fold_sites_merge(t, ins, n, merges);
+    free(ins);
+    return merged;
+}
+
+void fold_regions_free(fold_trace *t)
+{
+    for (size_t i = 0; i < t->nfolds; i++) {
+        free(t->folds[i].name);
+        free(t->folds[i].instances);
+        free(t->folds[i].path_label);
+        free(t->folds[i].open_site);
+        free(t->folds[i].close_site);
+    }
+    free(t->folds);
+    t->folds = NULL;
+    t->nfolds = 0;
+}
+
 int fold_regions_build(fold_trace *t, const fold_region_options *opts, char *err, size_t errlen)
 {
     fold_region_options dflt;
@@ -447,6 +642,7 @@ int fold_regions_build(fold_trace *t, const fold_region_options *opts, char *err
     fold_instance *sorted = malloc((n ? n : 1) * sizeof(*sorted));
     fold_region *folds = NULL;
     size_t nfolds = 0, cap = 0;
+    fold_site_merges merges = { NULL, 0 };
     if (!refs || !sorted)
         goto nomem;
     size_t k = 0;
@@ -456,6 +652,9 @@ int fold_regions_build(fold_trace *t, const fold_region_options *opts, char *err
     n = k;
     if (sort_refs_by_key(refs, n) != 0)
         goto nomem;
+    long merged = merge_sites(t, refs, n, &merges);
+    if (merged < 0 || (merged > 0 && sort_refs_by_key(refs, n) != 0))
+        goto nomem;
     for (size_t i = 0; i < n; i++)
         sorted[i] = *refs[i].in;
     free(refs);
@@ -464,22 +663,20 @@ int fold_regions_build(fold_trace *t, const fold_region_options *opts, char *err
         size_t b = a + 1;
         while (b < n && cmp_key(&sorted[a], &sorted[b]) == 0)
             b++;
-        if (build_key(opts, sorted + a, b - a, &folds, &nfolds, &cap))
+        if (build_key(t, opts, sorted + a, b - a, &folds, &nfolds, &cap))
             goto nomem;
         a = b;
     }
     free(sorted);
     sorted = NULL;
-    for (size_t i = 0; i < t->nfolds; i++) {
-        free(t->folds[i].name);
-        free(t->folds[i].instances);
-    }
-    free(t->folds);
+    fold_regions_free(t);
     t->folds = folds;
     t->nfolds = nfolds;
     if (nfolds)
         qsort(t->folds, nfolds, sizeof(*t->folds), cmp_fold);
-    if (name_folds(t)) {
+    int named = name_folds(t, &merges);
+    fold_site_merges_free(&merges);
+    if (named) {
         snprintf(err, errlen, "out of memory naming the regions");
         return -1;
     }
@@ -492,8 +689,11 @@ int fold_regions_build(fold_trace *t, const fold_region_options *opts, char *err
 nomem:
     free(refs);
     free(sorted);
-    for (size_t i = 0; i < nfolds; i++)
+    fold_site_merges_free(&merges);
+    for (size_t i = 0; i < nfolds; i++) {
         free(folds[i].instances);
+        free(folds[i].path_label);
+    }
     free(folds);
     if (err && errlen)
         snprintf(err, errlen, "out of memory grouping the instances");

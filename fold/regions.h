@@ -39,6 +39,9 @@ void fold_region_defaults(fold_region_options *o);
  * Returns 0, or -1 when memory ran out (message in err). */
 int fold_regions_build(fold_trace *t, const fold_region_options *o, char *err, size_t errlen);
 
+/* Frees t->folds. */
+void fold_regions_free(fold_trace *t);
+
 /* Fold of a name (and group), or NULL. */
 const fold_region *fold_region_find(const fold_trace *t, const char *name, unsigned group);
 

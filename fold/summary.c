@@ -89,7 +89,7 @@ void fold_write_summary(const fold_report *r, FILE *out)
     double total = r->run.traced_s;
     fprintf(out, "%s: %zu region%s folded", r->trace, r->nregions, r->nregions == 1 ? "" : "s");
     if (r->regions_skipped)
-        fprintf(out, " (%zu skipped: too few instances or samples)", r->regions_skipped);
+        fprintf(out, " (%zu skipped, listed at the end)", r->regions_skipped);
     fprintf(out, ", %zu location%s, %llu samples lost\n", r->nlocations, r->nlocations == 1 ? "" : "s",
             (unsigned long long)r->samples_lost);
     run_summary(&r->run, out);

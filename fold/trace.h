@@ -102,7 +102,11 @@ typedef struct {
     char *name;            /* "iteration", or "MPI_Allreduce@cg.c:88 -> MPI_Allreduce@cg.c:120" for a burst */
     int kind;              /* enum fold_kind */
     uint32_t open_context, close_context; /* the key */
-    uint32_t group, ngroups; /* duration group of the key, by ascending duration; ngroups 1 if not split */
+    uint32_t path, npaths;   /* code path of the key (paths.h), most samples first; npaths 1 if one */
+    char *path_label;        /* the path's functions, "path_smooth"; NULL when npaths is 1 */
+    uint32_t group, ngroups; /* duration group of the path, by ascending duration; ngroups 1 if not split */
+    char *open_site, *close_site; /* labels of the key's call sites, "MPI_Isend@halo3d.c:111|116" */
+    uint32_t sites;          /* line-level keys merged into this one (sites.h); 1 if none */
     fold_instance *instances; /* by location, then time */
     size_t ninstances;
     size_t nused, nexcluded;  /* instances */

@@ -26,6 +26,12 @@ ok "$(echo "$stencil" | awk '{ print ($1 <= 0.05 && $2 >= 0.15 && $2 <= 0.6) ? 0
 burst=$(ls "$fold_dir"/*mpi_waitall*mpi_allreduce*.bands.csv 2>/dev/null | head -1)
 awk -F, 'NR > 1 && $4 == "phase_update" && $3 >= 0.9 { found = 1 } END { exit !found }' "$burst"
 ok $? "the burst MPI_Waitall -> MPI_Allreduce runs phase_update throughout"
+# the bursts' summary bands name the phase functions, not the C library's start
+! grep -q '__libc_start_main\|+0x' summary.txt
+ok $? "no __libc_start_main or +0x in the summary"
+awk '/^ *[0-9]+\. MPI_Waitall@.* -> MPI_Allreduce@/ { on = 1; next } /^ *[0-9]+\. / { on = 0 }
+     on && /^    source .* phase_update / { found = 1 } END { exit !found }' summary.txt
+ok $? "the summary names phase_update as the burst MPI_Waitall -> MPI_Allreduce's source"
 # page faults: mean rate inside the phase_norm band vs inside phase_stencil's
 curves=${bands%.bands.csv}.curves.csv
 norm=$(awk -F, 'NR > 1 && $4 ~ /^(phase_norm|touch_fresh_pages)$/ && $7 == d { print $1, $2 }' \

@@ -2,8 +2,10 @@
  * hand-made traces: keys, names (bursts by both call sites, named regions with
  * their call site only when ambiguous), duration groups split at a wide gap and
  * only for groups of a sensible size, outliers excluded by median +- k * MAD
- * with its floor, BSC's unscaled rule as an option, order by total time, and a
- * result that does not depend on the order instances were read in. */
+ * with its floor, BSC's unscaled rule as an option, order by total time, a
+ * result that does not depend on the order instances were read in; call sites
+ * whose lines differ only between locations as one region, code paths told
+ * apart by samples, bimodal CPU times as two groups. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -300,6 +302,168 @@ static void independent_of_reading_order(void **state)
     fold_trace_free(&b);
 }
 
+/* A second trace: contexts 0 halo@cg.c:10, 1 MPI_Isend under 0, 2 halo@cg.c:11,
+ * 3 MPI_Isend under 2, 4 halo@cg.c:20, 5 MPI_Waitall under 4, 6 main@cg.c:5
+ * (a sampled root), 7 path_a under 6, 8 path_b under 6, 9 kernel under 7,
+ * 10 kernel under 8; a counter "task-clock". */
+enum { CC_ISEND_10 = 1, CC_ISEND_11 = 3, CC_WAITALL = 5, CC_PATH_A = 9, CC_PATH_B = 10 };
+
+static void make_halo_trace(fold_trace *t, size_t nlocs)
+{
+    memset(t, 0, sizeof(*t));
+    static const fold_region_def regions[] = {
+        { "halo", "src/cg.c", 8, 0, 0, FOLD_KIND_FUNCTION },       { "MPI_Isend", "", 0, 0, 0, FOLD_KIND_MPI },
+        { "MPI_Waitall", "", 0, 0, 0, FOLD_KIND_MPI },             { "main", "src/cg.c", 1, 0, 0, FOLD_KIND_FUNCTION },
+        { "path_a", "src/cg.c", 30, 0, 0, FOLD_KIND_FUNCTION },    { "path_b", "src/cg.c", 40, 0, 0, FOLD_KIND_FUNCTION },
+        { "kernel", "src/cg.c", 50, 0, 0, FOLD_KIND_FUNCTION },
+    };
+    static const fold_context_def contexts[] = {
+        { 0, FOLD_NONE, "src/cg.c", 10, 0 }, { 1, 0, NULL, 0, 1 },      { 0, FOLD_NONE, "src/cg.c", 11, 0 },
+        { 1, 2, NULL, 0, 1 },                { 0, FOLD_NONE, "src/cg.c", 20, 0 }, { 2, 4, NULL, 0, 1 },
+        { 3, FOLD_NONE, "src/cg.c", 5, 0 },  { 4, 6, "src/cg.c", 31, 1 },  { 5, 6, "src/cg.c", 41, 1 },
+        { 6, 7, "src/cg.c", 51, 2 },         { 6, 8, "src/cg.c", 51, 2 },
+    };
+    static fold_counter_def counters[] = { { "task-clock", "ns" } };
+    t->regions = malloc(sizeof(regions));
+    t->contexts = malloc(sizeof(contexts));
+    t->counters = malloc(sizeof(counters));
+    t->locations = calloc(nlocs, sizeof(*t->locations));
+    assert_non_null(t->regions);
+    assert_non_null(t->contexts);
+    assert_non_null(t->counters);
+    assert_non_null(t->locations);
+    memcpy(t->regions, regions, sizeof(regions));
+    memcpy(t->contexts, contexts, sizeof(contexts));
+    memcpy(t->counters, counters, sizeof(counters));
+    t->nregions = sizeof(regions) / sizeof(regions[0]);
+    t->ncontexts = sizeof(contexts) / sizeof(contexts[0]);
+    t->ncounters = 1;
+    t->nlocations = nlocs;
+    for (size_t i = 0; i < nlocs; i++)
+        t->locations[i].id = i;
+}
+
+/* The halo's last MPI_Isend sits on line 10 on even locations, 11 on odd
+ * ones: one region; its name shows both lines. */
+static void same_code_on_every_rank_is_one_region(void **state)
+{
+    (void)state;
+    fold_trace t;
+    make_halo_trace(&t, 4);
+    for (size_t i = 0; i < 80; i++)
+        add(&t, i % 4, FOLD_KIND_BURST, i % 2 ? CC_ISEND_11 : CC_ISEND_10, CC_WAITALL, 10e6, 0);
+    build(&t, NULL);
+    assert_int_equal(t.nfolds, 1);
+    assert_string_equal(t.folds[0].name, "MPI_Isend@cg.c:10|11 -> MPI_Waitall@cg.c:20");
+    assert_int_equal(t.folds[0].sites, 2);
+    assert_int_equal(t.folds[0].ninstances, 80);
+    fold_trace_free(&t);
+    /* both lines on one location: two call sites, two regions */
+    make_halo_trace(&t, 2);
+    for (size_t i = 0; i < 80; i++)
+        add(&t, (i / 2) % 2, FOLD_KIND_BURST, i % 2 ? CC_ISEND_11 : CC_ISEND_10, CC_WAITALL, 10e6, 0);
+    build(&t, NULL);
+    assert_int_equal(t.nfolds, 2);
+    assert_int_equal(t.folds[0].sites, 1);
+    fold_trace_free(&t);
+}
+
+/* Appends nsamples samples with leaf context ctx to loc's samples, inside
+ * the last instance of loc. */
+static void add_samples(fold_trace *t, size_t loc, uint32_t ctx, size_t nsamples)
+{
+    fold_location *L = &t->locations[loc];
+    fold_instance *in = &L->instances[L->ninstances - 1];
+    fold_sample *p = realloc(L->samples, (L->nsamples + nsamples) * sizeof(*p));
+    assert_non_null(p);
+    L->samples = p;
+    in->first_sample = L->nsamples;
+    in->nsamples = nsamples;
+    for (size_t k = 0; k < nsamples; k++)
+        L->samples[L->nsamples++] = (fold_sample){ in->t0 + (k + 1) * (in->t1 - in->t0) / (nsamples + 1), ctx, NULL };
+}
+
+/* Even iterations run path_a, odd ones path_b, between the same two calls:
+ * two regions, told apart by their samples; instances without samples go to
+ * the path of the nearest duration. */
+static void code_paths_are_separate_regions(void **state)
+{
+    (void)state;
+    fold_trace t;
+    make_halo_trace(&t, 2);
+    for (size_t i = 0; i < 120; i++) {
+        int b = (i / 2) % 2; /* each location runs both paths */
+        add(&t, i % 2, FOLD_KIND_BURST, CC_WAITALL, CC_ISEND_10, b ? 20e6 : 10e6, 0);
+        if (i % 6)
+            add_samples(&t, i % 2, b ? CC_PATH_B : CC_PATH_A, 2);
+    }
+    build(&t, NULL);
+    assert_int_equal(t.nfolds, 2);
+    for (size_t f = 0; f < 2; f++) {
+        const fold_region *r = &t.folds[f];
+        assert_int_equal(r->npaths, 2);
+        assert_int_equal(r->ninstances, 60);
+        int a = strcmp(r->path_label, "path_a") == 0;
+        assert_true(a || strcmp(r->path_label, "path_b") == 0);
+        for (size_t i = 0; i < r->ninstances; i++)
+            assert_int_equal(r->instances[i].t1 - r->instances[i].t0, a ? 10000000u : 20000000u);
+    }
+    fold_trace_free(&t);
+}
+
+/* One path whose branches are sampled one per instance: no evidence that they
+ * are separate, one region. */
+static void single_samples_do_not_split_paths(void **state)
+{
+    (void)state;
+    fold_trace t;
+    make_halo_trace(&t, 2);
+    for (size_t i = 0; i < 120; i++) {
+        add(&t, i % 2, FOLD_KIND_BURST, CC_WAITALL, CC_ISEND_10, 10e6, 0);
+        add_samples(&t, i % 2, (i / 2) % 2 ? CC_PATH_B : CC_PATH_A, 1);
+    }
+    build(&t, NULL);
+    assert_int_equal(t.nfolds, 1);
+    assert_int_equal(t.folds[0].npaths, 1);
+    assert_null(t.folds[0].path_label);
+    fold_trace_free(&t);
+}
+
+/* Every 4th instance does twice the work; the machine's noise (+-30 %) leaves
+ * no gap wide enough between the two modes of CPU time, but the valley
+ * between them splits them: two groups, not outliers. */
+static void bimodal_cpu_times_are_two_groups(void **state)
+{
+    (void)state;
+    fold_trace t;
+    make_halo_trace(&t, 2);
+    static double cpu[400][2];
+    uint32_t seed = 12345;
+    for (size_t i = 0; i < 400; i++) {
+        double sum = 0; /* bell-shaped jitter in +-30 %: the sum of 4 uniforms (a fixed LCG) */
+        for (int k = 0; k < 4; k++) {
+            seed = seed * 1664525u + 1013904223u;
+            sum += (double)(seed >> 8) / 16777216.0;
+        }
+        double unit = (i % 4 == 3 ? 2.0 : 1.0) * 10e6, jitter = 0.3 * (sum - 2.0) / 2.0;
+        add(&t, i % 2, FOLD_KIND_BURST, CC_ISEND_10, CC_WAITALL, unit * (1.0 + jitter), 0);
+        fold_location *L = &t.locations[i % 2];
+        cpu[i][0] = 0;
+        cpu[i][1] = unit * (1.0 + jitter);
+        L->instances[L->ninstances - 1].c0 = &cpu[i][0];
+        L->instances[L->ninstances - 1].c1 = &cpu[i][1];
+    }
+    build(&t, NULL);
+    assert_int_equal(t.nfolds, 2);
+    const fold_region *lo = fold_region_find(&t, "MPI_Isend@cg.c:10 -> MPI_Waitall@cg.c:20", 0);
+    const fold_region *hi = fold_region_find(&t, "MPI_Isend@cg.c:10 -> MPI_Waitall@cg.c:20", 1);
+    assert_non_null(lo);
+    assert_non_null(hi);
+    assert_true(lo->ninstances >= 280 && lo->ninstances <= 320);
+    assert_true(hi->median_ns > 1.6 * lo->median_ns);
+    fold_trace_free(&t);
+}
+
 static void empty_trace(void **state)
 {
     (void)state;
@@ -323,6 +487,10 @@ int main(void)
         cmocka_unit_test(names_and_order),
         cmocka_unit_test(independent_of_reading_order),
         cmocka_unit_test(empty_trace),
+        cmocka_unit_test(same_code_on_every_rank_is_one_region),
+        cmocka_unit_test(code_paths_are_separate_regions),
+        cmocka_unit_test(single_samples_do_not_split_paths),
+        cmocka_unit_test(bimodal_cpu_times_are_two_groups),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,73 @@
+# fold_halo.sh: end to end, regions as an analyst sees them, on the proxy
+# application examples/halo3d (structure in its header comment), traced at 1, 3
+# and 8 ranks and folded at defaults; checked in fold.json:
+#   - the time step (the burst from the halo's last MPI_Isend, whose line
+#     depends on the rank's neighbours, to its MPI_Waitall) is one region
+#     key across ranks, its bands name stage_stencil, stage_flux, stage_update
+#     in this order;
+#   - the two code paths between MPI_Waitall and MPI_Allreduce (path_smooth,
+#     path_residual) are separate regions;
+#   - the time step's bimodal durations (every 4th step does twice the work)
+#     are two duration groups, the longer about twice the shorter (1 and 3
+#     ranks: 8 ranks on a 2-core machine blur CPU times too much to assert);
+#   - no __libc_start_main or "+0x" in the summary; skipped regions are named
+#     with their reason.
+. "$(dirname "$0")/lib.sh"
+FOLD="$BUILD/bin/hcafold"
+for np in 1 3 8; do
+    dir=$(fresh_dir)
+    cd "$dir" || exit 1
+    iterations=80
+    [ "$np" = 1 ] && iterations=160 # one rank: enough samples in each code path
+    [ "$np" = 8 ] && iterations=48
+    HCATRACE_SAMPLING=5ms OMP_NUM_THREADS=1 traced_mpirun "$np" "$EX/halo3d" -q -n "$iterations" > out 2> err
+    ok $? "np=$np: traced run of halo3d"
+    "$FOLD" -f json "$(the_trace)" > summary.txt 2> fold.err
+    ok $? "np=$np: hcafold folds it"
+    json=$(ls -d hcatrace-*/traces.fold)/fold.json
+    python3 - "$json" "$np" > checks 2>&1 <<'EOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+np = int(sys.argv[2])
+regions = doc["regions"]
+def shown(r):  # the bands of the depth drawn: the first ones
+    bands = r.get("source_bands", [])
+    return [b for b in bands if b["depth"] == bands[0]["depth"]] if bands else []
+def names(r):
+    return [b["function"] for b in shown(r) if b["share"] >= 0.04]
+def key(r):
+    return (r["key"]["open"], r["key"]["close"])
+steps = [r for r in regions if "MPI_Waitall" in r["key"]["close"] and any(n.startswith("stage_") for n in names(r))]
+keys = {key(r) for r in steps}
+print("ok" if len(keys) == 1 else "not ok", "the time step is one region key across ranks:", sorted(keys))
+order = []
+for r in sorted(steps, key=lambda r: -r["total_time_s"])[:1]:
+    for n in names(r):
+        if n.startswith("stage_") and n not in order:
+            order.append(n)
+print("ok" if len(keys) == 1 and order == ["stage_stencil", "stage_flux", "stage_update"] else "not ok",
+      "its bands name the stages in order:", order)
+smooth = [r["name"] for r in regions if "path_smooth" in names(r)]
+residual = [r["name"] for r in regions if "path_residual" in names(r)]
+print("ok" if smooth and residual and not set(smooth) & set(residual) else "not ok",
+      "the two code paths are separate regions:", smooth, residual)
+if np <= 3:
+    means = sorted(r["mean_duration_s"] for r in steps)
+    good = len(keys) == 1 and len(steps) == 2 and means[-1] >= 1.5 * means[0]
+    print("ok" if good else "not ok", "the bimodal time step is two duration groups:", means)
+skipped = doc.get("skipped")
+good = isinstance(skipped, list) and len(skipped) == doc["regions_skipped"] and all(s["reason"] for s in skipped)
+print("ok" if good else "not ok", "every skipped region is named with its reason:", doc["regions_skipped"])
+EOF
+    while read -r line; do
+        case $line in
+        "ok "*) ok 0 "np=$np: ${line#ok }" ;;
+        "not ok "*) ok 1 "np=$np: ${line#not ok }" ;;
+        *) echo "# $line" ;;
+        esac
+    done < checks
+    grep -q 'not ok' checks && sed -n '1,40p' summary.txt | sed 's/^/# /'
+    ! grep -q '__libc_start_main\|+0x' summary.txt
+    ok $? "np=$np: no __libc_start_main or +0x in the summary"
+    cd / && rm -rf "$dir"
+done
