@@ -36,9 +36,11 @@ LIB_LIBS := $(OTF2_LIBS) $(MPI_LIBS) $(DW_LIBS) $(UNWIND_LIBS) $(PFM_LIBS) -lpth
 lib_obj = $(patsubst %.c,$(BUILD)/obj/lib/%.o,$(1))
 fold_obj = $(patsubst fold/%.c,$(BUILD)/obj/fold/%.o,$(1))
 
-SRC_COMMON := src/hca_defs.c src/hca_archive.c src/hca_names.c
+SRC_COMMON := src/hca_defs.c src/hca_archive.c src/hca_names.c src/hca_partial.c
 # the schema's reading side: hcafold and the test tools
 SCHEMA_READ_SRC := src/hca_schema_read.c
+# rebuilding a trace after an abnormal end (hcafold)
+RECOVER_SRC := src/hca_recover.c src/hca_partial.c src/hca_archive.c
 # the model language and model lookup: used by the tracer and hcafold
 MODEL_SRC := src/hca_model.c src/hca_model_lex.c src/hca_model_parse.c src/hca_model_check.c src/hca_model_eval.c \
     src/hca_model_path.c
@@ -61,6 +63,8 @@ HCAFOLD := $(BUILD)/bin/hcafold
 TOOLS := $(BUILD)/tests/tracestat $(BUILD)/tests/markers_app $(BUILD)/bench/mpi_call_cost
 # sampling and counters: a test program with known phases, and a benchmark
 TOOLS += $(BUILD)/tests/sampling_app $(BUILD)/bench/sample_cost $(BUILD)/tests/fd_app
+# abnormal ends of an MPI job (tests/e2e/survive.sh)
+TOOLS += $(BUILD)/tests/fault_app
 # known flat and stepped CPU rates: the folding skew (tests/e2e/fold_flat.sh, bench/skew.sh)
 TOOLS += $(BUILD)/tests/flat_app
 # OpenMP: the cost of a parallel region
@@ -123,6 +127,9 @@ $(BUILD)/bench/omp_region_cost: bench/omp_region_cost.c
 $(BUILD)/bench/sample_cost: bench/sample_cost.c include/hcatrace.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $<
+$(BUILD)/tests/fault_app: tests/fault_app.c
+	@mkdir -p $(dir $@)
+	$(MPICC) -std=c11 -g -O2 -Wall -Wextra -Werror -o $@ $<
 $(BUILD)/bench/mpi_call_cost: bench/mpi_call_cost.c
 	@mkdir -p $(dir $@)
 	$(MPICC) -std=c11 -O2 -g -Wall -Wextra -Werror -o $@ $<
@@ -137,7 +144,7 @@ $(BUILD)/obj/fold/%.o: fold/%.c $(BUILD)/obj/fold/%.d $(CONFIG)
 	@$(CC) $(FOLD_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(HCAFOLD): $(call fold_obj,$(wildcard fold/*.c)) \
-    $(call lib_obj,src/hca_defs.c src/hca_names.c $(SCHEMA_READ_SRC) $(MODEL_SRC))
+    $(call lib_obj,src/hca_defs.c src/hca_names.c $(SCHEMA_READ_SRC) $(MODEL_SRC) $(RECOVER_SRC))
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	@$(CC) -o $@ $^ $(SAN_LDFLAGS) $(FOLD_LIBS)
@@ -191,7 +198,7 @@ $(BUILD)/tests/test_%: $(BUILD)/obj/tests/unit/test_%.o
 # header dependencies written by -MMD (none before the first build)
 # An object without its dependency file (built before -MMD, or the .d lost) is
 # rebuilt: each .d is a prerequisite of its object, a target without a recipe.
-DEPFILES := $(patsubst %.c,$(BUILD)/obj/lib/%.d,$(LIB_SRC) $(SCHEMA_READ_SRC)) \
+DEPFILES := $(patsubst %.c,$(BUILD)/obj/lib/%.d,$(LIB_SRC) $(SCHEMA_READ_SRC) src/hca_recover.c) \
     $(patsubst fold/%.c,$(BUILD)/obj/fold/%.d,$(wildcard fold/*.c)) \
     $(patsubst tests/%.c,$(BUILD)/obj/tests/%.d,$(wildcard tests/*.c tests/*/*.c))
 $(DEPFILES):
