@@ -195,6 +195,36 @@ $(BUILD)/tests/test_%: $(BUILD)/obj/tests/unit/test_%.o
 	@echo "  LD      $@"
 	@$(CC) -o $@ $^ $(SAN_LDFLAGS) $(TEST_LIBS)
 
+# ---- fuzzing (make fuzz): libFuzzer targets of the model parser, the tracer's
+# configuration parser and hcafold's trace reading, with clang; each run for FUZZ_RUNS
+# (trace reading: FUZZ_TRACE_RUNS) inputs from its seed corpus (build/fuzz/<target>.corpus,
+# which libFuzzer grows); longer runs: make fuzz FUZZ_RUNS=... (docs/benchmarks.md) ----
+FUZZ_RUNS ?= 5000
+FUZZ_TRACE_RUNS ?= 500 # an OTF2 archive opened per input: about 10 inputs/s
+FUZZ := $(BUILD)/fuzz
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+    -DHCATRACE_VERSION='"$(VERSION)"' $(MODEL_DIRS) $(INCLUDES) -Ifold $(OTF2_CFLAGS)
+$(FUZZ)/fuzz_model: tests/fuzz/fuzz_model.c $(MODEL_SRC) src/hca_names.c
+$(FUZZ)/fuzz_config: tests/fuzz/fuzz_config.c instrument/hct_config.c src/hca_names.c
+$(FUZZ)/fuzz_trace: tests/fuzz/fuzz_trace.c $(FOLD_READ_SRC) $(SCHEMA_READ_SRC) src/hca_defs.c src/hca_names.c
+$(FUZZ)/fuzz_%:
+	@mkdir -p $(dir $@)
+	@echo "  FUZZ-LD $@"
+	@$(CLANG) $(FUZZ_CFLAGS) -o $@ $^ $(OTF2_LIBS) -lpthread -lm
+fuzz: $(FUZZ)/fuzz_model $(FUZZ)/fuzz_config $(FUZZ)/fuzz_trace $(BUILD)/tests/hcasynth
+	@mkdir -p $(FUZZ)/fuzz_model.corpus $(FUZZ)/fuzz_config.corpus $(FUZZ)/fuzz_trace.corpus
+	@cp models/*.model tests/models/*.model $(FUZZ)/fuzz_model.corpus/ 2>/dev/null || true
+	@cp tests/fuzz/config/* $(FUZZ)/fuzz_config.corpus/
+	@rm -rf $(FUZZ)/seed-trace
+	@$(BUILD)/tests/hcasynth --out $(FUZZ)/seed-trace --instances 20 --duration-ms 5 --period-ms 2 \
+	    --counter instructions:0-1=1e9 > /dev/null
+	@for i in 0 1 2 3; do f=$$(echo traces/0.evt traces/0.def traces.def traces.otf2 | cut -d' ' -f$$((i + 1))); \
+	    { printf "\\$$(printf %o $$i)"; cat $(FUZZ)/seed-trace/$$f; } > $(FUZZ)/fuzz_trace.corpus/seed$$i; done
+	cd $(FUZZ) && ./fuzz_model -runs=$(FUZZ_RUNS) fuzz_model.corpus
+	cd $(FUZZ) && ./fuzz_config -runs=$(FUZZ_RUNS) fuzz_config.corpus
+	cd $(FUZZ) && FUZZ_TRACE=seed-trace LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp \
+	    ./fuzz_trace -runs=$(FUZZ_TRACE_RUNS) fuzz_trace.corpus
+
 # header dependencies written by -MMD (none before the first build)
 # An object without its dependency file (built before -MMD, or the .d lost) is
 # rebuilt: each .d is a prerequisite of its object, a target without a recipe.
@@ -256,4 +286,4 @@ print-unit-bins:
 clean:
 	rm -rf build
 
-.PHONY: all check check-sanitized bench install uninstall lint tidy clean print-unit-bins
+.PHONY: all check check-sanitized bench install uninstall lint tidy clean print-unit-bins fuzz
