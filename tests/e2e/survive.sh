@@ -90,3 +90,38 @@ check "serial, SIGTERM: otf2-print reads the trace" valid_otf2 "$(the_trace)"
 grep -q "program_end 1" stat.txt
 ok $? "serial, SIGTERM: the trace ends with the program's end"
 cd / && rm -rf "$dir"
+
+# MPI_ABORT from Fortran (use mpi): the Fortran binding is wrapped too
+if command -v mpifort > /dev/null 2>&1; then
+    dir=$(fresh_dir)
+    cd "$dir" || exit 1
+    cat > fabort.f90 <<'F90'
+program fabort
+  use mpi
+  implicit none
+  integer :: ierr, rank, it
+  double precision :: x, s
+  call MPI_Init(ierr)
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+  x = 0
+  do it = 1, 60
+    x = x + sqrt(dble(it))
+    call MPI_Allreduce(x, s, 1, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr)
+    if (it == 30 .and. rank == 1) call MPI_Abort(MPI_COMM_WORLD, 4, ierr)
+  end do
+  call MPI_Finalize(ierr)
+end program fabort
+F90
+    mpifort -o fabort fabort.f90
+    plain_mpirun 2 ./fabort > /dev/null 2>&1
+    want=$?
+    traced_mpirun 2 ./fabort > out 2> err
+    rc=$?
+    ok $((rc != want)) "Fortran MPI_ABORT: exit status of the untraced run kept ($rc, untraced $want)"
+    grep -q "^hcatrace: rank 1 ended by MPI_Abort; " err
+    ok $? "Fortran MPI_ABORT: rank 1 wrote its partial trace"
+    "$FOLD" --recover hcatrace-fabort-* 2> fold.err
+    ok $? "Fortran MPI_ABORT: the trace is rebuilt"
+    check "Fortran MPI_ABORT: otf2-print reads it" valid_otf2 hcatrace-fabort-*/traces.otf2
+    cd / && rm -rf "$dir"
+fi
