@@ -42,9 +42,11 @@ LIB_LIBS := $(OTF2_LIBS) $(MPI_LIBS) $(DW_LIBS) $(UNWIND_LIBS) $(PFM_LIBS) -lpth
 lib_obj = $(patsubst %.c,$(BUILD)/obj/lib/%.o,$(1))
 fold_obj = $(patsubst fold/%.c,$(BUILD)/obj/fold/%.o,$(1))
 
-SRC_COMMON := src/hca_defs.c src/hca_archive.c src/hca_names.c
+SRC_COMMON := src/hca_defs.c src/hca_archive.c src/hca_names.c src/hca_partial.c
 # the schema's reading side: hcafold and the test tools
 SCHEMA_READ_SRC := src/hca_schema_read.c
+# rebuilding a trace after an abnormal end (hcafold)
+RECOVER_SRC := src/hca_recover.c src/hca_partial.c src/hca_archive.c
 # the model language and model lookup: used by the tracer and hcafold
 MODEL_SRC := src/hca_model.c src/hca_model_lex.c src/hca_model_parse.c src/hca_model_check.c src/hca_model_eval.c \
     src/hca_model_path.c
@@ -70,6 +72,8 @@ HCAFOLD := $(BUILD)/bin/hcafold
 TOOLS := $(BUILD)/tests/tracestat $(BUILD)/tests/markers_app $(BUILD)/bench/mpi_call_cost
 # sampling and counters: a test program with known phases, and a benchmark
 TOOLS += $(BUILD)/tests/sampling_app $(BUILD)/bench/sample_cost $(BUILD)/tests/fd_app
+# abnormal ends of an MPI job (tests/e2e/survive.sh)
+TOOLS += $(BUILD)/tests/fault_app
 # known flat and stepped CPU rates: the folding skew (tests/e2e/fold_flat.sh, bench/skew.sh)
 TOOLS += $(BUILD)/tests/flat_app
 # OpenMP: the cost of a parallel region
@@ -135,6 +139,9 @@ $(BUILD)/bench/omp_region_cost: bench/omp_region_cost.c
 $(BUILD)/bench/sample_cost: bench/sample_cost.c include/hcatrace.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $<
+$(BUILD)/tests/fault_app: tests/fault_app.c
+	@mkdir -p $(dir $@)
+	$(MPICC) -std=c11 -g -O2 -Wall -Wextra -Werror -o $@ $<
 $(BUILD)/bench/mpi_call_cost: bench/mpi_call_cost.c
 	@mkdir -p $(dir $@)
 	$(MPICC) -std=c11 -O2 -g -Wall -Wextra -Werror -o $@ $<
@@ -149,7 +156,7 @@ $(BUILD)/obj/fold/%.o: fold/%.c $(BUILD)/obj/fold/%.d $(CONFIG)
 	@$(CC) $(FOLD_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(HCAFOLD): $(call fold_obj,$(wildcard fold/*.c)) \
-    $(call lib_obj,src/hca_defs.c src/hca_names.c $(SCHEMA_READ_SRC) $(MODEL_SRC))
+    $(call lib_obj,src/hca_defs.c src/hca_names.c $(SCHEMA_READ_SRC) $(MODEL_SRC) $(RECOVER_SRC))
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	@$(CC) -o $@ $^ $(SAN_LDFLAGS) $(FOLD_LIBS)
@@ -204,10 +211,40 @@ $(BUILD)/tests/test_%: $(BUILD)/obj/tests/unit/test_%.o
 	@echo "  LD      $@"
 	@$(CC) -o $@ $^ $(SAN_LDFLAGS) $(TEST_LIBS)
 
+# ---- fuzzing (make fuzz): libFuzzer targets of the model parser, the tracer's
+# configuration parser and hcafold's trace reading, with clang; each run for FUZZ_RUNS
+# (trace reading: FUZZ_TRACE_RUNS) inputs from its seed corpus (build/fuzz/<target>.corpus,
+# which libFuzzer grows); longer runs: make fuzz FUZZ_RUNS=... (docs/benchmarks.md) ----
+FUZZ_RUNS ?= 5000
+FUZZ_TRACE_RUNS ?= 500 # an OTF2 archive opened per input: about 10 inputs/s
+FUZZ := $(BUILD)/fuzz
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+    -DHCATRACE_VERSION='"$(VERSION)"' $(MODEL_DIRS) $(INCLUDES) -Ifold $(OTF2_CFLAGS)
+$(FUZZ)/fuzz_model: tests/fuzz/fuzz_model.c $(MODEL_SRC) src/hca_names.c
+$(FUZZ)/fuzz_config: tests/fuzz/fuzz_config.c instrument/hct_config.c src/hca_names.c
+$(FUZZ)/fuzz_trace: tests/fuzz/fuzz_trace.c $(FOLD_READ_SRC) $(SCHEMA_READ_SRC) src/hca_defs.c src/hca_names.c
+$(FUZZ)/fuzz_%:
+	@mkdir -p $(dir $@)
+	@echo "  FUZZ-LD $@"
+	@$(CLANG) $(FUZZ_CFLAGS) -o $@ $^ $(OTF2_LIBS) -lpthread -lm
+fuzz: $(FUZZ)/fuzz_model $(FUZZ)/fuzz_config $(FUZZ)/fuzz_trace $(BUILD)/tests/hcasynth
+	@mkdir -p $(FUZZ)/fuzz_model.corpus $(FUZZ)/fuzz_config.corpus $(FUZZ)/fuzz_trace.corpus
+	@cp models/*.model tests/models/*.model $(FUZZ)/fuzz_model.corpus/ 2>/dev/null || true
+	@cp tests/fuzz/config/* $(FUZZ)/fuzz_config.corpus/
+	@rm -rf $(FUZZ)/seed-trace
+	@$(BUILD)/tests/hcasynth --out $(FUZZ)/seed-trace --instances 20 --duration-ms 5 --period-ms 2 \
+	    --counter instructions:0-1=1e9 > /dev/null
+	@for i in 0 1 2 3; do f=$$(echo traces/0.evt traces/0.def traces.def traces.otf2 | cut -d' ' -f$$((i + 1))); \
+	    { printf "\\$$(printf %o $$i)"; cat $(FUZZ)/seed-trace/$$f; } > $(FUZZ)/fuzz_trace.corpus/seed$$i; done
+	cd $(FUZZ) && ./fuzz_model -runs=$(FUZZ_RUNS) fuzz_model.corpus
+	cd $(FUZZ) && ./fuzz_config -runs=$(FUZZ_RUNS) fuzz_config.corpus
+	cd $(FUZZ) && FUZZ_TRACE=seed-trace LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp \
+	    ./fuzz_trace -runs=$(FUZZ_TRACE_RUNS) fuzz_trace.corpus
+
 # header dependencies written by -MMD (none before the first build)
 # An object without its dependency file (built before -MMD, or the .d lost) is
 # rebuilt: each .d is a prerequisite of its object, a target without a recipe.
-DEPFILES := $(patsubst %.c,$(BUILD)/obj/lib/%.d,$(LIB_SRC) $(SCHEMA_READ_SRC)) \
+DEPFILES := $(patsubst %.c,$(BUILD)/obj/lib/%.d,$(LIB_SRC) $(SCHEMA_READ_SRC) src/hca_recover.c) \
     $(patsubst fold/%.c,$(BUILD)/obj/fold/%.d,$(wildcard fold/*.c)) \
     $(patsubst tests/%.c,$(BUILD)/obj/tests/%.d,$(wildcard tests/*.c tests/*/*.c))
 $(DEPFILES):
@@ -269,4 +306,4 @@ print-unit-bins:
 clean:
 	rm -rf build
 
-.PHONY: all check check-sanitized bench install uninstall lint tidy clean print-unit-bins
+.PHONY: all check check-sanitized bench install uninstall lint tidy clean print-unit-bins fuzz

@@ -15,6 +15,8 @@
 #include "hca_model_path.h"
 #include "model.h"
 #include "outdir.h"
+#include "read.h"
+#include "hca_recover.h"
 
 #ifndef HCATRACE_VERSION
 #define HCATRACE_VERSION "unknown"
@@ -60,7 +62,8 @@ enum long_only {
     OPT_MAX_POINTS,
     OPT_REPLICATES,
     OPT_MPI,
-    OPT_LIST_MODELS
+    OPT_LIST_MODELS,
+    OPT_RECOVER
 };
 
 static void usage(FILE *out)
@@ -82,6 +85,8 @@ static void usage(FILE *out)
           "      --max-points N     cap on folded points fed to a fit (default 20000)\n"
           "      --replicates N     bootstrap replicates of the 95 % intervals (default 60; 0: none)\n"
           "      --mpi              also fold the MPI calls themselves\n"
+          "      --recover          only rebuild the global view of a job that ended without\n"
+          "                         MPI_Finalize (as every fold of such a trace does first)\n"
           "  -m, --model NAME|FILE  evaluate this model (models/NAME.model; 'auto': the one for\n"
           "                         the trace's PMU; default: the one recorded in the trace,\n"
           "                         if any; 'none': no model)\n"
@@ -172,6 +177,26 @@ static int list_models(void)
     return EXIT_DONE;
 }
 
+/* A job's directory with partial definitions and no anchor file: rebuilt first, the
+ * loss said. 1 when rebuilt, 0 when there was nothing to do, -1 on failure. */
+static int recover_if_needed(const char *trace, int asked)
+{
+    struct stat st;
+    if (stat(trace, &st) != 0 || !S_ISDIR(st.st_mode) || !hca_recover_needed(trace)) {
+        if (asked)
+            fprintf(stderr, "hcafold: %s: nothing to recover (no rank-N.partial without a traces.otf2)\n", trace);
+        return asked ? -1 : 0;
+    }
+    char summary[2048], err[1024];
+    if (hca_recover(trace, summary, sizeof(summary), err, sizeof(err)) != 0) {
+        fprintf(stderr, "hcafold: %s\n", err);
+        return -1;
+    }
+    fprintf(stderr, "hcafold: %s: the job ended without MPI_Finalize; its trace was rebuilt from what each rank "
+            "wrote: %s\n", trace, summary);
+    return 1;
+}
+
 static int progress_on;
 static void progress(const char *stage, size_t done, size_t total)
 {
@@ -199,6 +224,7 @@ int main(int argc, char **argv)
         { "max-points", required_argument, NULL, OPT_MAX_POINTS },
         { "replicates", required_argument, NULL, OPT_REPLICATES },
         { "mpi", no_argument, NULL, OPT_MPI },      { "list-models", no_argument, NULL, OPT_LIST_MODELS },
+        { "recover", no_argument, NULL, OPT_RECOVER },
         { "model", required_argument, NULL, 'm' },  { "set", required_argument, NULL, 's' },
         { NULL, 0, NULL, 0 }
     };
@@ -213,7 +239,7 @@ int main(int argc, char **argv)
     int no_model = 0;
     const char *output = NULL;
     unsigned formats = FOLD_FORMAT_ALL;
-    int quiet = 0, opt;
+    int quiet = 0, recover_only = 0, opt;
     size_t v;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     o.jobs = cpus > 0 ? (unsigned)cpus : 1;
@@ -310,6 +336,9 @@ int main(int argc, char **argv)
             break;
         case OPT_LIST_MODELS:
             return list_models();
+        case OPT_RECOVER:
+            recover_only = 1;
+            break;
         default:
             usage(stderr);
             return EXIT_USAGE;
@@ -330,6 +359,11 @@ int main(int argc, char **argv)
         return EXIT_BAD_TRACE;
     }
     char outdir[PATH_MAX], err[1024] = "";
+    int recovered = recover_if_needed(trace, recover_only);
+    if (recovered < 0)
+        return EXIT_BAD_TRACE;
+    if (recover_only)
+        return EXIT_DONE;
     progress_on = !quiet && isatty(STDERR_FILENO);
     o.progress = progress;
 
@@ -341,6 +375,10 @@ int main(int argc, char **argv)
         fold_report_free(&report);
         return analysis_exit(analysis);
     }
+    const char *loss = recovered ? NULL : fold_trace_property(report.owner, HCA_PROP_RECOVERED);
+    if (loss) /* rebuilt earlier: the loss is said at every fold */
+        fprintf(stderr, "hcafold: %s is a partial trace (the job ended without MPI_Finalize): %s\n", report.trace,
+                loss);
     if (output)
         snprintf(outdir, sizeof(outdir), "%s", output);
     else

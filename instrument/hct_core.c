@@ -19,8 +19,10 @@
 #include "hct_expdir.h"
 #include "hct_launcher.h"
 #include "hct_locations.h"
+#include "hct_mpi_env.h"
 #include "hct_recording.h"
 #include "hct_regions.h"
+#include "hct_rescue.h"
 #include "hct_writer.h"
 
 extern char **environ;
@@ -103,6 +105,27 @@ static void serial_finish(void)
     hca_defs_free(&global);
 }
 
+/* ---- abnormal ends ---------------------------------------------------------- */
+
+/* A signal ends the process (hct_rescue.c): a serial trace is finished as at a normal
+ * end; an MPI rank writes its events and partial definitions (hct_mpi_rescue). */
+static void abnormal_end(const char *how)
+{
+    switch (hct.mode) {
+    case HCT_SERIAL:
+        serial_finish();
+        hct_message("the program ended by %s; its trace in %s holds what it did until then", how, hct.expdir);
+        break;
+    case HCT_MPI:
+        hct_mpi_rescue(how);
+        break;
+    case HCT_MPI_PENDING:
+    case HCT_OFF:
+        break;
+    }
+    hct.mode = HCT_OFF;
+}
+
 /* ---- load and unload ------------------------------------------------------ */
 
 static int launched_by_mpi(void)
@@ -146,10 +169,14 @@ __attribute__((constructor)) static void hct_load(void)
         hct.mode = HCT_MPI_PENDING; /* the archive opens in MPI_Init */
     else
         serial_start();
+    if (hct.mode != HCT_OFF)
+        hct_rescue_arm(abnormal_end);
 }
 
 __attribute__((destructor)) static void hct_unload(void)
 {
+    if (hct.mode != HCT_OFF && !hct_rescue_claim())
+        return; /* a signal or MPI_Abort ended it already */
     switch (hct.mode) {
     case HCT_SERIAL:
         serial_finish();
@@ -161,9 +188,7 @@ __attribute__((destructor)) static void hct_unload(void)
             serial_finish();
         break;
     case HCT_MPI:
-        if (atomic_load(&hct.active) && hct.rank == 0)
-            hct_message("the program exited without MPI_Finalize; its trace in %s is incomplete", hct.expdir);
-        atomic_store(&hct.active, 0);
+        hct_mpi_rescue("exit without MPI_Finalize");
         break;
     case HCT_OFF:
         break;

@@ -2,7 +2,10 @@
  * experiment directory, open the job's archive with MPI collectives, measure
  * clock offsets. At MPI_Finalize (before PMPI_Finalize): measure offsets again,
  * unify definitions at rank 0 (gather, merge, scatter the ID maps), and write
- * local and global definitions. Only PMPI calls on private communicators. */
+ * local and global definitions. Only PMPI calls on private communicators. At an
+ * end without MPI_Finalize (a signal, MPI_Abort, an exit): each rank writes its
+ * events and its partial definitions (src/hca_partial.h), without MPI, for
+ * hca_recover to unify afterwards. */
 #define OTF2_MPI_USE_PMPI
 #include <otf2/OTF2_MPI_Collectives.h>
 
@@ -19,6 +22,8 @@
 #include "hct_mpi_env.h"
 #include "hct_recording.h"
 #include "hct_regions.h"
+#include "hct_rescue.h"
+#include "hca_partial.h"
 #include "hct_writer.h"
 
 MPI_Comm hct_private_comm = MPI_COMM_NULL;
@@ -120,6 +125,7 @@ int hct_mpi_start(void)
     hct.first_ts = hca_clock_now();
     atomic_store(&hct.active, 1);
     hct_write_program_begin();
+    hct_rescue_arm(NULL); /* ahead of the handlers the MPI runtime installed */
     return 1;
 off:
     hct.mode = HCT_OFF;
@@ -263,7 +269,7 @@ static int unify(hca_defs *global, hca_defs_map *map)
 
 void hct_mpi_finish(void)
 {
-    if (hct.mode != HCT_MPI)
+    if (hct.mode != HCT_MPI || !hct_rescue_claim())
         return;
     hct_stop_recording();
     uint64_t last_ts = hca_clock_now();
@@ -336,4 +342,51 @@ void hct_mpi_finish(void)
     hca_defs_free(&global);
     PMPI_Comm_free(&hct_private_comm);
     hct.mode = HCT_OFF;
+}
+
+/* ---- the end without MPI_Finalize ---------------------------------------- */
+
+void hct_mpi_rescue(const char *how)
+{
+    if (hct.mode != HCT_MPI)
+        return;
+    hct.mode = HCT_OFF;
+    hct_stop_recording();
+    uint64_t last_ts = hca_clock_now();
+    hca_location_info *locs = NULL;
+    uint32_t nlocs = hct_writer_flush_locations(&locs);
+    int bad = hct_callsite_define(hct_region_def) != 0 || hct_comms_define() != 0 || !locs;
+    unsigned char *defs = NULL;
+    size_t len = 0;
+    bad |= hca_defs_serialize(&hct.defs, &defs, &len) != 0;
+    hca_partial_header h;
+    memset(&h, 0, sizeof(h));
+    memcpy(h.magic, HCA_PARTIAL_MAGIC, sizeof(h.magic));
+    h.rank = (uint32_t)hct.rank;
+    h.size = (uint32_t)hct.size;
+    h.nlocs = nlocs;
+    h.begin_ts = hct.program_begin_ts;
+    h.end_ts = last_ts;
+    h.offset_ts = offsets[0].time;
+    h.offset = offsets[0].offset;
+    h.defs_len = len;
+    snprintf(h.how, sizeof(h.how), "%s", how);
+    gethostname(h.host, sizeof(h.host) - 1);
+    snprintf(h.exe, sizeof(h.exe), "%s", hct.exe);
+    if (!bad && hca_partial_write(hct.expdir, &h, locs, defs, len) != 0)
+        bad = 1;
+    if (bad)
+        hct_message("rank %d ended by %s; writing its partial trace in %s failed%s%s", hct.rank, how, hct.expdir,
+                    hct.write_error[0] ? ": " : "", hct.write_error);
+    else if (hct.rank == 0 || (strcmp(how, "SIGTERM") != 0 && strcmp(how, "SIGINT") != 0))
+        hct_message("rank %d ended by %s; the job's partial trace is in %s (hcafold rebuilds it, or: hcatrace "
+                    "recover %s)", hct.rank, how, hct.expdir, hct.expdir);
+    free(defs);
+    free(locs);
+}
+
+void hct_mpi_abort(void)
+{
+    if (hct.mode == HCT_MPI && hct_rescue_claim())
+        hct_mpi_rescue("MPI_Abort");
 }

@@ -65,6 +65,13 @@ OTF2_EvtWriter *hct_writer_location(uint64_t location_id)
 
 uint32_t hct_writer_close_locations(hca_location_info **out)
 {
+    uint32_t n = hct_writer_flush_locations(out);
+    OTF2_Archive_CloseEvtFiles(hct.archive);
+    return n;
+}
+
+uint32_t hct_writer_flush_locations(hca_location_info **out)
+{
     uint32_t n = atomic_load(&hct.nthreads), k = 0;
     hca_location_info *locs = calloc(n + 1, sizeof(*locs));
     for (uint32_t i = 0; i < n; i++) {
@@ -79,7 +86,6 @@ uint32_t hct_writer_close_locations(hca_location_info **out)
         if (locs)
             locs[k++] = (hca_location_info){ t->location_id, (uint32_t)hct.rank, t->index, nevents };
     }
-    OTF2_Archive_CloseEvtFiles(hct.archive);
     *out = locs;
     return locs ? k : 0;
 }

@@ -25,6 +25,9 @@ OTF2_EvtWriter *hct_writer_location(uint64_t location_id);
 /* Closes every event writer and the event files; *out gets one entry per
  * location (malloc'ed). Returns the count. */
 uint32_t hct_writer_close_locations(hca_location_info **out);
+/* The same without closing the event files (a collective with MPI): every location's
+ * events reach its file; for an end without MPI_Finalize. */
+uint32_t hct_writer_flush_locations(hca_location_info **out);
 /* Writes each location's mapping tables and clock offsets. */
 int hct_writer_local_defs(const hca_defs_map *map, const hct_clock_offset *offsets, uint32_t noffsets);
 int hct_writer_global_defs(hca_defs *global, const hca_system_info *sys);

@@ -23,6 +23,12 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     return rc;
 }
 
+int MPI_Abort(MPI_Comm comm, int errorcode)
+{
+    hct_mpi_abort(); /* the runtime ends this process and kills the others */
+    return PMPI_Abort(comm, errorcode);
+}
+
 int MPI_Finalize(void)
 {
     ENTER(Finalize);

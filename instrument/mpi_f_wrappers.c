@@ -129,6 +129,12 @@ F_WRAPPER(mpi_init_thread, (MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ie
     hct_rec_init(ierr ? (int)*ierr : MPI_SUCCESS, t, HCT_MPI_Init_thread, HCT_RA);
 }
 
+F_WRAPPER(mpi_abort, (MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr))
+{
+    hct_mpi_abort(); /* the runtime ends this process and kills the others */
+    REAL(mpi_abort)(comm, errorcode, ierr);
+}
+
 F_WRAPPER(mpi_finalize, (MPI_Fint *ierr))
 {
     ENTER(Finalize);
