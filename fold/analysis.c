@@ -356,7 +356,8 @@ static uint32_t anchor_depth(const fold_trace *t, const uint32_t *path, uint32_t
  * up. Other regions (anchor NULL): all stacks are cut at their deepest common
  * caller (anchor.h); callers[] hold the region's boundary calls. */
 static int fold_source(const fold_trace *t, const fold_points *p, const fold_options *o, const char *anchor,
-                       const char *anchor2, const char *const *callers, size_t ncallers, fold_region_result *g)
+                       const char *anchor2, const char *const *callers, size_t ncallers, fold_anchors *known,
+                       fold_region_result *g)
 {
     /* at most max_points samples, the same deterministic choice as the fits */
     size_t *chosen = malloc((p->ns + 1) * sizeof(*chosen));
@@ -409,7 +410,7 @@ static int fold_source(const fold_trace *t, const fold_points *p, const fold_opt
         g->nlines++;
     }
     if (!anchor) { /* every stack cut at the deepest common caller */
-        uint32_t cut = fold_anchor_depth(t, stacks, nstacks, callers, ncallers);
+        uint32_t cut = fold_anchor_depth(t, stacks, nstacks, callers, ncallers, known);
         for (size_t i = 0; i < nstacks; i++) {
             uint32_t c = stacks[i].depth > cut ? cut : (stacks[i].depth ? stacks[i].depth - 1 : 0);
             stacks[i].frames += c;
@@ -473,7 +474,7 @@ static char *display_name(const fold_region *f)
 }
 
 static int fold_one(const fold_trace *t, const fold_region *f, size_t index, const fold_options *o,
-                    fold_region_result *g)
+                    fold_anchors *known, fold_region_result *g)
 {
     fold_points p;
     if (fold_points_build(t, f, &p) != 0)
@@ -520,7 +521,7 @@ static int fold_one(const fold_trace *t, const fold_region *f, size_t index, con
             callers[1] = t->regions[t->contexts[parent].region].name;
     }
     if (rc == 0)
-        rc = fold_source(t, &p, o, f->kind == FOLD_KIND_OPENMP ? own : NULL, caller, callers, 2, g);
+        rc = fold_source(t, &p, o, f->kind == FOLD_KIND_OPENMP ? own : NULL, caller, callers, 2, known, g);
     double per_instance = f->nused ? (double)p.used_samples / (double)f->nused : 0;
     /* coarse: by the estimated error (the widest band of a counter that
      * places boundaries), or by samples per instance without a bootstrap */
@@ -649,6 +650,7 @@ enum fold_analysis_status fold_analyze(const char *trace_path, const fold_option
         return FOLD_ANALYSIS_NO_MEMORY;
     }
     size_t candidates = 0;
+    fold_anchors known = { NULL, 0, 0 }; /* regions folded first (by total time) anchor the later ones */
     for (size_t i = 0; i < t->nfolds; i++) {
         const fold_region *f = &t->folds[i];
         if ((f->kind == FOLD_KIND_MPI && !o->include_mpi) || !selected(f->name, o->regions, o->nregions))
@@ -658,17 +660,20 @@ enum fold_analysis_status fold_analyze(const char *trace_path, const fold_option
             o->progress("folding", i, t->nfolds);
         if (f->nused < o->min_instances || f->nsamples_used < o->min_samples) {
             if (add_skipped(report, f, o) != 0) {
+                free(known.functions);
                 snprintf(err, errlen, "out of memory");
                 return FOLD_ANALYSIS_NO_MEMORY;
             }
             continue;
         }
         fold_region_result *g = &report->regions[report->nregions++];
-        if (fold_one(t, f, report->nregions - 1, o, g) != 0) {
+        if (fold_one(t, f, report->nregions - 1, o, &known, g) != 0) {
+            free(known.functions);
             snprintf(err, errlen, "out of memory folding %s", f->name);
             return FOLD_ANALYSIS_NO_MEMORY;
         }
     }
+    free(known.functions);
     if (o->progress)
         o->progress("folding", t->nfolds, t->nfolds);
     if (report->regions_skipped > 1)

@@ -61,8 +61,24 @@ uint32_t fold_most_frequent(uint32_t *v, size_t n, size_t *count)
     return best;
 }
 
+static void remember(fold_anchors *known, uint32_t function)
+{
+    for (size_t i = 0; i < known->n; i++)
+        if (known->functions[i] == function)
+            return;
+    if (known->n == known->cap) {
+        size_t cap = known->cap ? 2 * known->cap : 16;
+        uint32_t *p = realloc(known->functions, cap * sizeof(*p));
+        if (!p)
+            return; /* a hint only */
+        known->functions = p;
+        known->cap = cap;
+    }
+    known->functions[known->n++] = function;
+}
+
 uint32_t fold_anchor_depth(const fold_trace *t, const fold_stack_sample *s, size_t n, const char *const *callers,
-                           size_t ncallers)
+                           size_t ncallers, fold_anchors *known)
 {
     uint32_t *chain = NULL, *scratch = malloc((n + 1) * sizeof(*scratch));
     uint8_t *on = malloc(n + 1);
@@ -96,12 +112,18 @@ uint32_t fold_anchor_depth(const fold_trace *t, const fold_stack_sample *s, size
         goto out;
     if (split) {
         cut = len - 1;
+        if (known)
+            remember(known, chain[cut]);
         goto out;
     }
     uint32_t d = UINT32_MAX;
     for (size_t i = 0; i < ncallers && d == UINT32_MAX; i++)
         if (callers[i])
             d = caller_of(t, chain, len, callers[i]);
+    for (uint32_t k = len - 1; known && k > 0 && d == UINT32_MAX; k--) /* the leaf calls nothing */
+        for (size_t i = 0; i < known->n && d == UINT32_MAX; i++)
+            if (chain[k - 1] == known->functions[i])
+                d = k - 1;
     for (size_t i = 0; i < ncallers && d == UINT32_MAX; i++) {
         const char *file = NULL;
         for (size_t r = 0; callers[i] && r < t->nregions && !file; r++)

@@ -11,6 +11,14 @@
 #include "bands.h"
 #include "trace.h"
 
+/* Functions that earlier regions' samples split below (their deepest common
+ * callers): where a region's samples run one chain, such a function on the
+ * chain is the caller of the code the region runs. */
+typedef struct {
+    uint32_t *functions; /* region IDs */
+    size_t n, cap;
+} fold_anchors;
+
 /* The depth (0 = the root frame) to cut the stacks at:
  *   1. the common path: from the root, the frames where one function holds 90 %
  *      of the samples that reach that depth;
@@ -19,13 +27,17 @@
  *   3. else (one chain down to the leaf) the caller of the code that opens or
  *      closes the region: the function that calls `callers[i]` (the functions
  *      holding the region's boundary calls) wherever the trace's calling
- *      contexts show it, else the outermost frame of the chain declared in the
- *      same file as a caller, else `main`, found on the chain; else 0. */
+ *      contexts show it, else the deepest function of `known` (the deepest
+ *      common callers of the regions folded before), else the outermost frame
+ *      of the chain declared in the same file as a caller, else `main`, found
+ *      on the chain; else 0.
+ * A split's common caller is added to `known` (when known is not NULL and
+ * memory allows). */
 /* The most frequent value of v[0..n) (ties: the lowest), its count in
  * *count; sorts v. */
 uint32_t fold_most_frequent(uint32_t *v, size_t n, size_t *count);
 
 uint32_t fold_anchor_depth(const fold_trace *t, const fold_stack_sample *stacks, size_t n,
-                           const char *const *callers, size_t ncallers);
+                           const char *const *callers, size_t ncallers, fold_anchors *known);
 
 #endif

@@ -47,8 +47,10 @@ for r in sorted(steps, key=lambda r: -r["total_time_s"])[:1]:
             order.append(n)
 print("ok" if len(keys) == 1 and order == ["stage_stencil", "stage_flux", "stage_update"] else "not ok",
       "its bands name the stages in order:", order)
-smooth = [r["name"] for r in regions if "path_smooth" in names(r)]
-residual = [r["name"] for r in regions if "path_residual" in names(r)]
+def runs(r, f):  # the region's bands or its code path name the function
+    return f in names(r) or f in r.get("path", {}).get("functions", "").split(", ")
+smooth = [r["name"] for r in regions if runs(r, "path_smooth")]
+residual = [r["name"] for r in regions if runs(r, "path_residual")]
 print("ok" if smooth and residual and not set(smooth) & set(residual) else "not ok",
       "the two code paths are separate regions:", smooth, residual)
 if np <= 3:
