@@ -421,19 +421,21 @@ int fold_bootstrap_bands(const fold_stack_sample *stacks, const size_t *stack_in
         return 0;
     double z = gsl_cdf_ugaussian_Pinv(0.5 + 0.5 * o->level);
     resampler s;
-    size_t *block = malloc(n * sizeof(*block));
+    size_t *block = malloc(n * sizeof(*block)), *pick = malloc(n * sizeof(*pick));
     double *share = malloc(R * nbands * sizeof(*share));
     fold_stack_sample *rep = NULL;
     size_t cap = n + n / 2 + 16, nrep = 0;
     int rc = -1;
-    if (resampler_init(&s, ninstances, o->seed) != 0 || !block || !share || !(rep = malloc(cap * sizeof(*rep))))
+    if (resampler_init(&s, ninstances, o->seed) != 0 || !block || !pick || !share || !(rep = malloc(cap * sizeof(*rep))))
         goto done;
-    for (size_t i = 0; i < n; i++)
-        block[i] = block_of(&s, stack_instance[i]);
+    /* at most FOLD_BOOTSTRAP_MAX_STACKS stacks, by a fixed stride (fold_cap_points) */
+    size_t nsub = fold_cap_points(n, FOLD_BOOTSTRAP_MAX_STACKS, pick);
+    for (size_t k = 0; k < nsub; k++)
+        block[k] = block_of(&s, stack_instance[pick[k]]);
     for (size_t r = 0; r < R; r++) {
         draw(&s, r);
         nrep = 0;
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < nsub; i++)
             for (unsigned m = (unsigned)s.count[block[i]]; m > 0; m--) {
                 if (nrep == cap) {
                     fold_stack_sample *grown = realloc(rep, 2 * cap * sizeof(*rep));
@@ -442,7 +444,7 @@ int fold_bootstrap_bands(const fold_stack_sample *stacks, const size_t *stack_in
                     rep = grown;
                     cap *= 2;
                 }
-                rep[nrep++] = stacks[i];
+                rep[nrep++] = stacks[pick[i]];
             }
         fold_band *rb = NULL;
         size_t nrb = 0;
@@ -459,9 +461,12 @@ int fold_bootstrap_bands(const fold_stack_sample *stacks, const size_t *stack_in
         }
         free(rb);
     }
+    /* a subsample's replicates vary more: as 1 / sqrt(samples) */
+    double narrower = sqrt((double)nsub / (double)n);
     for (size_t i = 0; i < nbands; i++) {
         double mean, sd;
         fold_mean_sd(share + i, R, nbands, &mean, &sd);
+        sd *= narrower;
         lo[i] = fmax(bands[i].share - z * sd, 0.0);
         hi[i] = fmin(bands[i].share + z * sd, 1.0);
     }
@@ -469,6 +474,7 @@ int fold_bootstrap_bands(const fold_stack_sample *stacks, const size_t *stack_in
 done:
     resampler_free(&s);
     free(block);
+    free(pick);
     free(share);
     free(rep);
     return rc;

@@ -25,6 +25,10 @@ typedef struct {
  * instances (each block one draw): with more instances the cost of a
  * replicate stays bounded, and the blocks are still many. */
 #define FOLD_BOOTSTRAP_MAX_BLOCKS 5000
+/* The source bands of a replicate are found from at most this many stacks
+ * (a fixed stride over the samples), the spread of their shares scaled by
+ * sqrt(stacks used / stacks) to that of all: banding is the costly part. */
+#define FOLD_BOOTSTRAP_MAX_STACKS 5000
 
 void fold_bootstrap_defaults(fold_bootstrap_options *o);
 
