@@ -19,8 +19,10 @@
 #define PLOT_POINTS 4000 /* folded points kept per counter for the plots */
 #define MIN_EVENTS_TO_SEGMENT 10.0 /* mean events per instance for a counter to place phase boundaries */
 /* A fold is coarse when the 95 % band of a counter that places boundaries is
- * wider than +-3 % of its mean rate on average (about a 1.5 % mean error). */
-#define COARSE_BAND_WIDTH 0.03
+ * wider than +-3.5 % of its mean rate on average: on the synthetic truths of
+ * bench/bands.sh, folds whose mean error exceeds about 1.5 % (docs/
+ * benchmarks.md, "Confidence bands"). */
+#define COARSE_BAND_WIDTH 0.035
 
 void fold_options_defaults(fold_options *o)
 {
@@ -377,11 +379,13 @@ static int fold_source(const fold_trace *t, const fold_points *p, const fold_opt
     uint32_t *path = malloc((max_depth + 1) * sizeof(*path));
     fold_frame *frames = calloc(nframes + 1, sizeof(*frames));
     fold_stack_sample *stacks = malloc((p->ns + 1) * sizeof(*stacks));
+    size_t *stack_instance = malloc((p->ns + 1) * sizeof(*stack_instance));
+    double *share_lo = NULL, *share_hi = NULL;
     g->line_x = malloc((p->ns + 1) * sizeof(double));
     g->line_no = malloc((p->ns + 1) * sizeof(uint32_t));
     g->line_fn = malloc((p->ns + 1) * sizeof(char *));
     int rc = -1;
-    if (!path || !frames || !stacks || !g->line_x || !g->line_no || !g->line_fn)
+    if (!path || !frames || !stacks || !stack_instance || !g->line_x || !g->line_no || !g->line_fn)
         goto out;
     size_t used = 0, nstacks = 0;
     for (size_t k = 0; k < nchosen; k++) {
@@ -401,6 +405,7 @@ static int fold_source(const fold_trace *t, const fold_points *p, const fold_opt
             const fold_context_def *c = &t->contexts[path[depth - 1 - d]];
             f[d] = (fold_frame){ c->region, c->line };
         }
+        stack_instance[nstacks] = p->sinstance[i];
         stacks[nstacks++] = (fold_stack_sample){ p->sx[i], f, depth };
         used += depth;
         const fold_context_def *leaf = &t->contexts[ctx];
@@ -425,6 +430,14 @@ static int fold_source(const fold_trace *t, const fold_points *p, const fold_opt
     bo.anchor_function = nstacks && stacks[0].depth ? stacks[0].frames[0].function : UINT32_MAX;
     if (fold_bands(stacks, nstacks, &bo, &bands, &nbands, &best) != 0)
         goto out;
+    share_lo = malloc((nbands + 1) * sizeof(*share_lo));
+    share_hi = malloc((nbands + 1) * sizeof(*share_hi));
+    if (!share_lo || !share_hi ||
+        fold_bootstrap_bands(stacks, stack_instance, nstacks, p->used_instances, &bo, bands, nbands, &o->bootstrap,
+                             share_lo, share_hi) != 0) {
+        free(bands);
+        goto out;
+    }
     g->bands = calloc(nbands + 1, sizeof(*g->bands));
     if (!g->bands) {
         free(bands);
@@ -445,7 +458,8 @@ static int fold_source(const fold_trace *t, const fold_points *p, const fold_opt
                     caller = t->regions[bands[k].function].name;
             g->bands[g->nbands++] = (fold_band_result){ r ? r->name : "?", r ? r->file : "", caller,
                                                         bands[i].line, bands[i].start, bands[i].end,
-                                                        bands[i].share, bands[i].purity, bands[i].depth };
+                                                        bands[i].share, bands[i].purity, bands[i].depth,
+                                                        share_lo[i], share_hi[i] };
         }
         if (pass == 0)
             g->nbands_shown = g->nbands;
@@ -457,6 +471,9 @@ out:
     free(path);
     free(frames);
     free(stacks);
+    free(stack_instance);
+    free(share_lo);
+    free(share_hi);
     return rc;
 }
 

@@ -9,7 +9,8 @@
  * same points under other weights: the fits reuse everything the fit of the
  * data chose (knots, smoothing weight, the robust penalty's weights; only the
  * coefficients are solved for), and the segmentation moves each boundary to
- * its best place between the midpoints of the phases next to it. The interval
+ * its best place between the midpoints of the phases next to it; the curves
+ * are undersmoothed (BAND_UNDERSMOOTH). The interval
  * of a quantity is the estimate +- z x the standard deviation over the
  * replicates (z = 1.96 for 95 %): with a few dozen replicates a standard
  * deviation is steadier than the extreme percentiles. */
@@ -22,6 +23,16 @@
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_rng.h>
+
+/* The replicates' curves are fitted with this fraction of the smoothing
+ * weight the data's fit chose: a smoother's band built from its own
+ * replicates sees its variance but not its bias (a smoothed step, the
+ * rounded end of a ramp), and misses the truth there. A 4 times smaller
+ * weight has less bias and more variance; the band (around the data's
+ * fit) is then about 1.5 times wider and covers the truth at 95 % of the
+ * grid points away from jumps instead of 89 % (bench/bands.sh, docs/
+ * benchmarks.md). */
+#define BAND_UNDERSMOOTH 0.25
 
 /* A boundary is placed when its interval is at most this fraction of the
  * narrower phase next to it. */
@@ -79,6 +90,25 @@ typedef struct {
     gsl_rng *rng;
     double *count; /* per block: times drawn in the current replicate */
 } resampler;
+
+/* 0, or -1 when memory ran out (then resampler_free). */
+static int resampler_init(resampler *s, size_t ninstances, unsigned long seed)
+{
+    s->ninstances = ninstances;
+    s->nblocks = ninstances < FOLD_BOOTSTRAP_MAX_BLOCKS ? ninstances : FOLD_BOOTSTRAP_MAX_BLOCKS;
+    s->seed = seed;
+    s->rng = gsl_rng_alloc(gsl_rng_mt19937);
+    s->count = malloc((s->nblocks ? s->nblocks : 1) * sizeof(*s->count));
+    return s->rng && s->count ? 0 : -1;
+}
+
+static void resampler_free(resampler *s)
+{
+    if (s->rng)
+        gsl_rng_free(s->rng);
+    free(s->count);
+    memset(s, 0, sizeof(*s));
+}
 
 static size_t block_of(const resampler *s, size_t instance)
 {
@@ -153,8 +183,12 @@ static int curve_replicates(const fold_bootstrap_counter *k, size_t nk, counter_
         return -1;
     int rc = 0;
     for (size_t c = 0; c < nk && rc == 0; c++)
-        if (!(design[c] = fold_fit_design_new(&k[c].cloud, k[c].curve)))
+    {
+        fold_curve like = *k[c].curve; /* undersmoothed: see BAND_UNDERSMOOTH */
+        like.lambda *= BAND_UNDERSMOOTH;
+        if (!(design[c] = fold_fit_design_new(&k[c].cloud, &like)))
             rc = -1;
+    }
     for (size_t r = 0; r < R && rc == 0; r++) {
         draw(s, r);
         for (size_t c = 0; c < nk && rc == 0; c++) {
@@ -257,9 +291,8 @@ int fold_bootstrap_region(const fold_bootstrap_counter *k, size_t nk, size_t nin
         return 0;
     }
     double z = gsl_cdf_ugaussian_Pinv(0.5 + 0.5 * o->level);
-    resampler s = { ninstances, ninstances < FOLD_BOOTSTRAP_MAX_BLOCKS ? ninstances : FOLD_BOOTSTRAP_MAX_BLOCKS,
-                    o->seed, gsl_rng_alloc(gsl_rng_mt19937), NULL };
-    s.count = malloc(s.nblocks * sizeof(*s.count));
+    resampler s;
+    int ok = resampler_init(&s, ninstances, o->seed) == 0;
     counter_work *work = calloc(nk, sizeof(*work));
     fold_cloud *vclouds = calloc(nv + 1, sizeof(*vclouds));
     const double **vw = calloc(nv + 1, sizeof(*vw));
@@ -271,7 +304,7 @@ int fold_bootstrap_region(const fold_bootstrap_counter *k, size_t nk, size_t nin
     out->bound_lo = malloc((np0 + 1) * sizeof(double));
     out->bound_hi = malloc((np0 + 1) * sizeof(double));
     int rc = -1;
-    if (!s.rng || !s.count || !work || !vclouds || !vw || !rb || !rs || !tmp || !out->counters || !out->bound_lo ||
+    if (!ok || !work || !vclouds || !vw || !rb || !rs || !tmp || !out->counters || !out->bound_lo ||
         !out->bound_hi)
         goto done;
     out->ncounters = nk;
@@ -368,13 +401,81 @@ done:
         fold_region_interval_free(out);
     fold_segment_frame_free(frame);
     work_free(work, nk);
-    if (s.rng)
-        gsl_rng_free(s.rng);
-    free(s.count);
+    resampler_free(&s);
     free(vclouds);
     free(vw);
     free(rb);
     free(rs);
     free(tmp);
+    return rc;
+}
+
+int fold_bootstrap_bands(const fold_stack_sample *stacks, const size_t *stack_instance, size_t n,
+                         size_t ninstances, const fold_band_options *bo, const fold_band *bands, size_t nbands,
+                         const fold_bootstrap_options *o, double *lo, double *hi)
+{
+    for (size_t i = 0; i < nbands; i++)
+        lo[i] = hi[i] = bands[i].share;
+    size_t R = o->replicates;
+    if (R < 2 || ninstances < 2 || n == 0 || nbands == 0)
+        return 0;
+    double z = gsl_cdf_ugaussian_Pinv(0.5 + 0.5 * o->level);
+    resampler s;
+    size_t *block = malloc(n * sizeof(*block)), *pick = malloc(n * sizeof(*pick));
+    double *share = malloc(R * nbands * sizeof(*share));
+    fold_stack_sample *rep = NULL;
+    size_t cap = n + n / 2 + 16, nrep = 0;
+    int rc = -1;
+    if (resampler_init(&s, ninstances, o->seed) != 0 || !block || !pick || !share || !(rep = malloc(cap * sizeof(*rep))))
+        goto done;
+    /* at most FOLD_BOOTSTRAP_MAX_STACKS stacks, by a fixed stride (fold_cap_points) */
+    size_t nsub = fold_cap_points(n, FOLD_BOOTSTRAP_MAX_STACKS, pick);
+    for (size_t k = 0; k < nsub; k++)
+        block[k] = block_of(&s, stack_instance[pick[k]]);
+    for (size_t r = 0; r < R; r++) {
+        draw(&s, r);
+        nrep = 0;
+        for (size_t i = 0; i < nsub; i++)
+            for (unsigned m = (unsigned)s.count[block[i]]; m > 0; m--) {
+                if (nrep == cap) {
+                    fold_stack_sample *grown = realloc(rep, 2 * cap * sizeof(*rep));
+                    if (!grown)
+                        goto done;
+                    rep = grown;
+                    cap *= 2;
+                }
+                rep[nrep++] = stacks[pick[i]];
+            }
+        fold_band *rb = NULL;
+        size_t nrb = 0;
+        uint32_t best;
+        if (fold_bands(rep, nrep, bo, &rb, &nrb, &best) != 0)
+            goto done;
+        for (size_t i = 0; i < nbands; i++) {
+            double sum = 0.0;
+            for (size_t k = 0; k < nrb; k++)
+                if (rb[k].depth == bands[i].depth && rb[k].function == bands[i].function &&
+                    rb[k].start < bands[i].end && rb[k].end > bands[i].start)
+                    sum += rb[k].share;
+            share[r * nbands + i] = sum;
+        }
+        free(rb);
+    }
+    /* a subsample's replicates vary more: as 1 / sqrt(samples) */
+    double narrower = sqrt((double)nsub / (double)n);
+    for (size_t i = 0; i < nbands; i++) {
+        double mean, sd;
+        fold_mean_sd(share + i, R, nbands, &mean, &sd);
+        sd *= narrower;
+        lo[i] = fmax(bands[i].share - z * sd, 0.0);
+        hi[i] = fmin(bands[i].share + z * sd, 1.0);
+    }
+    rc = 0;
+done:
+    resampler_free(&s);
+    free(block);
+    free(pick);
+    free(share);
+    free(rep);
     return rc;
 }

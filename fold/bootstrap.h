@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 
+#include "bands.h"
 #include "fit.h"
 
 typedef struct {
@@ -24,6 +25,10 @@ typedef struct {
  * instances (each block one draw): with more instances the cost of a
  * replicate stays bounded, and the blocks are still many. */
 #define FOLD_BOOTSTRAP_MAX_BLOCKS 5000
+/* The source bands of a replicate are found from at most this many stacks
+ * (a fixed stride over the samples), the spread of their shares scaled by
+ * sqrt(stacks used / stacks) to that of all: banding is the costly part. */
+#define FOLD_BOOTSTRAP_MAX_STACKS 5000
 
 void fold_bootstrap_defaults(fold_bootstrap_options *o);
 
@@ -77,6 +82,17 @@ int fold_bootstrap_region(const fold_bootstrap_counter *counters, size_t ncounte
                           const fold_segment_options *so, const fold_bootstrap_options *o,
                           fold_segmentation *phases, double **phase_rate, fold_region_interval *out);
 void fold_region_interval_free(fold_region_interval *r);
+
+/* Intervals of the shares of source bands: stacks (with the used-instance
+ * index of each, of ninstances) are resampled as in fold_bootstrap_region
+ * and their bands found again (fold_bands, options bo); a band's share in a
+ * replicate is the summed share of the replicate's bands of the same
+ * function at the same depth that overlap it. lo[i], hi[i] for bands[i].
+ * Without replicates (fewer than 2, or fewer than 2 instances) lo = hi =
+ * share. Returns 0, or -1 when memory ran out. */
+int fold_bootstrap_bands(const fold_stack_sample *stacks, const size_t *stack_instance, size_t n,
+                         size_t ninstances, const fold_band_options *bo, const fold_band *bands, size_t nbands,
+                         const fold_bootstrap_options *o, double *lo, double *hi);
 
 /* Mean and standard deviation of v[0], v[stride], ... (n values). */
 void fold_mean_sd(const double *v, size_t n, size_t stride, double *mean, double *sd);

@@ -135,14 +135,14 @@ static int region_csv(const fold_region_result *r, const char *dir, char *err, s
 
     if (!(f = open_file(dir, r->slug, "bands", err, errlen)))
         return -1;
-    fputs("start,end,share,function,file,line,depth,purity\n", f);
+    fputs("start,end,share,function,file,line,depth,purity,share_lo,share_hi\n", f);
     for (size_t i = 0; i < r->nbands; i++) {
         const fold_band_result *b = &r->bands[i];
         fprintf(f, "%.4f,%.4f,%.4f,", b->start, b->end, b->share);
         field(f, b->function);
         fputc(',', f);
         field(f, b->file ? b->file : "");
-        fprintf(f, ",%u,%u,%.3f\n", b->line, b->depth, b->purity);
+        fprintf(f, ",%u,%u,%.3f,%.4f,%.4f\n", b->line, b->depth, b->purity, b->share_lo, b->share_hi);
     }
     return close_file(f, "bands.csv", err, errlen);
 }

@@ -287,6 +287,8 @@ static cJSON *region_json(const fold_region_result *r)
             cJSON_AddStringToObject(bj, "caller", b->caller);
         cJSON_AddNumberToObject(bj, "line", b->line);
         cJSON_AddNumberToObject(bj, "share", b->share);
+        if (r->replicates)
+            cJSON_AddItemToObject(bj, "share_interval", interval(b->share_lo, b->share_hi));
         cJSON_AddNumberToObject(bj, "purity", b->purity);
         cJSON_AddNumberToObject(bj, "depth", b->depth);
         cJSON_AddItemToArray(bands, bj);

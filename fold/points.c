@@ -96,7 +96,8 @@ int fold_points_build(const fold_trace *t, const fold_region *r, fold_points *ou
             ns += r->instances[i].nsamples;
     out->sx = malloc((ns ? ns : 1) * sizeof(*out->sx));
     out->scontext = malloc((ns ? ns : 1) * sizeof(*out->scontext));
-    if (!out->sx || !out->scontext)
+    out->sinstance = malloc((ns ? ns : 1) * sizeof(*out->sinstance));
+    if (!out->sx || !out->scontext || !out->sinstance)
         goto nomem;
     for (size_t i = 0; i < r->ninstances; i++) {
         const fold_instance *in = &r->instances[i];
@@ -112,6 +113,7 @@ int fold_points_build(const fold_trace *t, const fold_region *r, fold_points *ou
             for (size_t s = 0; s < in->nsamples; s++) {
                 out->sx[out->ns] = (double)(sm[s].t - in->t0) / d;
                 out->scontext[out->ns] = sm[s].context;
+                out->sinstance[out->ns] = out->used_instances - 1;
                 out->ns++;
             }
             out->used_samples += in->nsamples;
@@ -190,6 +192,7 @@ void fold_points_free(fold_points *p)
     free(p->counters);
     free(p->sx);
     free(p->scontext);
+    free(p->sinstance);
     memset(p, 0, sizeof(*p));
 }
 

@@ -39,6 +39,7 @@ typedef struct {
     /* every sample of the used instances, in instance order (location, time) */
     double *sx;                    /* normalized time */
     uint32_t *scontext;            /* leaf calling context or FOLD_NONE */
+    size_t *sinstance;             /* index of its used instance (for the bootstrap) */
     size_t ns;
 } fold_points;
 

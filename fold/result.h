@@ -40,6 +40,7 @@ typedef struct {
     uint32_t line;
     double start, end, share, purity;
     uint32_t depth;
+    double share_lo, share_hi; /* interval of share (bootstrap.h); = share without replicates */
 } fold_band_result;
 
 typedef struct {

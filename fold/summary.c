@@ -148,6 +148,8 @@ void fold_write_summary(const fold_report *r, FILE *out)
             const fold_band_result *band = &g->bands[b];
             fprintf(out, "    source %.2f-%.2f  %-24s %s:%u  (%.0f %% of the region", band->start, band->end,
                     band->function, band->file ? band->file : "?", band->line, 100.0 * band->share);
+            if (g->replicates)
+                fprintf(out, ", %.0f-%.0f %%", 100.0 * band->share_lo, 100.0 * band->share_hi);
             if (band->caller)
                 fprintf(out, ", called from %s", band->caller);
             fputs(")\n", out);

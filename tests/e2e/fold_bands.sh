@@ -6,6 +6,7 @@
 #    from the true jumps (pooled over steps, ramp, narrow spike, five unequal
 #    phases, two counters with different boundaries, at 0.5 and 4 samples per
 #    instance, seeds 1 and 2), and each band is narrower with more samples;
+#  - the intervals of the source bands' shares hold the true shares;
 #  - a linear ramp of the rate is one phase, of kind "trend", whose rates at
 #    its ends are the truth's within 5 %;
 #  - the five-phase truth at 0.5 samples per instance has no spurious phase
@@ -15,23 +16,15 @@
 FOLD="$BUILD/bin/hcafold"
 SYNTH="$BUILD/tests/hcasynth"
 CHECK="$BUILD/tests/foldcheck"
+. "$TOP/tests/synth/shapes.sh"
 dir=$(fresh_dir)
 cd "$dir" || exit 1
 
-shape() {
-    case $1 in
-    steps) echo "--counter instructions:0-0.4=300e6,0.4-0.9=800e6,0.9-1=300e6" ;;
-    ramp) echo "--counter instructions:0-1=200e6~1000e6" ;;
-    spike) echo "--counter instructions:0-0.48=400e6,0.48-0.52=1600e6,0.52-1=400e6" ;;
-    five) echo "--counter instructions:0-0.1=300e6,0.1-0.35=900e6,0.35-0.45=500e6,0.45-0.8=1200e6,0.8-1=200e6" ;;
-    two) echo "--counter instructions:0-0.3=500e6,0.3-1=900e6 --counter cycles:0-0.6=1e9,0.6-1=2e9" ;;
-    esac
-}
 fold_one() { # SHAPE PERIOD_MS SEED: trace and fold into SHAPE.PERIOD.SEED/
     d=$1.$2.$3
     # shellcheck disable=SC2046
     "$SYNTH" --out "$d" --ranks 2 --instances 160 --duration-ms 20 --period-ms "$2" \
-        --period-jitter "$(echo "$2" | awk '{ print $1 / 4 }')" $(shape "$1") --outliers 0.03 --noise 0.02 \
+        --period-jitter "$(echo "$2" | awk '{ print $1 / 4 }')" $(synth_shape "$1") --outliers 0.03 --noise 0.02 \
         --seed "$3" > /dev/null &&
         "$FOLD" -q -f json -o "$d/fold" "$d" 2> "$d.err" &&
         "$CHECK" "$d/fold/fold.json" "$d/truth.txt" --min-coverage 0.0001 > "$d.check"
@@ -49,8 +42,8 @@ done
 # pooled coverage (covered / points) over every fold
 cov=$(awk '{ c += $4; n += $5 } END { if (n) printf "%.4f", c / n; else print 0 }' coverage.txt)
 folds=$(wc -l < coverage.txt)
-ok $([ "$folds" -eq 24 ] && awk -v c="$cov" 'BEGIN { exit !(c >= 0.85) }'; echo $?) \
-    "the 95 % bands cover the truth at $cov of the grid points away from jumps ($folds counter folds; at least 0.85)"
+ok $([ "$folds" -eq 24 ] && awk -v c="$cov" 'BEGIN { exit !(c >= 0.93) }'; echo $?) \
+    "the 95 % bands cover the truth at $cov of the grid points away from jumps ($folds counter folds; at least 0.93)"
 # band half-width per shape and counter: 4 samples per instance narrower than 0.5
 narrow=$(awk '{ k = $1 " " $3; w[k, $2] += $6 } END {
     bad = 0; for (key in w) { split(key, a, SUBSEP); if (a[2] == 40) { if (!(w[a[1], 5] < w[a[1], 40])) bad++ } }
@@ -76,6 +69,21 @@ for seed in 1 2 3 4; do
     [ "${found:-99}" -le 5 ] || spurious=$((spurious + 1))
 done
 ok $([ "$spurious" = 0 ]; echo $?) "five unequal phases at 0.5 samples per instance: no spurious phase ($spurious seeds with more than 5)"
+
+# source bands: the interval of each band's share holds the truth (the
+# functions' ranges: 0.4, 0.5, 0.1 of the region) at 0.5 samples per instance
+held=0
+for seed in 1 2 3; do
+    "$SYNTH" --out fn.$seed --ranks 2 --instances 160 --duration-ms 20 --period-ms 40 --period-jitter 10 \
+        $(synth_shape steps) --functions phase_stencil:0-0.4,phase_update:0.4-0.9,phase_norm:0.9-1 --outliers 0.03 \
+        --noise 0.02 --seed $seed > /dev/null &&
+        "$FOLD" -q -f csv -o fn.$seed/fold fn.$seed 2> /dev/null
+    held=$((held + $(awk -F, 'NR > 1 && $4 ~ /^phase_/ {
+        t = ($4 == "phase_stencil") ? 0.4 : ($4 == "phase_update") ? 0.5 : 0.1
+        if ($9 <= t && t <= $10 && $10 > $9) n++ } END { print n + 0 }' fn.$seed/fold/*.bands.csv)))
+done
+ok $([ "$held" -ge 8 ]; echo $?) \
+    "the 95 % intervals of the source bands' shares hold the true shares ($held of 9; at least 8)"
 
 # determinism
 "$FOLD" -q -f json -o again two.40.1 2> /dev/null

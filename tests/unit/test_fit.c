@@ -504,6 +504,44 @@ static void coarse_matches_fine(void **state)
     points_free(&fine);
 }
 
+/* A refit (fold_fit_design, the bootstrap's replicates) with every weight 1
+ * gives the fit back; weights 2 on one half and 0 on the other give the fit
+ * of that half alone (the same knots and penalty: near its rates). */
+static void refit_under_weights(void **state)
+{
+    (void)state;
+    points p = { 0 };
+    simulate(&classic, NINST, PERIOD, JITTER, NOISE, 21, 22, &p);
+    fold_curve c;
+    fit_ok(&p, &c);
+    fold_cloud cl = { p.x, p.y, p.n };
+    fold_fit_design *d = fold_fit_design_new(&cl, &c);
+    assert_non_null(d);
+    double cum[101], rate[101], worst = 0.0;
+    assert_int_equal(c.grid, 101);
+    assert_int_equal(fold_fit_refit(d, NULL, cum, rate), 0);
+    for (size_t i = 0; i < c.grid; i++)
+        worst = fmax(worst, fabs(rate[i] - c.rate[i]));
+    printf("# refit with unit weights: largest rate difference %.4f of the mean rate\n", worst);
+    assert_true(worst < 0.05);
+    assert_true(cum[0] == 0.0 && cum[100] == 1.0);
+    double *w = malloc(p.n * sizeof(*w));
+    assert_non_null(w);
+    for (size_t i = 0; i < p.n; i++)
+        w[i] = i < p.n / 2 ? 2.0 : 0.0; /* the first instances, twice */
+    assert_int_equal(fold_fit_refit(d, w, cum, rate), 0);
+    fold_curve half = c;
+    half.rate = rate;
+    double mae = rate_mae(&half, &classic, 0.03, NULL);
+    printf("# refit of half the instances: rate MAE %.4f\n", mae);
+    assert_true(mae < 0.05);
+    assert_null(fold_fit_design_new(&cl, NULL));
+    free(w);
+    fold_fit_design_free(d);
+    fold_curve_free(&c);
+    points_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -518,6 +556,7 @@ int main(void)
         cmocka_unit_test(same_input_same_output),
         cmocka_unit_test(fixed_smoothing),
         cmocka_unit_test(coarse_matches_fine),
+        cmocka_unit_test(refit_under_weights),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -464,6 +464,96 @@ static void bad_input(void **state)
     fold_segmentation_free(NULL);
 }
 
+/* A ramp of the rate, 200 to 1000 (mean 600): per instance the rate
+ * a + b x jittered, sampled like simulate(). */
+static void simulate_ramp(size_t ninst, uint64_t seed, points *out)
+{
+    rng r = { seed + SEED_BASE };
+    for (size_t i = 0; i < ninst; i++) {
+        double a = 200.0 * (1.0 + JITTER * (2.0 * rng_unif(&r) - 1.0));
+        double b = 800.0 * (1.0 + JITTER * (2.0 * rng_unif(&r) - 1.0));
+        double total = a + b / 2.0, step = PERIOD / (1.0 + 0.05 * (2.0 * rng_unif(&r) - 1.0));
+        for (double x = rng_unif(&r) * step; x < 1.0; x += step * (1.0 + 0.2 * (rng_unif(&r) - 0.5)))
+            points_add(out, x, (a * x + b * x * x / 2.0) / total + NOISE * rng_norm(&r));
+    }
+}
+
+/* fold_segment cuts a ramp into many constant phases; fold_segment_trends
+ * makes them one trend phase with the ramp's rates at its ends (1/3 and
+ * 5/3 of the mean), and leaves the classic steps alone. */
+static void ramp_is_one_trend(void **state)
+{
+    (void)state;
+    points p = { 0 };
+    simulate_ramp(4 * NINST, 41, &p);
+    fold_segment_options o;
+    fold_segment_defaults(&o);
+    fold_segmentation s;
+    segment_ok(&p, 1, &o, &s);
+    size_t before = s.nphases;
+    fold_cloud cl = { p.x, p.y, p.n };
+    assert_int_equal(fold_segment_trends(&cl, 1, &s), 0);
+    printf("# ramp: %zu constant phases, then %zu phase(s), trend %d, rates %.3f -> %.3f (truth 0.333 -> 1.667)\n",
+           before, s.nphases, s.trend ? s.trend[0] : -1, s.trend_start ? s.trend_start[0] : -1.0,
+           s.trend_end ? s.trend_end[0] : -1.0);
+    assert_true(before > 2);
+    assert_int_equal(s.nphases, 1);
+    assert_non_null(s.trend);
+    assert_int_equal(s.trend[0], 1);
+    assert_true(fabs(s.trend_start[0] - 1.0 / 3.0) < 0.05);
+    assert_true(fabs(s.trend_end[0] - 5.0 / 3.0) < 0.05);
+    fold_segmentation_free(&s);
+    points_free(&p);
+
+    points q = { 0 };
+    double noise[1] = { NOISE };
+    simulate(&classic, NINST, PERIOD, JITTER, noise, 42, &q);
+    segment_ok(&q, 1, &o, &s);
+    fold_cloud cq = { q.x, q.y, q.n };
+    assert_int_equal(fold_segment_trends(&cq, 1, &s), 0);
+    assert_int_equal(s.nphases, 3);
+    for (size_t k = 0; k < 3; k++)
+        assert_int_equal(s.trend[k], 0);
+    fold_segmentation_free(&s);
+    points_free(&q);
+}
+
+/* A refit of given boundaries (fold_segment_frame, the bootstrap's
+ * replicates) moves a boundary given 0.05 off to the true one, keeps the
+ * slopes' sum, and with weight 0 on every point each boundary stays
+ * within the midpoints of the phases next to it. */
+static void refit_moves_boundaries(void **state)
+{
+    (void)state;
+    points p = { 0 };
+    double noise[1] = { NOISE };
+    simulate(&classic, NINST, PERIOD, JITTER, noise, 43, &p);
+    fold_cloud cl = { p.x, p.y, p.n };
+    fold_segment_options o;
+    fold_segment_defaults(&o);
+    fold_segment_frame *f = fold_segment_frame_new(&cl, 1);
+    assert_non_null(f);
+    const double given[4] = { 0.0, 0.45, 0.86, 1.0 };
+    double b[4], slopes[3];
+    assert_int_equal(fold_segment_frame_refit(f, NULL, given, 3, &o, b, slopes), 0);
+    printf("# refit: boundaries 0.45, 0.86 -> %.4f, %.4f (truth 0.4, 0.9)\n", b[1], b[2]);
+    assert_true(fabs(b[1] - 0.4) < 0.01 && fabs(b[2] - 0.9) < 0.01);
+    assert_true(b[0] == 0.0 && b[3] == 1.0);
+    double sum = 0.0;
+    for (size_t k = 0; k < 3; k++)
+        sum += slopes[k] * (b[k + 1] - b[k]);
+    assert_true(fabs(sum - 1.0) < 1e-6);
+    double *w = calloc(p.n, sizeof(*w));
+    assert_non_null(w);
+    const double *wc[1] = { w };
+    assert_int_equal(fold_segment_frame_refit(f, wc, given, 3, &o, b, slopes), 0);
+    /* no data: anywhere in its window, the midpoints of the given phases */
+    assert_true(b[1] >= 0.225 && b[1] <= 0.655 && b[2] >= 0.655 && b[2] <= 0.93);
+    free(w);
+    fold_segment_frame_free(f);
+    points_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -478,6 +568,8 @@ int main(void)
         cmocka_unit_test(only_anchors),
         cmocka_unit_test(deterministic_and_order_free),
         cmocka_unit_test(bad_input),
+        cmocka_unit_test(ramp_is_one_trend),
+        cmocka_unit_test(refit_moves_boundaries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
