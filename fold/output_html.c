@@ -4,7 +4,6 @@
  * metrics, MPI call sites), every region folded or skipped (with the reason),
  * and per folded region its plots, phases table, source bands with the source
  * lines when the files are readable, and the model's stacks. */
-#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -20,15 +19,6 @@
 #define MAX_DOTS 800         /* folded points drawn per counter */
 #define MAX_BARS 256         /* processes drawn as bars; the table has the spread */
 
-static const char style[] =
-    "body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1100px;padding:0 16px;color:#222}"
-    "h1{font-size:22px}h2{font-size:18px;border-bottom:1px solid #ccc;padding-top:8px}h3{font-size:15px}"
-    "table{border-collapse:collapse;margin:6px 0 12px}td,th{border:1px solid #ddd;padding:2px 8px;text-align:left;"
-    "vertical-align:top}th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}"
-    "code,.src{font-family:ui-monospace,monospace;font-size:12px}.warn{color:#a04000}.why{color:#555}"
-    "svg.chart{width:100%;max-width:900px;display:block;margin:4px 0}.t{font-size:13px;font-weight:600}"
-    ".ax{font-size:11px;fill:#333}.frame{fill:none;stroke:#888}.tick{stroke:#888}"
-    ".phase{stroke:#444;stroke-dasharray:4 3}.dot{fill:#1f77b4;fill-opacity:0.25}nav a{margin-right:10px}";
 
 static void text(FILE *f, const char *s)
 {
@@ -83,7 +73,7 @@ static void head(FILE *f, const fold_report *r)
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>hcafold: ",
           f);
     text(f, r->trace);
-    fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>hcafold report</h1>\n<p>trace <code>", style);
+    fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>hcafold report</h1>\n<p>trace <code>", html_style);
     text(f, r->trace);
     fprintf(f, "</code>: %zu location%s, %llu samples lost; %zu region%s folded, %zu skipped",
             r->nlocations, r->nlocations == 1 ? "" : "s", (unsigned long long)r->samples_lost, r->nregions,
@@ -415,22 +405,13 @@ static void region_section(FILE *f, const fold_report *r, size_t i)
 int fold_write_html(const fold_report *r, const char *dir, char *err, size_t errlen)
 {
     char path[4096];
-    snprintf(path, sizeof(path), "%s/report.html", dir);
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    FILE *f = html_open(dir, "report.html", path, sizeof(path), err, errlen);
+    if (!f)
         return -1;
-    }
     head(f, r);
     run_section(f, &r->run);
     regions_section(f, r);
     for (size_t i = 0; i < r->nregions; i++)
         region_section(f, r, i);
-    fputs("</body>\n</html>\n", f);
-    int bad = ferror(f);
-    if (fclose(f) != 0)
-        bad = 1;
-    if (bad)
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-    return bad ? -1 : 0;
+    return html_close(f, path, err, errlen);
 }
