@@ -371,6 +371,36 @@ static void model_part(FILE *f, const fold_model_report *mr, const fold_model_re
     }
 }
 
+/* How the instances vary: their durations overall and per location (the
+ * first MAX_BARS locations), with the slowest location marked. */
+static void variability_part(FILE *f, const fold_region_result *g)
+{
+    const fold_duration_spread *d = &g->duration;
+    fprintf(f, "<h3>Variability</h3>\n<p>Used instances: %.3f ms shortest, %.3f median, %.3f longest; coefficient "
+               "of variation %.3f.</p>\n",
+            d->min_ms, d->median_ms, d->max_ms, d->cv);
+    if (g->nper_location < 2)
+        return;
+    size_t slowest = 0;
+    for (size_t k = 1; k < g->nper_location; k++)
+        if (g->per_location[k].mean_ms > g->per_location[slowest].mean_ms)
+            slowest = k;
+    fputs("<table class=\"variability\">\n<tr><th>rank</th><th>thread</th><th>instances</th><th>mean ms</th>"
+          "<th>min ms</th><th>max ms</th></tr>\n",
+          f);
+    for (size_t k = 0; k < g->nper_location && k < MAX_BARS; k++) {
+        const fold_location_spread *l = &g->per_location[k];
+        fprintf(f, "<tr%s><td class=\"n\">%u</td><td class=\"n\">%u</td><td class=\"n\">%zu</td><td class=\"n\">"
+                   "%.3f</td><td class=\"n\">%.3f</td><td class=\"n\">%.3f</td></tr>\n",
+                k == slowest ? " class=\"changed\" title=\"slowest on average\"" : "", l->rank, l->thread,
+                l->instances, l->mean_ms, l->min_ms, l->max_ms);
+    }
+    fputs("</table>\n", f);
+    if (g->nper_location > MAX_BARS)
+        fprintf(f, "<p class=\"why\">the first %d of %zu locations (all in fold.json)</p>\n", MAX_BARS,
+                g->nper_location);
+}
+
 static void region_section(FILE *f, const fold_report *r, size_t i)
 {
     const fold_region_result *g = &r->regions[i];
@@ -397,6 +427,7 @@ static void region_section(FILE *f, const fold_report *r, size_t i)
     if (g->ncounters > MAX_CHART_COUNTERS)
         fprintf(f, "<p class=\"why\">%zu more counters in fold.json</p>\n", g->ncounters - MAX_CHART_COUNTERS);
     phases_table(f, g);
+    variability_part(f, g);
     if (r->model && i < r->model->nregions)
         model_part(f, r->model, &r->model->regions[i], g);
     fputs("<p><a href=\"#regions\">back to the regions</a></p>\n</section>\n", f);
