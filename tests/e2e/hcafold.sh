@@ -30,6 +30,10 @@ for f in fold.json 01-*.curves.csv 01-*.points.csv 01-*.bands.csv 01-*.gp 01-*.p
     check "output $f written" test -s "$1"
 done
 check "the PNG is a PNG" sh -c "head -c 8 classic/traces.fold/01-*.png | grep -q PNG"
+gp=$(ls classic/traces.fold/01-*.gp | head -1)
+grep -q "^set ytics [0-9]* font ',7'$" "$gp" && grep -q "^set format y '%.0f'$" "$gp" &&
+    grep -q "^set ylabel 'line of [a-z_]*\.c'" "$gp"
+ok $? "the line panel has whole line numbers and names the file"
 grep -q 'source 0.00-0.40  phase_stencil' summary.txt && grep -q 'source 0.40-0.90  phase_update' summary.txt &&
     grep -q 'source 0.90-1.00  phase_norm' summary.txt
 ok $? "classic: source bands name the phase functions at their true times"
