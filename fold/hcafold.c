@@ -402,8 +402,15 @@ int main(int argc, char **argv)
     enum fold_analysis_status analysis = fold_analyze(trace, &o, &report, err, sizeof(err));
     if (analysis != FOLD_ANALYSIS_OK) {
         fprintf(stderr, "hcafold: %s\n", err);
-        fold_report_free(&report);
-        return analysis_exit(analysis);
+        /* nothing to fold: the whole run and why each region was skipped are
+         * still written (fold.json, report.html); the exit status says 4 */
+        if (analysis != FOLD_ANALYSIS_NOTHING || !report.trace) {
+            fold_report_free(&report);
+            return analysis_exit(analysis);
+        }
+        formats &= FOLD_FORMAT_JSON | FOLD_FORMAT_HTML;
+        no_model = 1;
+        mo.nset = 0;
     }
     if (output)
         snprintf(outdir, sizeof(outdir), "%s", output);
@@ -456,5 +463,7 @@ int main(int argc, char **argv)
         printf("\noutput: %s/ (report.html, fold.json, <region>.csv, <region>.png/.svg)\n", outdir);
     }
     fold_report_free(&report);
+    if (rc == EXIT_DONE && analysis != FOLD_ANALYSIS_OK)
+        rc = analysis_exit(analysis);
     return rc != EXIT_DONE ? (int)rc : (int)model_rc;
 }

@@ -18,6 +18,7 @@
 #define MAX_CHART_COUNTERS 8 /* per region; fold.json has them all */
 #define MAX_DOTS 800         /* folded points drawn per counter */
 #define MAX_BARS 256         /* processes drawn as bars; the table has the spread */
+#define SHOWN_ROWS 15        /* rows of a long list shown open; the others behind a <details> */
 
 
 static void text(FILE *f, const char *s)
@@ -91,6 +92,13 @@ static void head(FILE *f, const fold_report *r)
     fputs("</nav>\n", f);
 }
 
+/* Closes a table after its first rows and opens a <details> element (open
+ * and closed without a script) holding the others in a table of the same head. */
+static void more_rows(FILE *f, size_t more, const char *what, const char *head)
+{
+    fprintf(f, "</table>\n<details>\n<summary>%zu more %s</summary>\n%s", more, what, head);
+}
+
 static void pop_row(FILE *f, const char *id, const char *name, double value, const char *meaning)
 {
     fprintf(f, "<tr><th>%s</th><td class=\"n\" id=\"%s\" data-value=\"%.6f\">%.3f</td><td>%s</td></tr>\n", name, id,
@@ -154,11 +162,13 @@ static void run_section(FILE *f, const fold_run *run)
     fputs("</table>\n", f);
     rank_bars(f, run);
     double mpi_total = run->mpi.mean * (double)run->nranks;
-    fputs("<h3>MPI call sites</h3>\n<table>\n<tr><th>call site</th><th>calls</th><th>time (s, all processes)</th>"
-          "<th>% of MPI time</th><th>mean per call (ms)</th></tr>\n",
-          f);
+    static const char sites_head[] = "<table>\n<tr><th>call site</th><th>calls</th><th>time (s, all processes)</th>"
+                                     "<th>% of MPI time</th><th>mean per call (ms)</th></tr>\n";
+    fprintf(f, "<h3>MPI call sites</h3>\n%s", sites_head);
     for (size_t i = 0; i < run->nsites; i++) {
         const fold_run_site *s = &run->sites[i];
+        if (i == SHOWN_ROWS)
+            more_rows(f, run->nsites - i, "call sites", sites_head);
         fputs("<tr><td><code>", f);
         text(f, s->site);
         fprintf(f, "</code></td><td class=\"n\">%llu</td><td class=\"n\">%.3f</td><td class=\"n\">%.1f</td>"
@@ -166,16 +176,16 @@ static void run_section(FILE *f, const fold_run *run)
                 (unsigned long long)s->calls, s->time_s, mpi_total > 0 ? 100.0 * s->time_s / mpi_total : 0.0,
                 s->calls ? 1e3 * s->time_s / (double)s->calls : 0.0);
     }
-    fputs("</table>\n</section>\n", f);
+    fputs(run->nsites > SHOWN_ROWS ? "</table>\n</details>\n</section>\n" : "</table>\n</section>\n", f);
 }
 
 static void regions_section(FILE *f, const fold_report *r)
 {
     double traced = r->run.traced_s;
-    fputs("<section id=\"regions\">\n<h2>Regions</h2>\n<table>\n<tr><th>#</th><th>region</th><th>kind</th>"
-          "<th>time (s)</th><th>% of traced time</th><th>instances used / found</th><th>samples</th><th>folded</th>"
-          "</tr>\n",
-          f);
+    static const char regions_head[] =
+        "<table>\n<tr><th>#</th><th>region</th><th>kind</th><th>time (s)</th><th>% of traced time</th>"
+        "<th>instances used / found</th><th>samples</th><th>folded</th></tr>\n";
+    fprintf(f, "<section id=\"regions\">\n<h2>Regions</h2>\n%s", regions_head);
     for (size_t i = 0; i < r->nregions; i++) {
         const fold_region_result *g = &r->regions[i];
         fprintf(f, "<tr class=\"region\"><td class=\"n\">%zu</td><td><a href=\"#region-%s\">", i + 1, g->slug);
@@ -188,6 +198,8 @@ static void regions_section(FILE *f, const fold_report *r)
     }
     for (size_t i = 0; i < r->regions_skipped; i++) {
         const fold_skipped_region *k = &r->skipped[i];
+        if (i == SHOWN_ROWS)
+            more_rows(f, r->regions_skipped - i, "regions not folded", regions_head);
         fputs("<tr class=\"region skipped\"><td></td><td>", f);
         text(f, k->name);
         fprintf(f, "</td><td>%s</td><td class=\"n\">%.3f</td><td class=\"n\">%.1f</td><td class=\"n\">%zu / %zu</td>"
@@ -197,7 +209,7 @@ static void regions_section(FILE *f, const fold_report *r)
         text(f, k->reason);
         fputs("</td></tr>\n", f);
     }
-    fputs("</table>\n</section>\n", f);
+    fputs(r->regions_skipped > SHOWN_ROWS ? "</table>\n</details>\n</section>\n" : "</table>\n</section>\n", f);
 }
 
 /* One chart per counter: its rate (left axis, in its unit), the fitted
