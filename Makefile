@@ -234,6 +234,10 @@ install: $(LIB) $(HCAFOLD) $(EXAMPLES)
 	install -m 755 $(HCAFOLD) $(DESTDIR)$(BINDIR)/hcafold
 	install -m 644 man/hcatrace.1 man/hcafold.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 include/hcatrace.h $(DESTDIR)$(INCLUDEDIR)/hcatrace.h
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig
+	printf 'Name: hcatrace\nDescription: %s\nVersion: %s\nCflags: -I%s\nLibs:\n' \
+	    "region markers for hcatrace (weak symbols: nothing to link)" "$(VERSION)" "$(INCLUDEDIR)" \
+	    > $(DESTDIR)$(LIBDIR)/pkgconfig/hcatrace.pc
 	install -m 644 docs/*.md README.md $(DESTDIR)$(DATAROOTDIR)/doc/hcatrace/
 	install -m 644 examples/*.c examples/*.f90 $(DESTDIR)$(DATAROOTDIR)/hcatrace/examples/
 	sed -e "s|^bindir='@BINDIR@'|bindir='$(BINDIR)'|" examples/trace-examples.sh \
@@ -245,6 +249,7 @@ install: $(LIB) $(HCAFOLD) $(EXAMPLES)
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libhcatrace.so $(DESTDIR)$(BINDIR)/hcatrace $(DESTDIR)$(BINDIR)/hcafold \
+	    $(DESTDIR)$(LIBDIR)/pkgconfig/hcatrace.pc \
 	    $(DESTDIR)$(MANDIR)/man1/hcatrace.1 $(DESTDIR)$(MANDIR)/man1/hcafold.1 \
 	    $(DESTDIR)$(INCLUDEDIR)/hcatrace.h
 	rm -rf $(DESTDIR)$(DATAROOTDIR)/doc/hcatrace $(DESTDIR)$(DATAROOTDIR)/hcatrace

@@ -21,6 +21,8 @@ for f in lib64/libhcatrace.so bin/hcatrace bin/hcafold include/hcatrace.h share/
          share/man/man1/hcafold.1 share/hcatrace/models/hca-snb.model share/hcatrace/models/generic.model; do
     check "installed $f" test -f "$stage/opt/hca/$f"
 done
+cflags=$(PKG_CONFIG_PATH="$stage/opt/hca/lib64/pkgconfig" pkg-config --cflags hcatrace 2>/dev/null | sed "s/ *$//")
+ok "$([ "$cflags" = "-I/opt/hca/include" ]; echo $?)" "pkg-config --cflags hcatrace gives the markers' include directory ($cflags)"
 dir=$(fresh_dir)
 cd "$dir" || exit 1
 if [ "${SANITIZED:-0}" = 1 ]; then
