@@ -266,7 +266,7 @@ bench: all
 	bench/openmp.sh
 
 # the hcatrace command learns the version and where the library is installed
-install: $(LIB) $(HCAFOLD)
+install: $(LIB) $(HCAFOLD) $(EXAMPLES)
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(INCLUDEDIR) \
 	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DATAROOTDIR)/doc/hcatrace \
 	    $(DESTDIR)$(DATAROOTDIR)/hcatrace/examples $(DESTDIR)$(DATAROOTDIR)/hcatrace/models
@@ -278,12 +278,22 @@ install: $(LIB) $(HCAFOLD)
 	install -m 755 $(HCAFOLD) $(DESTDIR)$(BINDIR)/hcafold
 	install -m 644 man/hcatrace.1 man/hcafold.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 include/hcatrace.h $(DESTDIR)$(INCLUDEDIR)/hcatrace.h
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig
+	printf 'Name: hcatrace\nDescription: %s\nVersion: %s\nCflags: -I%s\nLibs:\n' \
+	    "region markers for hcatrace (weak symbols: nothing to link)" "$(VERSION)" "$(INCLUDEDIR)" \
+	    > $(DESTDIR)$(LIBDIR)/pkgconfig/hcatrace.pc
 	install -m 644 docs/*.md README.md $(DESTDIR)$(DATAROOTDIR)/doc/hcatrace/
-	install -m 644 examples/*.c examples/*.f90 examples/*.sh $(DESTDIR)$(DATAROOTDIR)/hcatrace/examples/
+	install -m 644 examples/*.c examples/*.f90 $(DESTDIR)$(DATAROOTDIR)/hcatrace/examples/
+	sed -e "s|^bindir='@BINDIR@'|bindir='$(BINDIR)'|" examples/trace-examples.sh \
+	    > $(DESTDIR)$(DATAROOTDIR)/hcatrace/examples/trace-examples.sh
+	chmod 755 $(DESTDIR)$(DATAROOTDIR)/hcatrace/examples/trace-examples.sh
+	install -d $(DESTDIR)$(DATAROOTDIR)/hcatrace/examples/bin
+	install -m 755 $(EXAMPLES) $(DESTDIR)$(DATAROOTDIR)/hcatrace/examples/bin/
 	install -m 644 models/*.model models/README.md $(DESTDIR)$(DATAROOTDIR)/hcatrace/models/
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libhcatrace.so $(DESTDIR)$(BINDIR)/hcatrace $(DESTDIR)$(BINDIR)/hcafold \
+	    $(DESTDIR)$(LIBDIR)/pkgconfig/hcatrace.pc \
 	    $(DESTDIR)$(MANDIR)/man1/hcatrace.1 $(DESTDIR)$(MANDIR)/man1/hcafold.1 \
 	    $(DESTDIR)$(INCLUDEDIR)/hcatrace.h
 	rm -rf $(DESTDIR)$(DATAROOTDIR)/doc/hcatrace $(DESTDIR)$(DATAROOTDIR)/hcatrace

@@ -15,6 +15,7 @@
 #include "read.h"
 #include "regions.h"
 #include "runstats.h"
+#include "variability.h"
 
 #define PLOT_POINTS 4000 /* folded points kept per counter for the plots */
 #define MIN_EVENTS_TO_SEGMENT 10.0 /* mean events per instance for a counter to place phase boundaries */
@@ -519,6 +520,8 @@ static int fold_one(const fold_trace *t, const fold_region *f, size_t index, con
     g->total_time_s = f->total_ns / 1e9;
     int rc = (!g->name || !g->slug || !g->open_site || !g->close_site) ? -1 : 0;
     if (rc == 0)
+        rc = fold_variability(t, f, g);
+    if (rc == 0)
         rc = fold_counters(t, &p, o, g);
     /* the function the region's code runs in: its own name for OpenMP
      * outlined code, else (and for OpenMP constructs such as barriers) the
@@ -753,6 +756,7 @@ void fold_report_free(fold_report *r)
         free(g->open_site);
         free(g->close_site);
         free(g->warning);
+        free(g->per_location);
     }
     free(r->regions);
     r->regions = NULL;

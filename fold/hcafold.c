@@ -12,6 +12,7 @@
 
 #include "analysis.h"
 #include "fit.h"
+#include "compare.h"
 #include "hca_model_path.h"
 #include "model.h"
 #include "outdir.h"
@@ -63,12 +64,14 @@ enum long_only {
     OPT_REPLICATES,
     OPT_MPI,
     OPT_LIST_MODELS,
-    OPT_RECOVER
+    OPT_RECOVER,
+    OPT_COMPARE
 };
 
 static void usage(FILE *out)
 {
     fputs("usage: hcafold [OPTIONS] TRACE\n"
+          "       hcafold [OPTIONS] --compare BEFORE AFTER\n"
           "Fold the samples of every repeating region of an hcatrace trace onto normalized\n"
           "region time: counter rates, phases and source lines over the region.\n"
           "TRACE is an experiment directory or its traces.otf2.\n"
@@ -91,6 +94,9 @@ static void usage(FILE *out)
           "                         the trace's PMU; default: the one recorded in the trace,\n"
           "                         if any; 'none': no model)\n"
           "  -s, --set NAME=VALUE   set a model parameter (repeatable), e.g. --set P_L2_HIT=12\n"
+          "      --compare          fold two traces of the same program (BEFORE AFTER) and compare\n"
+          "                         them: regions, phases, rates, POP metrics; writes compare.html\n"
+          "                         (default: <AFTER>.compare beside the AFTER trace)\n"
           "      --list-models      the models found by name (for --model and HCATRACE_MODEL)\n"
           "  -q, --quiet            no summary on stdout, no progress\n"
           "  -h, --help             this help\n"
@@ -210,6 +216,53 @@ static void progress(const char *stage, size_t done, size_t total)
     fflush(stderr);
 }
 
+/* hcafold --compare: both traces folded with the same options, compared
+ * (compare.h), the comparison on stdout and in compare.html. */
+static int compare_runs(const char *before_path, const char *after_path, const fold_options *o, const char *output,
+                        int quiet)
+{
+    fold_report before, after;
+    memset(&before, 0, sizeof(before));
+    memset(&after, 0, sizeof(after));
+    char err[PATH_MAX + 256] = "", outdir[PATH_MAX];
+    enum fold_analysis_status st = fold_analyze(before_path, o, &before, err, sizeof(err));
+    if (st == FOLD_ANALYSIS_OK)
+        st = fold_analyze(after_path, o, &after, err, sizeof(err));
+    enum fold_exit rc = analysis_exit(st);
+    fold_comparison c;
+    memset(&c, 0, sizeof(c));
+    if (rc == EXIT_DONE && fold_compare(&before, &after, &c) != 0) {
+        snprintf(err, sizeof(err), "out of memory comparing the folds");
+        rc = EXIT_NO_MEMORY;
+    }
+    if (rc == EXIT_DONE) {
+        if (output)
+            snprintf(outdir, sizeof(outdir), "%s", output);
+        else {
+            size_t n = strlen(after.trace);
+            if (n > 5 && strcmp(after.trace + n - 5, ".otf2") == 0)
+                n -= 5;
+            snprintf(outdir, sizeof(outdir), "%.*s.compare", (int)n, after.trace);
+        }
+        if (fold_outdir_prepare(outdir) != 0) {
+            snprintf(err, sizeof(err), "cannot create %s: %s", outdir, strerror(errno));
+            rc = EXIT_OUTPUT;
+        } else if (fold_write_compare_html(&before, &after, &c, outdir, err, sizeof(err)) != 0) {
+            rc = EXIT_OUTPUT;
+        }
+    }
+    if (rc != EXIT_DONE)
+        fprintf(stderr, "hcafold: %s\n", err);
+    else if (!quiet) {
+        fold_write_compare_summary(&before, &after, &c, stdout);
+        printf("\noutput: %s/compare.html\n", outdir);
+    }
+    fold_comparison_free(&c);
+    fold_report_free(&before);
+    fold_report_free(&after);
+    return (int)rc;
+}
+
 int main(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -225,6 +278,7 @@ int main(int argc, char **argv)
         { "replicates", required_argument, NULL, OPT_REPLICATES },
         { "mpi", no_argument, NULL, OPT_MPI },      { "list-models", no_argument, NULL, OPT_LIST_MODELS },
         { "recover", no_argument, NULL, OPT_RECOVER },
+        { "compare", no_argument, NULL, OPT_COMPARE },
         { "model", required_argument, NULL, 'm' },  { "set", required_argument, NULL, 's' },
         { NULL, 0, NULL, 0 }
     };
@@ -239,7 +293,7 @@ int main(int argc, char **argv)
     int no_model = 0;
     const char *output = NULL;
     unsigned formats = FOLD_FORMAT_ALL;
-    int quiet = 0, recover_only = 0, opt;
+    int quiet = 0, recover_only = 0, compare = 0, opt;
     size_t v;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     o.jobs = cpus > 0 ? (unsigned)cpus : 1;
@@ -339,18 +393,31 @@ int main(int argc, char **argv)
         case OPT_RECOVER:
             recover_only = 1;
             break;
+        case OPT_COMPARE:
+            compare = 1;
+            break;
         default:
             usage(stderr);
             return EXIT_USAGE;
         }
+    }
+    o.regions = o.nregions ? regions : NULL;
+    o.counters = o.ncounters ? counters : NULL;
+    if (compare) {
+        if (optind != argc - 2) {
+            fputs("hcafold: --compare needs two traces, BEFORE and AFTER\n", stderr);
+            usage(stderr);
+            return EXIT_USAGE;
+        }
+        progress_on = !quiet && isatty(STDERR_FILENO);
+        o.progress = progress;
+        return compare_runs(argv[optind], argv[optind + 1], &o, output, quiet);
     }
     if (optind != argc - 1) {
         fputs(optind >= argc ? "hcafold: no trace given\n" : "hcafold: one trace at a time\n", stderr);
         usage(stderr);
         return EXIT_USAGE;
     }
-    o.regions = o.nregions ? regions : NULL;
-    o.counters = o.ncounters ? counters : NULL;
     /* a directory is searched for its archive by the reader (fold_read) */
     const char *trace = argv[optind];
     struct stat st;
@@ -372,8 +439,15 @@ int main(int argc, char **argv)
     enum fold_analysis_status analysis = fold_analyze(trace, &o, &report, err, sizeof(err));
     if (analysis != FOLD_ANALYSIS_OK) {
         fprintf(stderr, "hcafold: %s\n", err);
-        fold_report_free(&report);
-        return analysis_exit(analysis);
+        /* nothing to fold: the whole run and why each region was skipped are
+         * still written (fold.json, report.html); the exit status says 4 */
+        if (analysis != FOLD_ANALYSIS_NOTHING || !report.trace) {
+            fold_report_free(&report);
+            return analysis_exit(analysis);
+        }
+        formats &= FOLD_FORMAT_JSON | FOLD_FORMAT_HTML;
+        no_model = 1;
+        mo.nset = 0;
     }
     const char *loss = recovered ? NULL : fold_trace_property(report.owner, HCA_PROP_RECOVERED);
     if (loss) /* rebuilt earlier: the loss is said at every fold */
@@ -432,5 +506,7 @@ int main(int argc, char **argv)
         printf("\noutput: %s/ (report.html, fold.json, <region>.csv, <region>.png/.svg)\n", outdir);
     }
     fold_report_free(&report);
+    if (rc == EXIT_DONE && analysis != FOLD_ANALYSIS_OK)
+        rc = analysis_exit(analysis);
     return rc != EXIT_DONE ? (int)rc : (int)model_rc;
 }

@@ -3,8 +3,11 @@
  * viewBox, so the browser scales it to the page. */
 #include "html_svg.h"
 
+#include <errno.h>
 #include <math.h>
 #include <string.h>
+
+#include "outdir.h"
 
 #define W 760.0
 #define H 240.0
@@ -14,6 +17,37 @@
 #define BOTTOM 36.0
 #define PW (W - LEFT - RIGHT)
 #define PH (H - TOP - BOTTOM)
+
+const char html_style[] =
+    "body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1100px;padding:0 16px;color:#222}"
+    "h1{font-size:22px}h2{font-size:18px;border-bottom:1px solid #ccc;padding-top:8px}h3{font-size:15px}"
+    "table{border-collapse:collapse;margin:6px 0 12px}td,th{border:1px solid #ddd;padding:2px 8px;text-align:left;"
+    "vertical-align:top}th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}"
+    "code,.src{font-family:ui-monospace,monospace;font-size:12px}.warn{color:#a04000}.why{color:#555}"
+    "svg.chart{width:100%;max-width:900px;display:block;margin:4px 0}.t{font-size:13px;font-weight:600}"
+    ".ax{font-size:11px;fill:#333}.frame{fill:none;stroke:#888}.tick{stroke:#888}"
+    ".phase{stroke:#444;stroke-dasharray:4 3}.dot{fill:#1f77b4;fill-opacity:0.25}nav a{margin-right:10px}"
+    ".changed{background:#fff3cd}td.rates{white-space:pre-line}";
+
+FILE *html_open(const char *dir, const char *name, char *path, size_t pathlen, char *err, size_t errlen)
+{
+    snprintf(path, pathlen, "%s/%s", dir, name);
+    FILE *f = fold_outdir_create(path);
+    if (!f)
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    return f;
+}
+
+int html_close(FILE *f, const char *path, char *err, size_t errlen)
+{
+    fputs("</body>\n</html>\n", f);
+    int bad = ferror(f);
+    if (fclose(f) != 0)
+        bad = 1;
+    if (bad)
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    return bad ? -1 : 0;
+}
 
 void html_escaped(FILE *f, const char *s)
 {

@@ -8,6 +8,15 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* The style sheet of the pages (report.html, compare.html). */
+extern const char html_style[];
+
+/* Opens dir/name for writing (path gets its name), or NULL with a one-line
+ * reason in err. */
+FILE *html_open(const char *dir, const char *name, char *path, size_t pathlen, char *err, size_t errlen);
+/* Ends the page (</body></html>) and closes it: 0, or -1 with a reason in err. */
+int html_close(FILE *f, const char *path, char *err, size_t errlen);
+
 /* s with & < > " ' escaped, for text and attribute values. */
 void html_escaped(FILE *f, const char *s);
 

@@ -42,7 +42,8 @@ static int make_dirs(const char *dir)
  * (two or more digits, '-', ..., .csv/.gp/.png/.svg). */
 static int written_by_a_fold(const char *name)
 {
-    if (strcmp(name, "fold.json") == 0 || strcmp(name, "gnuplot.log") == 0 || strcmp(name, "report.html") == 0)
+    if (strcmp(name, "fold.json") == 0 || strcmp(name, "gnuplot.log") == 0 || strcmp(name, "report.html") == 0 ||
+        strcmp(name, "compare.html") == 0)
         return 1;
     size_t digits = 0;
     while (isdigit((unsigned char)name[digits]))

@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 /* Makes dir (and its parents; the ones made are 0755 whatever the umask) and removes
- * what an earlier fold wrote there (fold.json, report.html, gnuplot.log, NN-<region>.csv/.gp/.png/
+ * what an earlier fold wrote there (fold.json, report.html, compare.html, gnuplot.log, NN-<region>.csv/.gp/.png/
  * .svg), so that a re-fold leaves no plot of a region it no longer folds. Other files
  * are left alone. Returns 0, or -1 with errno set. */
 int fold_outdir_prepare(const char *dir);

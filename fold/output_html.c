@@ -4,7 +4,6 @@
  * metrics, MPI call sites), every region folded or skipped (with the reason),
  * and per folded region its plots, phases table, source bands with the source
  * lines when the files are readable, and the model's stacks. */
-#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -20,16 +19,8 @@
 #define MAX_CHART_COUNTERS 8 /* per region; fold.json has them all */
 #define MAX_DOTS 800         /* folded points drawn per counter */
 #define MAX_BARS 256         /* processes drawn as bars; the table has the spread */
+#define SHOWN_ROWS 15        /* rows of a long list shown open; the others behind a <details> */
 
-static const char style[] =
-    "body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1100px;padding:0 16px;color:#222}"
-    "h1{font-size:22px}h2{font-size:18px;border-bottom:1px solid #ccc;padding-top:8px}h3{font-size:15px}"
-    "table{border-collapse:collapse;margin:6px 0 12px}td,th{border:1px solid #ddd;padding:2px 8px;text-align:left;"
-    "vertical-align:top}th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}"
-    "code,.src{font-family:ui-monospace,monospace;font-size:12px}.warn{color:#a04000}.why{color:#555}"
-    "svg.chart{width:100%;max-width:900px;display:block;margin:4px 0}.t{font-size:13px;font-weight:600}"
-    ".ax{font-size:11px;fill:#333}.frame{fill:none;stroke:#888}.tick{stroke:#888}"
-    ".phase{stroke:#444;stroke-dasharray:4 3}.dot{fill:#1f77b4;fill-opacity:0.25}nav a{margin-right:10px}";
 
 static void text(FILE *f, const char *s)
 {
@@ -84,7 +75,7 @@ static void head(FILE *f, const fold_report *r)
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>hcafold: ",
           f);
     text(f, r->trace);
-    fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>hcafold report</h1>\n<p>trace <code>", style);
+    fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>hcafold report</h1>\n<p>trace <code>", html_style);
     text(f, r->trace);
     fprintf(f, "</code>: %zu location%s, %llu samples lost; %zu region%s folded, %zu skipped",
             r->nlocations, r->nlocations == 1 ? "" : "s", (unsigned long long)r->samples_lost, r->nregions,
@@ -100,6 +91,13 @@ static void head(FILE *f, const fold_report *r)
     for (size_t i = 0; i < r->nregions; i++)
         fprintf(f, "<a href=\"#region-%s\">%zu</a>", r->regions[i].slug, i + 1);
     fputs("</nav>\n", f);
+}
+
+/* Closes a table after its first rows and opens a <details> element (open
+ * and closed without a script) holding the others in a table of the same head. */
+static void more_rows(FILE *f, size_t more, const char *what, const char *head)
+{
+    fprintf(f, "</table>\n<details>\n<summary>%zu more %s</summary>\n%s", more, what, head);
 }
 
 static void pop_row(FILE *f, const char *id, const char *name, double value, const char *meaning)
@@ -165,11 +163,13 @@ static void run_section(FILE *f, const fold_run *run)
     fputs("</table>\n", f);
     rank_bars(f, run);
     double mpi_total = run->mpi.mean * (double)run->nranks;
-    fputs("<h3>MPI call sites</h3>\n<table>\n<tr><th>call site</th><th>calls</th><th>time (s, all processes)</th>"
-          "<th>% of MPI time</th><th>mean per call (ms)</th></tr>\n",
-          f);
+    static const char sites_head[] = "<table>\n<tr><th>call site</th><th>calls</th><th>time (s, all processes)</th>"
+                                     "<th>% of MPI time</th><th>mean per call (ms)</th></tr>\n";
+    fprintf(f, "<h3>MPI call sites</h3>\n%s", sites_head);
     for (size_t i = 0; i < run->nsites; i++) {
         const fold_run_site *s = &run->sites[i];
+        if (i == SHOWN_ROWS)
+            more_rows(f, run->nsites - i, "call sites", sites_head);
         fputs("<tr><td><code>", f);
         text(f, s->site);
         fprintf(f, "</code></td><td class=\"n\">%llu</td><td class=\"n\">%.3f</td><td class=\"n\">%.1f</td>"
@@ -177,16 +177,16 @@ static void run_section(FILE *f, const fold_run *run)
                 (unsigned long long)s->calls, s->time_s, mpi_total > 0 ? 100.0 * s->time_s / mpi_total : 0.0,
                 s->calls ? 1e3 * s->time_s / (double)s->calls : 0.0);
     }
-    fputs("</table>\n</section>\n", f);
+    fputs(run->nsites > SHOWN_ROWS ? "</table>\n</details>\n</section>\n" : "</table>\n</section>\n", f);
 }
 
 static void regions_section(FILE *f, const fold_report *r)
 {
     double traced = r->run.traced_s;
-    fputs("<section id=\"regions\">\n<h2>Regions</h2>\n<table>\n<tr><th>#</th><th>region</th><th>kind</th>"
-          "<th>time (s)</th><th>% of traced time</th><th>instances used / found</th><th>samples</th><th>folded</th>"
-          "</tr>\n",
-          f);
+    static const char regions_head[] =
+        "<table>\n<tr><th>#</th><th>region</th><th>kind</th><th>time (s)</th><th>% of traced time</th>"
+        "<th>instances used / found</th><th>samples</th><th>folded</th></tr>\n";
+    fprintf(f, "<section id=\"regions\">\n<h2>Regions</h2>\n%s", regions_head);
     for (size_t i = 0; i < r->nregions; i++) {
         const fold_region_result *g = &r->regions[i];
         fprintf(f, "<tr class=\"region\"><td class=\"n\">%zu</td><td><a href=\"#region-%s\">", i + 1, g->slug);
@@ -199,6 +199,8 @@ static void regions_section(FILE *f, const fold_report *r)
     }
     for (size_t i = 0; i < r->regions_skipped; i++) {
         const fold_skipped_region *k = &r->skipped[i];
+        if (i == SHOWN_ROWS)
+            more_rows(f, r->regions_skipped - i, "regions not folded", regions_head);
         fputs("<tr class=\"region skipped\"><td></td><td>", f);
         text(f, k->name);
         fprintf(f, "</td><td>%s</td><td class=\"n\">%.3f</td><td class=\"n\">%.1f</td><td class=\"n\">%zu / %zu</td>"
@@ -208,7 +210,7 @@ static void regions_section(FILE *f, const fold_report *r)
         text(f, k->reason);
         fputs("</td></tr>\n", f);
     }
-    fputs("</table>\n</section>\n", f);
+    fputs(r->regions_skipped > SHOWN_ROWS ? "</table>\n</details>\n</section>\n" : "</table>\n</section>\n", f);
 }
 
 /* One chart per counter: its rate (left axis, in its unit), the fitted
@@ -382,6 +384,36 @@ static void model_part(FILE *f, const fold_model_report *mr, const fold_model_re
     }
 }
 
+/* How the instances vary: their durations overall and per location (the
+ * first MAX_BARS locations), with the slowest location marked. */
+static void variability_part(FILE *f, const fold_region_result *g)
+{
+    const fold_duration_spread *d = &g->duration;
+    fprintf(f, "<h3>Variability</h3>\n<p>Used instances: %.3f ms shortest, %.3f median, %.3f longest; coefficient "
+               "of variation %.3f.</p>\n",
+            d->min_ms, d->median_ms, d->max_ms, d->cv);
+    if (g->nper_location < 2)
+        return;
+    size_t slowest = 0;
+    for (size_t k = 1; k < g->nper_location; k++)
+        if (g->per_location[k].mean_ms > g->per_location[slowest].mean_ms)
+            slowest = k;
+    fputs("<table class=\"variability\">\n<tr><th>rank</th><th>thread</th><th>instances</th><th>mean ms</th>"
+          "<th>min ms</th><th>max ms</th></tr>\n",
+          f);
+    for (size_t k = 0; k < g->nper_location && k < MAX_BARS; k++) {
+        const fold_location_spread *l = &g->per_location[k];
+        fprintf(f, "<tr%s><td class=\"n\">%u</td><td class=\"n\">%u</td><td class=\"n\">%zu</td><td class=\"n\">"
+                   "%.3f</td><td class=\"n\">%.3f</td><td class=\"n\">%.3f</td></tr>\n",
+                k == slowest ? " class=\"changed\" title=\"slowest on average\"" : "", l->rank, l->thread,
+                l->instances, l->mean_ms, l->min_ms, l->max_ms);
+    }
+    fputs("</table>\n", f);
+    if (g->nper_location > MAX_BARS)
+        fprintf(f, "<p class=\"why\">the first %d of %zu locations (all in fold.json)</p>\n", MAX_BARS,
+                g->nper_location);
+}
+
 static void region_section(FILE *f, const fold_report *r, size_t i)
 {
     const fold_region_result *g = &r->regions[i];
@@ -408,6 +440,7 @@ static void region_section(FILE *f, const fold_report *r, size_t i)
     if (g->ncounters > MAX_CHART_COUNTERS)
         fprintf(f, "<p class=\"why\">%zu more counters in fold.json</p>\n", g->ncounters - MAX_CHART_COUNTERS);
     phases_table(f, g);
+    variability_part(f, g);
     if (r->model && i < r->model->nregions)
         model_part(f, r->model, &r->model->regions[i], g);
     fputs("<p><a href=\"#regions\">back to the regions</a></p>\n</section>\n", f);
@@ -416,22 +449,13 @@ static void region_section(FILE *f, const fold_report *r, size_t i)
 int fold_write_html(const fold_report *r, const char *dir, char *err, size_t errlen)
 {
     char path[4096];
-    snprintf(path, sizeof(path), "%s/report.html", dir);
-    FILE *f = fold_outdir_create(path);
-    if (!f) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    FILE *f = html_open(dir, "report.html", path, sizeof(path), err, errlen);
+    if (!f)
         return -1;
-    }
     head(f, r);
     run_section(f, &r->run);
     regions_section(f, r);
     for (size_t i = 0; i < r->nregions; i++)
         region_section(f, r, i);
-    fputs("</body>\n</html>\n", f);
-    int bad = ferror(f);
-    if (fclose(f) != 0)
-        bad = 1;
-    if (bad)
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-    return bad ? -1 : 0;
+    return html_close(f, path, err, errlen);
 }

@@ -236,6 +236,24 @@ static cJSON *region_json(const fold_region_result *r)
     cJSON_AddStringToObject(conf, "method", r->replicates ? "bootstrap over instances" : "none");
     cJSON_AddNumberToObject(conf, "replicates", (double)r->replicates);
     cJSON_AddNumberToObject(conf, "level", r->replicates ? r->level : 0);
+    cJSON *var = cJSON_AddObjectToObject(o, "variability");
+    cJSON *dur = cJSON_AddObjectToObject(var, "duration_ms");
+    cJSON_AddNumberToObject(dur, "min", r->duration.min_ms);
+    cJSON_AddNumberToObject(dur, "median", r->duration.median_ms);
+    cJSON_AddNumberToObject(dur, "max", r->duration.max_ms);
+    cJSON_AddNumberToObject(dur, "cv", r->duration.cv);
+    cJSON *locs = cJSON_AddArrayToObject(var, "per_location");
+    for (size_t i = 0; i < r->nper_location; i++) {
+        const fold_location_spread *l = &r->per_location[i];
+        cJSON *lj = cJSON_CreateObject();
+        cJSON_AddNumberToObject(lj, "rank", l->rank);
+        cJSON_AddNumberToObject(lj, "thread", l->thread);
+        cJSON_AddNumberToObject(lj, "instances", (double)l->instances);
+        cJSON_AddNumberToObject(lj, "mean_ms", l->mean_ms);
+        cJSON_AddNumberToObject(lj, "min_ms", l->min_ms);
+        cJSON_AddNumberToObject(lj, "max_ms", l->max_ms);
+        cJSON_AddItemToArray(locs, lj);
+    }
     size_t grid = r->ncounters ? r->counters[0].curve.grid : 0;
     cJSON_AddItemToObject(o, "grid", numbers(r->ncounters ? r->counters[0].curve.x : NULL, grid));
     cJSON *counters = cJSON_AddArrayToObject(o, "counters");

@@ -3,6 +3,7 @@
  * bands on top; below, per counter, the folded samples (used and excluded),
  * the fitted cumulative curve, the rate on the second axis and the phase
  * boundaries. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -11,6 +12,20 @@
 #include "units.h"
 
 #define MAX_PANELS 4
+
+/* The base name of the file all shown bands are in, or NULL. */
+static const char *common_file(const fold_region_result *r)
+{
+    const char *file = NULL;
+    for (size_t i = 0; i < r->nbands_shown; i++) {
+        const char *f = r->bands[i].file;
+        if (!f || !*f || (file && strcmp(f, file) != 0))
+            return NULL;
+        file = f;
+    }
+    const char *base = file ? strrchr(file, '/') : NULL;
+    return base ? base + 1 : file;
+}
 
 static const char *const band_colors[] = { "#8dd3c7", "#ffffb3", "#bebada", "#fb8072", "#80b1d3",
                                            "#fdb462", "#b3de69", "#fccde5", "#d9d9d9", "#bc80bd" };
@@ -96,11 +111,27 @@ static void body(FILE *f, const fold_region_result *r)
         char lines[600];
         snprintf(lines, sizeof(lines), "%s.lines.csv", r->slug);
         fprintf(f, "set origin 0,%.4f\nset size 1,%.4f\n", 1.0 - top - band_h - lines_h, lines_h);
-        fputs("set autoscale y\nset ytics autofreq font ',7'\nset ylabel 'line' font ',8'\nunset key\n", f);
+        /* whole line numbers only, about four ticks; the file named when the bands share one */
+        uint32_t lo = UINT32_MAX, hi = 0;
+        for (size_t i = 0; i < r->nlines; i++)
+            if (r->line_no[i] > 0) {
+                lo = r->line_no[i] < lo ? r->line_no[i] : lo;
+                hi = r->line_no[i] > hi ? r->line_no[i] : hi;
+            }
+        uint32_t step = 1; /* 1, 2, 5, 10, 20, 50, ...: at most about four ticks */
+        for (uint32_t k = 0; hi > lo && step * 4 < hi - lo; k++)
+            step = (k % 3 == 1 ? 5 : 2) * step / (k % 3 == 1 ? 2 : 1);
+        fprintf(f, "set autoscale y\nset ytics %u font ',7'\nset format y '%%.0f'\n", step);
+        const char *file = common_file(r);
+        char ylabel[300];
+        snprintf(ylabel, sizeof(ylabel), "line%s%s", file ? " of " : "", file ? file : "");
+        fputs("set ylabel ", f);
+        fold_gp_quoted(f, ylabel);
+        fputs(" font ',7'\nunset key\n", f);
         fputs("plot ", f);
         fold_gp_quoted(f, lines);
         fputs(" skip 1 using 1:($3 > 0 ? $3 : NaN) with points pt 7 ps 0.3 lc rgb '#555555' notitle\n", f);
-        fputs("unset ylabel\n", f);
+        fputs("unset ylabel\nset format y '%g'\n", f);
     }
     /* counters */
     for (size_t p = 0; p < panels; p++) {

@@ -95,10 +95,12 @@ int fold_find_anchor(const char *path, char **anchor, char *err, size_t errlen)
             return fold_fail(err, errlen, FOLD_ERR_NOT_OTF2, "%s holds several OTF2 archives: name the .otf2 file",
                              path);
         }
-        size_t n = strlen(path) + strlen(found) + 2;
+        size_t n = strlen(path) + strlen(found) + 2, dirlen = strlen(path);
+        while (dirlen > 1 && path[dirlen - 1] == '/') /* "run/" names "run/traces.otf2", not "run//..." */
+            dirlen--;
         *anchor = malloc(n);
         if (*anchor)
-            snprintf(*anchor, n, "%s/%s", path, found);
+            snprintf(*anchor, n, "%.*s/%s", (int)dirlen, path, found);
         free(found);
         return *anchor ? FOLD_OK : fold_fail(err, errlen, FOLD_ERR_NOMEM, "out of memory");
     }

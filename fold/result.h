@@ -43,6 +43,19 @@ typedef struct {
     double share_lo, share_hi; /* interval of share (bootstrap.h); = share without replicates */
 } fold_band_result;
 
+/* A region's used instances on one location (variability.c). */
+typedef struct {
+    uint32_t location, rank, thread;
+    size_t instances;
+    double mean_ms, min_ms, max_ms;
+} fold_location_spread;
+
+/* The durations of a region's used instances. */
+typedef struct {
+    double min_ms, median_ms, max_ms;
+    double cv;                 /* standard deviation / mean */
+} fold_duration_spread;
+
 typedef struct {
     char *name;                /* display name */
     char *slug;                /* file-name-safe name, unique in the report */
@@ -69,6 +82,9 @@ typedef struct {
     const char **line_fn;
     size_t nlines;
     char *warning;             /* e.g. too few samples; NULL if none */
+    fold_duration_spread duration; /* of the used instances */
+    fold_location_spread *per_location; /* per location with used instances, in location order */
+    size_t nper_location;
 } fold_region_result;
 
 /* The whole run, per process (the thread of each rank that began the program):

@@ -30,6 +30,13 @@ for f in fold.json 01-*.curves.csv 01-*.points.csv 01-*.bands.csv 01-*.gp 01-*.p
     check "output $f written" test -s "$1"
 done
 check "the PNG is a PNG" sh -c "head -c 8 classic/traces.fold/01-*.png | grep -q PNG"
+"$FOLD" -f json -o slash classic/ > slash.txt 2>&1
+ok $(($? != 0 || $(grep -c '//' slash.txt slash/fold.json | awk -F: '{ s += $2 } END { print s }') != 0)) \
+    "a directory given with a trailing / names classic/traces.otf2, not classic//traces.otf2"
+gp=$(ls classic/traces.fold/01-*.gp | head -1)
+grep -q "^set ytics [0-9]* font ',7'$" "$gp" && grep -q "^set format y '%.0f'$" "$gp" &&
+    grep -q "^set ylabel 'line of [a-z_]*\.c'" "$gp"
+ok $? "the line panel has whole line numbers and names the file"
 grep -q 'source 0.00-0.40  phase_stencil' summary.txt && grep -q 'source 0.40-0.90  phase_update' summary.txt &&
     grep -q 'source 0.90-1.00  phase_norm' summary.txt
 ok $? "classic: source bands name the phase functions at their true times"
@@ -116,6 +123,10 @@ rc=$?
 ok $((rc != 4)) "too few instances: exit 4 ($rc)"
 grep -q 'min-instances' err
 ok $? "too few instances: names the option to change"
+grep -q '"reason":[[:space:]]*"[0-9] used instances* (--min-instances 10)' few/traces.fold/fold.json &&
+    grep -q 'no: [0-9] used instances* (--min-instances 10)' few/traces.fold/report.html &&
+    grep -q '"runtime_s":' few/traces.fold/fold.json
+ok $? "too few instances: fold.json and report.html still written, with the run and the reason"
 mkdir empty
 "$FOLD" -q empty > out 2> err
 rc=$?

@@ -3,7 +3,8 @@
 # the hcatrace command, the header, the man pages, the docs and the model files
 # under the prefix; the installed hcatrace finds the library there, answers
 # --help and --version, traces a program and says where the trace is (not
-# with -q); `make uninstall` removes every installed file.
+# with -q); the installed examples run; `make uninstall` removes every
+# installed file.
 . "$(dirname "$0")/lib.sh"
 stage=$(fresh_dir)
 (cd "$TOP" && ./configure --prefix /opt/hca --libdir=/opt/hca/lib64 --config="$stage/c.mk") > /dev/null 2>&1
@@ -20,6 +21,8 @@ for f in lib64/libhcatrace.so bin/hcatrace bin/hcafold include/hcatrace.h share/
          share/man/man1/hcafold.1 share/hcatrace/models/hca-snb.model share/hcatrace/models/generic.model; do
     check "installed $f" test -f "$stage/opt/hca/$f"
 done
+cflags=$(PKG_CONFIG_PATH="$stage/opt/hca/lib64/pkgconfig" pkg-config --cflags hcatrace 2>/dev/null | sed "s/ *$//")
+ok "$([ "$cflags" = "-I/opt/hca/include" ]; echo $?)" "pkg-config --cflags hcatrace gives the markers' include directory ($cflags)"
 dir=$(fresh_dir)
 cd "$dir" || exit 1
 if [ "${SANITIZED:-0}" = 1 ]; then
@@ -53,6 +56,15 @@ grep -q '^generic ' models.txt && grep -q '^nethercote ' models.txt
 ok $? "and lists the shipped models generic and nethercote"
 "$stage/opt/hca/bin/hcatrace" > /dev/null 2>&1
 ok $(($? != 2)) "hcatrace without a command is a usage error (2)"
+examples=$stage/opt/hca/share/hcatrace/examples
+check "the installed trace-examples.sh is executable" test -x "$examples/trace-examples.sh"
+if [ "${SANITIZED:-0}" = 1 ]; then
+    ok 0 "the installed examples run # SKIP the sanitized library needs the ASan runtime preloaded"
+else
+    HCA_EXAMPLE_ITERATIONS=30 "$examples/trace-examples.sh" examples > examples.out 2>&1
+    ok $? "the installed examples run (trace-examples.sh: trace, check, fold)"
+    check "and fold into report.html" test -s examples/mpi_phases.fold/report.html
+fi
 make -s -C "$TOP" BUILD="${BUILD#$TOP/}" uninstall PREFIX=/opt/hca LIBDIR=/opt/hca/lib64 DESTDIR="$stage" > /dev/null 2>&1
 ok "$(find "$stage" -type f | wc -l)" "make uninstall leaves no installed file"
 cd / && rm -rf "$dir" "$stage"

@@ -3,7 +3,8 @@
 # message, every region of the summary listed (folded or skipped), every link's
 # target present, the whole run shown, and its load balance equal to the one
 # computed independently from the trace with the OTF2 Python bindings
-# (tests/popcheck.py); a screenshot is left in $REPORT_SHOT when set.
+# (tests/popcheck.py); the variability of each region's instances, per
+# location; a screenshot is left in $REPORT_SHOT when set.
 . "$(dirname "$0")/lib.sh"
 FOLD="$BUILD/bin/hcafold"
 CHROMIUM=${CHROMIUM:-chromium}
@@ -31,7 +32,7 @@ if ! command -v "$CHROMIUM" >/dev/null 2>&1 || ! [ -x "$PY" ] || ! "$PY" -c 'imp
     why="needs chromium and python3-otf2 (scripts/install-deps)"
     for what in "Chromium sees a page's console error" "report.html loads in Chromium" \
         "no console message" "every region listed, every link resolves" \
-        "load balance as computed from the trace" "screenshot"; do
+        "load balance as computed from the trace" "variability" "screenshot"; do
         ok 0 "$what # SKIP $why"
     done
     cd / && rm -rf "$dir"
@@ -114,6 +115,28 @@ truth=$("$PY" "$TOP/tests/popcheck.py" "$trace")
 lb=${truth%% *}
 ok "$(awk -v a="$shown" -v b="$lb" -v c="$json" 'BEGIN { d = a - b; e = a - c; print (a != "" && d * d < 1e-8 && e * e < 1e-12) ? 0 : 1 }')" \
     "load balance shown ($shown) = fold.json's ($json) = computed from the trace with python3-otf2 ($lb)"
+# variability: per region the used instances of every location add up, the
+# spread is ordered, and the page has the table of each folded region
+"$PY" - "$fold_dir/fold.json" dom.html > var.check <<'PYEOF'
+import json
+import sys
+
+fold = json.load(open(sys.argv[1]))
+bad = 0
+for r in fold["regions"]:
+    v = r["variability"]
+    d = v["duration_ms"]
+    per = v["per_location"]
+    if sum(l["instances"] for l in per) != r["instances"]["used"] or not d["min"] <= d["median"] <= d["max"]:
+        bad += 1
+    if any(not l["min_ms"] <= l["mean_ms"] <= l["max_ms"] for l in per):
+        bad += 1
+tables = open(sys.argv[2]).read().count('<table class="variability">')
+print("%d %d %d" % (bad, len(fold["regions"]), tables))
+PYEOF
+read -r vbad vregions vtables < var.check
+ok $((vbad != 0 || vtables != vregions)) \
+    "variability: per-location instances add up to the used ones ($vbad regions wrong), a table per region ($vtables of $vregions)"
 shot=${REPORT_SHOT:-$PWD/report.png}
 headless "file://$PWD/$report" --window-size=1200,3000 --screenshot="$shot" > /dev/null 2>&1
 check "screenshot of report.html ($shot)" test -s "$shot"
