@@ -16,6 +16,7 @@ void fold_region_defaults(fold_region_options *o)
     o->k = 1.5;
     o->mad_scale = 1.4826;
     o->mad_floor = 0.005;
+    o->tool_tolerance = 0.1;
     o->split = 1;
     o->min_group = 10;
     o->min_group_fraction = 0.10;
@@ -348,8 +349,10 @@ static int build_key(const fold_region_options *o, fold_instance *ins, size_t n,
                 free((*folds)[*nfolds + k].instances);
             goto out;
         }
-        for (size_t i = start; i < end; i++)
-            bd[i].in->excluded = (bd[i].d < lo || bd[i].d > hi) ? FOLD_EXCLUDED_OUTLIER : FOLD_USED;
+        for (size_t i = start; i < end; i++) {
+            double tol = o->tool_tolerance * (double)bd[i].in->tool_ns;
+            bd[i].in->excluded = (bd[i].d < lo - tol || bd[i].d > hi + tol) ? FOLD_EXCLUDED_OUTLIER : FOLD_USED;
+        }
         start = end;
     }
     /* copy in location/time order */
@@ -357,6 +360,7 @@ static int build_key(const fold_region_options *o, fold_instance *ins, size_t n,
         fold_region *f = &(*folds)[*nfolds + group_of[i]];
         f->instances[f->ninstances++] = ins[i];
         f->total_ns += (double)(ins[i].t1 - ins[i].t0);
+        f->tool_ns += (double)ins[i].tool_ns;
         f->nsamples += ins[i].nsamples;
         if (ins[i].excluded == FOLD_USED) {
             f->nused++;

@@ -42,7 +42,8 @@ typedef struct {
     char *open_site, *close_site; /* "function@file:line" of the contexts opening/closing it */
     size_t instances_found, instances_used, instances_excluded, groups;
     size_t samples_used;
-    double mean_duration_s, total_time_s;
+    double mean_duration_s, total_time_s; /* without the tracer's own time */
+    double tool_time_s;        /* the tracer's own time removed from its instances */
     fold_counter_result *counters;
     size_t ncounters;
     const char **zero_counters; /* measured in the used instances but always 0: not folded (no curve), */
@@ -60,6 +61,7 @@ typedef struct {
 typedef struct fold_report {
     const char *trace;         /* path of traces.otf2 */
     uint64_t samples_lost;
+    int tool_time;             /* the trace records the tracer's own time: it was removed */
     size_t nlocations;
     fold_region_result *regions; /* sorted by total time, largest first */
     size_t nregions;

@@ -37,6 +37,10 @@ typedef struct hct_thread {
     hct_smp_thread *smp;      /* its sampling, or NULL */
     int extras;               /* counters or sampling: boundaries do more */
     int finished;             /* its counters and sampling were closed */
+    /* the thread's time in the tracer so far, ns (hct_tooltime.h): added to by
+     * the sampling handler only outside the tracer (in_tool == 0), by region
+     * boundaries only inside it, so never by both at once */
+    volatile uint64_t tool_ns, tool_cpu_ns;
 } hct_thread;
 
 enum hct_mode { HCT_OFF = 0, HCT_SERIAL, HCT_MPI_PENDING, HCT_MPI };
