@@ -81,7 +81,8 @@ uint64_t hct_boundary(hct_thread *t, int enter, uint64_t not_before)
     uint64_t before = now - start; /* the tracer's time in this boundary before ts */
     hct_counters_boundary(t, ts, enter);
     hct_tool_write(t, ts, t->tool_ns + before, t->tool_cpu_ns + (before > off_cpu ? before - off_cpu : 0));
-    uint64_t spent = hca_clock_now() - start;
+    uint64_t end = hca_clock_now(), spent = end - start;
+    t->tool_end = end;
     t->tool_ns += spent;
     t->tool_cpu_ns += spent > off_cpu ? spent - off_cpu : 0;
     return ts;

@@ -284,6 +284,12 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
         /* the interrupt's time before the handler (kernel: timer, signal
          * delivery): read after the sample, not between its time and counters */
         uint64_t before = interrupt_cost(s, t0);
+        /* an interrupt due inside the last boundary (or the call it
+         * bounds) was lost there, not after it: already measured or not
+         * the program's time since */
+        uint64_t end = s->t->tool_end;
+        if (end && end <= t0 && before > t0 - end)
+            before = t0 - end;
         if (r) {
             r->tool_ns = s->t->tool_ns + before;
             r->tool_cpu_ns = s->t->tool_cpu_ns + before;
