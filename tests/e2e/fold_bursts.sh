@@ -8,9 +8,10 @@
 # (tests/burst_app.c and its Fortran twin burst_app.f90, 2 ranks) fold at
 # default settings; instances holding a sample are excluded no more often than
 # the others (within 3 binomial standard deviations); the stage boundary is
-# near its true 0.40 (within 0.2: the sample's cost, about 100 us on the VMs we
-# test on, is measured to a few us, which moves a sample by about 0.05 of a
-# 70 us burst).
+# near its true 0.40 (within 0.2: on the VMs we test on, a sample costs about
+# 100 us, and how late its timer came cannot be split into lost time and time
+# the program ran on, which moves samples about 0.05-0.1 of a 70 us burst early;
+# docs/trace-format.md, "Tool time").
 . "$(dirname "$0")/lib.sh"
 SYNTH="$BUILD/tests/hcasynth"
 FOLD="$BUILD/bin/hcafold"
