@@ -13,6 +13,7 @@
 #include "hct_counters.h"
 #include "hct_sampling.h"
 #include "hct_self.h"
+#include "hct_rescue.h"
 
 static pthread_key_t exit_key;
 static int have_exit_key;
@@ -29,7 +30,7 @@ static void on_thread_exit(void *arg)
     if (atomic_load(&hct.active) && t->writer)
         hct_extras_finish(t, 1);
     hct_extras_close(t);
-    t->in_tool--;
+    hct_tool_exit(t);
 }
 
 void hct_extras_setup(void)

@@ -12,6 +12,7 @@
 #include "hct_diag.h"
 #include "hct_locations.h"
 #include "hct_markers.h"
+#include "hct_rescue.h"
 
 #define MAX_NAMES 1024
 #define MAX_DEPTH 64
@@ -71,7 +72,7 @@ __attribute__((visibility("default"))) void hcatrace_region_begin(const char *na
             t->dropped_events++;
         }
     }
-    t->in_tool--;
+    hct_tool_exit(t);
 }
 
 __attribute__((visibility("default"))) void hcatrace_region_end(const char *name)
@@ -86,7 +87,7 @@ __attribute__((visibility("default"))) void hcatrace_region_end(const char *name
     depth--;
     hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, hct_boundary_ts(t, 0), stack[depth].cc));
     hct_path_leave(&t->path);
-    t->in_tool--;
+    hct_tool_exit(t);
 }
 
 /* Closes the regions this thread left open, when tracing stops (not before

@@ -15,6 +15,7 @@
 #include "hct_mpi_env.h"
 #include "hct_mpi_functions.h"
 #include "hct_mpi_request.h"
+#include "hct_rescue.h"
 
 enum hct_mpi_key {
 #define HCT_KEY(name, role) HCT_MPI_##name,
@@ -45,7 +46,7 @@ static inline int hct_call_enter(hct_call *c, enum hct_mpi_key key, const void *
     uint32_t unwind = 0, cc = hct_path_enter(&t->path, (uint32_t)key, frames, n, &unwind);
     if (cc == HCA_UNDEF) {
         t->dropped_events++;
-        t->in_tool--;
+        hct_tool_exit(t);
         return 0;
     }
     t->mpi_depth = 1;
@@ -54,7 +55,7 @@ static inline int hct_call_enter(hct_call *c, enum hct_mpi_key key, const void *
     c->ts = ts;
     c->after = 0;
     hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, c->ts, cc, unwind));
-    t->in_tool--;
+    hct_tool_exit(t);
     return 1;
 }
 
@@ -68,7 +69,7 @@ static inline void hct_call_leave(hct_call *c)
     hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, ts, c->cc));
     hct_path_leave(&t->path);
     t->mpi_depth = 0;
-    t->in_tool--;
+    hct_tool_exit(t);
 }
 
 /* Bytes of `count` elements of `type` (0 when unknown). */

@@ -1,6 +1,7 @@
 /* hct_mpi_record.c: OTF2 records of MPI operations shared by the C and Fortran
  * wrappers (see hct_mpi_record.h). */
 #include "hct_mpi_record.h"
+#include "hct_rescue.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -190,7 +191,7 @@ void hct_rec_init(int rc, uint64_t t_begin, enum hct_mpi_key key, const void *ra
     int n = hct.cfg.callsites ? hct_path_unwind(ra, frames) : 0;
     uint32_t unwind = 0, cc = hct_path_enter(&t->path, (uint32_t)key, frames, n, &unwind);
     if (cc == HCA_UNDEF) {
-        t->in_tool--;
+        hct_tool_exit(t);
         return;
     }
     if (t_begin > t->last_ts)
@@ -200,7 +201,7 @@ void hct_rec_init(int rc, uint64_t t_begin, enum hct_mpi_key key, const void *ra
     uint64_t ts = hct_boundary_ts(t, 0);
     hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, ts, cc));
     hct_path_leave(&t->path);
-    t->in_tool--;
+    hct_tool_exit(t);
 }
 
 uint64_t hct_sum_bytes(MPI_Datatype type, const int *counts, int n)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hct_mpi.h"
+#include "hct_rescue.h"
 
 #define SLOTS 16384u
 #define EMPTY ((MPI_Request)NULL)
@@ -166,5 +167,5 @@ void hct_request_complete(hct_thread *t, uint64_t ts, const hct_request *r, cons
             break;
         }
     }
-    t->in_tool--;
+    hct_tool_exit(t);
 }

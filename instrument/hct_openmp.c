@@ -20,6 +20,7 @@
 #include "hct_locations.h"
 #include "hct_sampling.h"
 #include "hct_symbols.h"
+#include "hct_rescue.h"
 
 /* ---- the adapter that records ---------------------------------------------- */
 
@@ -268,7 +269,7 @@ int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address
     uint32_t cc = hct_path_peek(&t->path, key, frames, n, &f->ctx);
     if (cc == HCA_UNDEF) {
         t->dropped_events++;
-        t->in_tool--;
+        hct_tool_exit(t);
         return 0;
     }
     f->t = t;
@@ -276,7 +277,7 @@ int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address
     f->master = t->index;
     f->level = share_depth + 1;
     hct_otf2_check(t, OTF2_EvtWriter_ThreadFork(t->writer, NULL, record_ts(t), OTF2_PARADIGM_OPENMP, requested));
-    t->in_tool--;
+    hct_tool_exit(t);
     return 1;
 }
 
@@ -286,7 +287,7 @@ void hct_omp_fork_end(hct_omp_fork *f)
     t->in_tool++;
     if (recording(t))
         hct_otf2_check(t, OTF2_EvtWriter_ThreadJoin(t->writer, NULL, record_ts(t), OTF2_PARADIGM_OPENMP));
-    t->in_tool--;
+    hct_tool_exit(t);
 }
 
 int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint32_t team_size,
@@ -299,7 +300,7 @@ int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint3
     uint32_t team = team_join(master, level, team_size, t->index);
     if (team == HCA_UNDEF || t->path.nopen >= HCT_PATH_OPEN) {
         t->dropped_events++;
-        t->in_tool--;
+        hct_tool_exit(t);
         return 0;
     }
     /* this thread's own stack: where its samples leave the region's path */
@@ -313,7 +314,7 @@ int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint3
     s->cc = hct_path_enter_ctx(&t->path, ctx, frames, n, &unwind);
     hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, ts, s->cc, unwind));
     share_depth++;
-    t->in_tool--;
+    hct_tool_exit(t);
     return 1;
 }
 
@@ -328,7 +329,7 @@ void hct_omp_share_end(hct_omp_share *s)
         hct_otf2_check(t, OTF2_EvtWriter_ThreadTeamEnd(t->writer, NULL, ts, s->team));
     }
     hct_path_leave(&t->path);
-    t->in_tool--;
+    hct_tool_exit(t);
 }
 
 int hct_omp_region_enter(hct_omp_region *r, uint32_t key, const void *return_address)
@@ -343,13 +344,13 @@ int hct_omp_region_enter(hct_omp_region *r, uint32_t key, const void *return_add
     uint32_t unwind = 0, cc = hct_path_enter(&t->path, key, frames, n, &unwind);
     if (cc == HCA_UNDEF) {
         t->dropped_events++;
-        t->in_tool--;
+        hct_tool_exit(t);
         return 0;
     }
     r->t = t;
     r->cc = cc;
     hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, ts, cc, unwind));
-    t->in_tool--;
+    hct_tool_exit(t);
     return 1;
 }
 
@@ -360,5 +361,5 @@ void hct_omp_region_leave(hct_omp_region *r)
     if (recording(t))
         hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, hct_boundary_ts(t, 0), r->cc));
     hct_path_leave(&t->path);
-    t->in_tool--;
+    hct_tool_exit(t);
 }

@@ -14,6 +14,7 @@
 #include "hct_locations.h"
 #include "hct_markers.h"
 #include "hct_sampling.h"
+#include "hct_rescue.h"
 
 /* Arguments of the program, from /proc/self/cmdline, as local string IDs. */
 static uint32_t program_arguments(OTF2_StringRef *args, uint32_t max)
@@ -83,7 +84,7 @@ void hct_stop_recording(void)
         uint64_t ts = hct_timestamp(master);
         hct_otf2_check(master, OTF2_EvtWriter_ProgramEnd(master->writer, NULL, ts, OTF2_UNDEFINED_INT64));
         if (self)
-            master->in_tool--;
+            hct_tool_exit(master);
     }
     atomic_store(&hct.active, 0);
     wait_quiescent();

@@ -16,6 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hct_locations.h"
+
 #define HCT_RESCUE_SECONDS 20
 
 static const int handled[] = { SIGTERM, SIGINT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
@@ -25,6 +27,7 @@ static struct sigaction previous[NHANDLED];
 static void (*end_fn)(const char *how);
 static atomic_int claimed;
 static volatile sig_atomic_t ending_signal;
+volatile sig_atomic_t hct_rescue_deferred;
 
 int hct_rescue_claim(void)
 {
@@ -82,6 +85,15 @@ static void on_signal(int sig, siginfo_t *info, void *uc)
     (void)info;
     (void)uc;
     int slot = slot_of(sig);
+    if (sig == SIGTERM || sig == SIGINT) {
+        /* asynchronous: inside the tracer, it waits for the section's end */
+        const hct_thread *t = hct_thread_self();
+        if (t && t->in_tool > 0) {
+            if (!hct_rescue_deferred)
+                hct_rescue_deferred = sig;
+            return;
+        }
+    }
     if (hct_rescue_claim() && end_fn) {
         ending_signal = sig;
         struct sigaction w;
@@ -97,6 +109,14 @@ static void on_signal(int sig, siginfo_t *info, void *uc)
         alarm(0);
     }
     pass_on(sig, slot >= 0 ? &previous[slot] : NULL);
+}
+
+void hct_rescue_raise_deferred(void)
+{
+    int sig = hct_rescue_deferred;
+    hct_rescue_deferred = 0;
+    if (sig)
+        raise(sig);
 }
 
 void hct_rescue_arm(void (*end)(const char *how))

@@ -7,6 +7,8 @@
 #ifndef HCT_RESCUE_H
 #define HCT_RESCUE_H
 
+#include <signal.h>
+
 #include "hct.h"
 
 /* Installs the handlers (again: after MPI_Init, whose runtime installs its own, which
@@ -17,5 +19,21 @@ void hct_rescue_arm(void (*end)(const char *how)) HCT_HIDDEN;
 /* 1 for the first caller (a handler, MPI_Abort, an exit without MPI_Finalize): it
  * writes what the process holds; 0 for every later one. */
 int hct_rescue_claim(void) HCT_HIDDEN;
+
+/* SIGTERM or SIGINT, when it arrived while its thread was inside the tracer
+ * (in_tool > 0; 0: none). The handler defers it to the end of that section, so
+ * that the end never writes the trace around a half-written record (a region
+ * entered and not yet on the open-region stack). */
+extern volatile sig_atomic_t hct_rescue_deferred HCT_HIDDEN;
+/* Raises the deferred signal again (its handler then runs the end). */
+void hct_rescue_raise_deferred(void) HCT_HIDDEN;
+
+/* Leaves a section inside the tracer (t->in_tool++ ... hct_tool_exit(t)); a
+ * deferred end signal is raised at the outermost exit. */
+static inline void hct_tool_exit(hct_thread *t)
+{
+    if (--t->in_tool == 0 && hct_rescue_deferred)
+        hct_rescue_raise_deferred();
+}
 
 #endif
