@@ -126,6 +126,14 @@ static void abnormal_end(const char *how)
     hct.mode = HCT_OFF;
 }
 
+/* 1 when the calling thread is inside the tracer (for hct_rescue: a signal
+ * handler; a thread-local read only). */
+static int inside_tracer(void)
+{
+    const hct_thread *t = hct_thread_self();
+    return t && t->in_tool > 0;
+}
+
 /* ---- load and unload ------------------------------------------------------ */
 
 static int launched_by_mpi(void)
@@ -170,7 +178,7 @@ __attribute__((constructor)) static void hct_load(void)
     else
         serial_start();
     if (hct.mode != HCT_OFF)
-        hct_rescue_arm(abnormal_end);
+        hct_rescue_arm(abnormal_end, inside_tracer);
 }
 
 __attribute__((destructor)) static void hct_unload(void)

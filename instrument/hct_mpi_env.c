@@ -125,7 +125,7 @@ int hct_mpi_start(void)
     hct.first_ts = hca_clock_now();
     atomic_store(&hct.active, 1);
     hct_write_program_begin();
-    hct_rescue_arm(NULL); /* ahead of the handlers the MPI runtime installed */
+    hct_rescue_arm(NULL, NULL); /* ahead of the handlers the MPI runtime installed */
     return 1;
 off:
     hct.mode = HCT_OFF;

@@ -16,8 +16,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hct_locations.h"
-
 #define HCT_RESCUE_SECONDS 20
 
 static const int handled[] = { SIGTERM, SIGINT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
@@ -25,6 +23,7 @@ static const int handled[] = { SIGTERM, SIGINT, SIGSEGV, SIGBUS, SIGFPE, SIGILL,
 
 static struct sigaction previous[NHANDLED];
 static void (*end_fn)(const char *how);
+static int (*inside_fn)(void);
 static atomic_int claimed;
 static volatile sig_atomic_t ending_signal;
 volatile sig_atomic_t hct_rescue_deferred;
@@ -87,8 +86,7 @@ static void on_signal(int sig, siginfo_t *info, void *uc)
     int slot = slot_of(sig);
     if (sig == SIGTERM || sig == SIGINT) {
         /* asynchronous: inside the tracer, it waits for the section's end */
-        const hct_thread *t = hct_thread_self();
-        if (t && t->in_tool > 0) {
+        if (inside_fn && inside_fn()) {
             if (!hct_rescue_deferred)
                 hct_rescue_deferred = sig;
             return;
@@ -119,10 +117,12 @@ void hct_rescue_raise_deferred(void)
         raise(sig);
 }
 
-void hct_rescue_arm(void (*end)(const char *how))
+void hct_rescue_arm(void (*end)(const char *how), int (*inside_tracer)(void))
 {
     if (end)
         end_fn = end;
+    if (inside_tracer)
+        inside_fn = inside_tracer;
     for (size_t i = 0; i < NHANDLED; i++) {
         struct sigaction cur;
         if (sigaction(handled[i], NULL, &cur) != 0)

@@ -13,8 +13,10 @@
 
 /* Installs the handlers (again: after MPI_Init, whose runtime installs its own, which
  * then come after ours); a signal the process ignores stays ignored. end (kept when
- * NULL) is called once, from the handler, with the signal's name. */
-void hct_rescue_arm(void (*end)(const char *how)) HCT_HIDDEN;
+ * NULL) is called once, from the handler, with the signal's name; inside_tracer
+ * (kept when NULL; async-signal-safe) says whether the calling thread is inside
+ * the tracer (SIGTERM and SIGINT then wait for hct_tool_exit). */
+void hct_rescue_arm(void (*end)(const char *how), int (*inside_tracer)(void)) HCT_HIDDEN;
 
 /* 1 for the first caller (a handler, MPI_Abort, an exit without MPI_Finalize): it
  * writes what the process holds; 0 for every later one. */
