@@ -4,7 +4,8 @@
 # program killed by SIGTERM. Each time: the exit status is the untraced run's, every
 # rank that could act left its partial definitions, hcafold rebuilds the trace and
 # says per rank how it ended and up to when, otf2-print reads the rebuilt trace, and
-# hcafold folds it.
+# hcafold folds it. With a small HCATRACE_TOTAL_MEMORY the events reach the disk during
+# the run, so even SIGKILL leaves them.
 . "$(dirname "$0")/lib.sh"
 APP="$BUILD/tests/fault_app"
 [ -x "$APP" ] || APP="$TOP/build/tests/fault_app"
@@ -69,7 +70,9 @@ trace=$(ls -d hcatrace-fault_app-*)
 ls "$trace"/rank-0.partial "$trace"/rank-1.partial > /dev/null 2>&1
 ok $? "SIGTERM to mpirun: both ranks wrote their partial definitions"
 "$FOLD" -q "$trace" > fold.out 2> fold.err
-ok $? "SIGTERM to mpirun: hcafold rebuilds and folds the partial trace"
+frc=$?
+ok $frc "SIGTERM to mpirun: hcafold rebuilds and folds the partial trace (exit $frc)"
+[ $frc -eq 0 ] || sed 's/^/#   /' fold.err
 grep -q "rank 0: SIGTERM, trace up to [0-9.]* s; rank 1: SIGTERM, trace up to" fold.err
 ok $? "SIGTERM to mpirun: both ranks ended by SIGTERM, said"
 check "SIGTERM to mpirun: otf2-print reads the rebuilt trace" valid_otf2 "$trace/traces.otf2"
@@ -125,3 +128,16 @@ F90
     check "Fortran MPI_ABORT: otf2-print reads it" valid_otf2 hcatrace-fabort-*/traces.otf2
     cd / && rm -rf "$dir"
 fi
+
+# streaming: with HCATRACE_TOTAL_MEMORY=2 (MiB) the event buffers reach the disk during
+# the run, so even SIGKILL, which no tracer can act on, leaves the events flushed before
+dir=$(fresh_dir)
+cd "$dir" || exit 1
+HCATRACE_TOTAL_MEMORY=2 LD_PRELOAD="$PRELOAD" "$BUILD/tests/markers_app" 100000000 > /dev/null 2> err &
+pid=$!
+sleep 8
+kill -KILL $pid
+wait $pid
+evt=$(stat -c %s hcatrace-markers_app-*/traces/0.evt 2>/dev/null || echo 0)
+ok $((evt < 2097152)) "SIGKILL with HCATRACE_TOTAL_MEMORY=2: events flushed during the run are on disk ($evt bytes)"
+cd / && rm -rf "$dir"
