@@ -16,6 +16,7 @@ static const char *const known_names[] = {
     "HCATRACE_ENABLE", "HCATRACE_DIR", "HCATRACE_VERBOSE", "HCATRACE_CALLSITES",
     "HCATRACE_CLOCK_SYNC_ROUNDS", "HCATRACE_COUNTERS", "HCATRACE_COUNTERS_ROTATE",
     "HCATRACE_SAMPLING", "HCATRACE_SAMPLING_BUFFER", "HCATRACE_MODEL", "HCATRACE_MODEL_PATH",
+    "HCATRACE_TOTAL_MEMORY",
 };
 
 static const char *closest_name(const char *name)
@@ -190,6 +191,7 @@ int hct_config_read(hct_config *cfg, char *const *envp, void (*report)(const cha
     cfg->sampling_period_ns = HCT_DEFAULT_SAMPLING_PERIOD_NS;
     cfg->sampling_jitter_pct = HCT_DEFAULT_SAMPLING_JITTER_PCT;
     cfg->sampling_buffer_kib = HCT_DEFAULT_SAMPLING_BUFFER_KIB;
+    cfg->total_memory_mib = HCT_DEFAULT_TOTAL_MEMORY_MIB;
     for (char *const *e = envp; e && *e; e++) {
         if (strncmp(*e, "HCATRACE_", 9) != 0)
             continue;
@@ -248,6 +250,10 @@ int hct_config_read(hct_config *cfg, char *const *envp, void (*report)(const cha
             bad = parse_uint(v, 64, 1048576, &u);
             if (!bad)
                 cfg->sampling_buffer_kib = u;
+        } else if (strcmp(name, "HCATRACE_TOTAL_MEMORY") == 0) {
+            bad = parse_uint(v, 2, 1048576, &u);
+            if (!bad)
+                cfg->total_memory_mib = u;
         } else if (strcmp(name, "HCATRACE_DIR") == 0) {
             if (!*v)
                 bad = 1;

@@ -29,6 +29,7 @@ typedef struct {
     uint64_t sampling_period_ns;
     unsigned sampling_jitter_pct; /* +- percent of the period */
     unsigned sampling_buffer_kib; /* HCATRACE_SAMPLING_BUFFER: per-thread sample buffer */
+    unsigned total_memory_mib;    /* HCATRACE_TOTAL_MEMORY: the process's event buffers */
 } hct_config;
 
 #define HCT_DEFAULT_SAMPLING_PERIOD_NS 20000000ull /* 20 ms, see docs/benchmarks.md */
@@ -36,6 +37,7 @@ typedef struct {
 #define HCT_DEFAULT_SAMPLING_JITTER_PCT 10u
 #define HCT_DEFAULT_ROTATE_NS 100000000ull /* 100 ms */
 #define HCT_DEFAULT_SAMPLING_BUFFER_KIB 1024u
+#define HCT_DEFAULT_TOTAL_MEMORY_MIB 16u /* event buffers per process, flushed when full */
 
 /* Reads the environment into cfg (defaults first). Each problem is reported
  * through report(line) as one line; the returned value is the number of

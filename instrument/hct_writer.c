@@ -9,6 +9,7 @@
 
 #include "hca_archive.h"
 #include "hct.h"
+#include "hct_buffers.h"
 #include "hct_counter_model.h"
 #include "hct_diag.h"
 #include "hct_expdir.h"
@@ -31,6 +32,8 @@ int hct_writer_open(OTF2_ErrorCode (*set_collectives)(OTF2_Archive *), char *err
         return -1;
     }
     OTF2_ErrorCode rc = hca_archive_set_flush(ar, &flush_clock);
+    if (rc == OTF2_SUCCESS)
+        rc = hct_buffers_attach(ar, (size_t)hct.cfg.total_memory_mib << 20);
     if (rc == OTF2_SUCCESS)
         rc = set_collectives ? set_collectives(ar) : OTF2_Archive_SetSerialCollectiveCallbacks(ar);
     if (rc == OTF2_SUCCESS)

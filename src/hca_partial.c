@@ -27,19 +27,24 @@ static int write_all(int fd, const void *buf, size_t len)
 int hca_partial_write(const char *dir, const hca_partial_header *h, const hca_location_info *locs,
                       const unsigned char *defs, size_t defs_len)
 {
-    char path[4096];
+    /* written under a temporary name, renamed when complete: a process killed while
+     * writing (mpirun's SIGKILL after its SIGTERM) leaves no half file to read */
+    char path[4096], tmp[4096];
     int n = snprintf(path, sizeof(path), "%s/" HCA_PARTIAL_FMT, dir, (int)h->rank);
-    if (n < 0 || (size_t)n >= sizeof(path)) {
+    if (n < 0 || (size_t)n >= sizeof(path) || (size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp)) {
         errno = ENAMETOOLONG;
         return -1;
     }
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0)
         return -1;
     int bad = write_all(fd, h, sizeof(*h)) != 0 || write_all(fd, locs, h->nlocs * sizeof(*locs)) != 0 ||
               write_all(fd, defs, defs_len) != 0 || fsync(fd) != 0;
     int e = errno;
     bad |= close(fd) != 0;
+    if (!bad && link(tmp, path) != 0) /* unlike rename, never replaces an existing file */
+        bad = 1, e = errno;
+    unlink(tmp);
     errno = e;
     return bad ? -1 : 0;
 }

@@ -30,8 +30,9 @@ typedef struct {
     char exe[256];
 } hca_partial_header;
 
-/* Writes DIR/rank-N.partial (created with O_EXCL|O_NOFOLLOW, then fsync): the header,
- * the locations, the serialized definitions. 0 or -1 (errno). */
+/* Writes DIR/rank-N.partial: the header, the locations, the serialized definitions,
+ * into DIR/rank-N.partial.tmp (O_EXCL|O_NOFOLLOW, fsync), then linked to its name: the
+ * file is there complete or not at all. 0 or -1 (errno). */
 int hca_partial_write(const char *dir, const hca_partial_header *h, const hca_location_info *locs,
                       const unsigned char *defs, size_t defs_len);
 

@@ -62,20 +62,16 @@ static int read_all(const char *dir, hca_partial **out, size_t *n, char *err, si
     }
     hca_partial *p = calloc((size_t)k, sizeof(*p));
     size_t m = 0;
-    int bad = !p;
     for (int i = 0; i < k; i++) {
         char path[4096];
         snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
-        if (!bad && hca_partial_read(path, &p[m], err, errlen) == 0)
+        /* a file that cannot be read is a rank that left nothing (said in the summary) */
+        if (p && hca_partial_read(path, &p[m], err, errlen) == 0)
             m++;
-        else
-            bad = 1;
         free(names[i]);
     }
     free(names);
-    if (bad) {
-        for (size_t i = 0; i < m; i++)
-            hca_partial_free(&p[i]);
+    if (!p || m == 0) {
         free(p);
         if (!p)
             snprintf(err, errlen, "out of memory");

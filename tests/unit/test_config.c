@@ -42,6 +42,7 @@ static void defaults_without_variables(void **state)
     assert_int_equal(cfg.verbose, 0);
     assert_null(cfg.dir);
     assert_int_equal(cfg.clock_sync_rounds, 10);
+    assert_int_equal(cfg.total_memory_mib, 16);
 }
 
 static void valid_values(void **state)
@@ -49,8 +50,9 @@ static void valid_values(void **state)
     (void)state;
     hct_config cfg;
     char *env[] = { "HCATRACE_ENABLE=off", "HCATRACE_CALLSITES=no", "HCATRACE_VERBOSE=2",
-                    "HCATRACE_DIR=/tmp/x", "HCATRACE_CLOCK_SYNC_ROUNDS=3", NULL };
+                    "HCATRACE_DIR=/tmp/x", "HCATRACE_CLOCK_SYNC_ROUNDS=3", "HCATRACE_TOTAL_MEMORY=64", NULL };
     assert_int_equal(read_env(&cfg, env), 0);
+    assert_int_equal(cfg.total_memory_mib, 64);
     assert_int_equal(cfg.enable, 0);
     assert_int_equal(cfg.callsites, 0);
     assert_int_equal(cfg.verbose, 2);

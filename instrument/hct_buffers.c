@@ -1,0 +1,81 @@
+/* hct_buffers.c: OTF2 chunks within a budget (see hct_buffers.h). Each buffer keeps
+ * the chunks it was given (perBufferData: a list); after a flush they are reused, so
+ * a steady run allocates nothing. Only event buffers count against the budget (the
+ * definitions are written at the end); a buffer always gets its first chunk. */
+#include "hct_buffers.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+
+typedef struct {
+    void **chunk;
+    size_t n, used, cap;
+    size_t bytes; /* of the chunks counted against the budget */
+} chunk_list;
+
+static size_t budget;
+static atomic_size_t event_bytes;
+
+static void *chunk_allocate(void *user, OTF2_FileType type, OTF2_LocationRef location, void **per_buffer,
+                            uint64_t size)
+{
+    (void)user;
+    (void)location;
+    chunk_list *l = *per_buffer;
+    if (!l) {
+        l = calloc(1, sizeof(*l));
+        if (!l)
+            return NULL;
+        *per_buffer = l;
+    }
+    if (l->used < l->n)
+        return l->chunk[l->used++];
+    int counted = type == OTF2_FILETYPE_EVENTS;
+    if (counted && l->n > 0 && atomic_load(&event_bytes) + size > budget)
+        return NULL; /* OTF2 flushes this buffer and starts again with its chunks */
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 8;
+        void **c = realloc(l->chunk, cap * sizeof(*c));
+        if (!c)
+            return NULL;
+        l->chunk = c;
+        l->cap = cap;
+    }
+    void *chunk = malloc(size);
+    if (!chunk)
+        return NULL;
+    l->chunk[l->n++] = chunk;
+    l->used = l->n;
+    if (counted) {
+        l->bytes += size;
+        atomic_fetch_add(&event_bytes, size);
+    }
+    return chunk;
+}
+
+static void chunk_free_all(void *user, OTF2_FileType type, OTF2_LocationRef location, void **per_buffer, bool final)
+{
+    (void)user;
+    (void)type;
+    (void)location;
+    chunk_list *l = *per_buffer;
+    if (!l)
+        return;
+    l->used = 0; /* kept for the next chunks of this buffer */
+    if (!final)
+        return;
+    for (size_t i = 0; i < l->n; i++)
+        free(l->chunk[i]);
+    atomic_fetch_sub(&event_bytes, l->bytes);
+    free(l->chunk);
+    free(l);
+    *per_buffer = NULL;
+}
+
+static const OTF2_MemoryCallbacks callbacks = { chunk_allocate, chunk_free_all };
+
+OTF2_ErrorCode hct_buffers_attach(OTF2_Archive *archive, size_t budget_bytes)
+{
+    budget = budget_bytes;
+    return OTF2_Archive_SetMemoryCallbacks(archive, &callbacks, NULL);
+}
