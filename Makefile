@@ -63,6 +63,10 @@ TOOLS := $(BUILD)/tests/tracestat $(BUILD)/tests/markers_app $(BUILD)/bench/mpi_
 TOOLS += $(BUILD)/tests/sampling_app $(BUILD)/bench/sample_cost $(BUILD)/tests/fd_app
 # known flat and stepped CPU rates: the folding skew (tests/e2e/fold_flat.sh, bench/skew.sh)
 TOOLS += $(BUILD)/tests/flat_app
+# C++ with inlined call paths and aliased library names (tests/e2e/inline.sh), where there is a C++ compiler
+ifneq ($(shell command -v $(CXX) 2>/dev/null),)
+TOOLS += $(BUILD)/tests/inline_app
+endif
 # OpenMP: the cost of a parallel region
 TOOLS += $(BUILD)/bench/omp_region_cost
 # hcafold's reading side (fold/read, regions, points) and its test tools
@@ -117,6 +121,9 @@ $(BUILD)/tests/sampling_app: tests/sampling_app.c include/hcatrace.h
 $(BUILD)/tests/flat_app: tests/flat_app.c include/hcatrace.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $<
+$(BUILD)/tests/inline_app: tests/inline_app.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++11 -g -O2 -Wall -Wextra -Werror -o $@ $<
 $(BUILD)/bench/omp_region_cost: bench/omp_region_cost.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -fopenmp -Wall -Wextra -Werror -o $@ $<
@@ -175,6 +182,9 @@ MODEL_OBJ := $(call lib_obj,$(MODEL_SRC) src/hca_names.c)
 $(BUILD)/tests/test_config $(BUILD)/tests/test_defs $(BUILD)/tests/test_events: $(UNIT_OBJ)
 $(BUILD)/tests/test_ring $(BUILD)/tests/test_sampling_config: $(UNIT_OBJ)
 $(BUILD)/tests/test_model: $(MODEL_OBJ)
+# libstdc++ loaded as in every C++ program: its demangler
+$(BUILD)/tests/test_symbol_names: $(call lib_obj,instrument/hct_symbol_names.c)
+$(BUILD)/tests/test_symbol_names: TEST_LIBS += -lstdc++ -ldl
 $(BUILD)/tests/test_model_sets: $(call lib_obj,instrument/hct_model_sets.c) $(MODEL_OBJ) $(UNIT_OBJ)
 $(BUILD)/tests/test_bands: $(call fold_obj,fold/bands.c)
 $(BUILD)/tests/test_fit $(BUILD)/tests/test_segment: $(call fold_obj,fold/fit.c fold/segment.c)
@@ -233,7 +243,7 @@ uninstall:
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,style,performance,portability \
 	    --inline-suppr --suppress=missingIncludeSystem --language=c --std=c11 \
-	    -U__cplusplus -DOMPI_SKIP_MPICXX=1 $(INCLUDES) -Ifold src instrument fold tests examples bench
+	    -U__cplusplus -DOMPI_SKIP_MPICXX=1 -itests/inline_app.cpp $(INCLUDES) -Ifold src instrument fold tests examples bench
 
 TIDY_SRC := $(wildcard src/*.c instrument/*.c fold/*.c) tests/tracestat.c
 tidy:

@@ -33,10 +33,12 @@
 #include "hct_diag.h"
 #include "hct_self.h"
 #include "hct_ring.h"
+#include "hct_symbols.h"
 
 #define MAX_FRAMES 64
 #define MAX_VALUES 16
 #define SKIP_MAX 8 /* frames of the handler and the signal trampoline */
+#define MAX_NODES (MAX_FRAMES * HCT_INLINE_MAX) /* calling-context nodes of a stack, inline chains expanded */
 
 enum { SRC_NONE, SRC_PERF, SRC_TIMER };
 #define NSTATS HCA_NSTATS /* members of the sampling-statistics class (hca_schema.h) */
@@ -65,10 +67,12 @@ struct hct_smp_thread {
     uint64_t stats_written[NSTATS];
     uint64_t samples, lost_no_context, truncated;
     _Atomic int draining;
-    /* the previous sample's stack, root first, and its calling contexts */
+    /* the previous sample's stack, root first: its frames, where each frame's
+     * nodes end in prev_path, and its calling-context nodes (inline chains
+     * expanded) */
     uintptr_t prev_addr[MAX_FRAMES];
-    uint32_t prev_cc[MAX_FRAMES];
-    int prev_depth, last_was_sample;
+    uint32_t prev_frame_end[MAX_FRAMES], prev_path[MAX_NODES];
+    int prev_depth, prev_nodes, last_was_sample;
 };
 
 static struct {
@@ -399,7 +403,9 @@ static void write_stats(hct_thread *t, uint64_t ts, int always)
 }
 
 /* The calling context of a stack (leaf first in `frames`), reusing the common
- * root part with the previous sample. Returns HCA_UNDEF when the table is full. */
+ * root part with the previous sample. A frame in inlined code is as many
+ * nodes as its inline chain has functions (hct_sample_cc), and the unwind
+ * distance counts nodes. Returns HCA_UNDEF when the table is full. */
 static uint32_t stack_cc(hct_smp_thread *s, const uint64_t *frames, int nframes, uint32_t *unwind)
 {
     /* root first; the tracer's own frames (handler, wrappers, trampolines)
@@ -416,23 +422,38 @@ static uint32_t stack_cc(hct_smp_thread *s, const uint64_t *frames, int nframes,
     }
     if (depth == 0)
         return HCA_UNDEF; /* only the tracer's frames */
+    /* frames at the same addresses as the previous sample's: the same nodes */
     int common = 0;
     while (common < depth && common < s->prev_depth && s->prev_addr[common] == addr[common])
         common++;
-    uint32_t parent = common ? s->prev_cc[common - 1] : HCA_UNDEF;
+    uint32_t nodes = common ? s->prev_frame_end[common - 1] : 0;
+    /* the first node that differs from the previous path (built over it) */
+    uint32_t old_nodes = (uint32_t)s->prev_nodes, first_new = UINT32_MAX;
     for (int i = common; i < depth; i++) {
-        parent = hct_sample_cc(parent, addr[i]);
-        if (parent == HCA_UNDEF) {
-            s->prev_depth = i;
+        uint32_t parent = nodes ? s->prev_path[nodes - 1] : HCA_UNDEF;
+        uint32_t chain[HCT_INLINE_MAX];
+        uint32_t n = hct_sample_cc(parent, addr[i], chain);
+        if (n == 0) { /* the table is full */
+            s->prev_depth = 0;
+            s->prev_nodes = 0;
             return HCA_UNDEF;
         }
+        for (uint32_t k = 0; k < n; k++, nodes++) {
+            if (first_new == UINT32_MAX && (nodes >= old_nodes || s->prev_path[nodes] != chain[k]))
+                first_new = nodes;
+            s->prev_path[nodes] = chain[k];
+        }
         s->prev_addr[i] = addr[i];
-        s->prev_cc[i] = parent;
+        s->prev_frame_end[i] = nodes;
     }
+    /* nodes shared with the previous sample's path: an address may differ
+     * while its nodes are the same (another instruction of the same line) */
+    uint32_t common_nodes = first_new < nodes ? first_new : nodes;
     s->prev_depth = depth;
-    int ud = s->last_was_sample ? depth - common + 1 : depth;
-    *unwind = (uint32_t)(ud > depth ? depth : ud);
-    return parent;
+    s->prev_nodes = (int)nodes;
+    uint32_t ud = s->last_was_sample ? nodes - common_nodes + 1 : nodes;
+    *unwind = ud > nodes ? nodes : ud;
+    return s->prev_path[nodes - 1];
 }
 
 void hct_sampling_drain(hct_thread *t)
