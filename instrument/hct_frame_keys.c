@@ -50,6 +50,7 @@ static void *worker(void *arg)
 {
     (void)arg;
     pthread_mutex_lock(&W.lock);
+    hct_frame_symbolizer(); /* the modules reported now, before the first drain waits for it */
     for (;;) {
         while (!W.pending)
             pthread_cond_wait(&W.request, &W.lock);
