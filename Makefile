@@ -76,6 +76,10 @@ TOOLS += $(BUILD)/tests/sampling_app $(BUILD)/bench/sample_cost $(BUILD)/tests/f
 TOOLS += $(BUILD)/tests/fault_app
 # known flat and stepped CPU rates: the folding skew (tests/e2e/fold_flat.sh, bench/skew.sh)
 TOOLS += $(BUILD)/tests/flat_app
+# C++ with inlined call paths and aliased library names (tests/e2e/inline.sh), where there is a C++ compiler
+ifneq ($(shell command -v $(CXX) 2>/dev/null),)
+TOOLS += $(BUILD)/tests/inline_app
+endif
 # OpenMP: the cost of a parallel region
 TOOLS += $(BUILD)/bench/omp_region_cost
 # hcafold's reading side (fold/read, regions, points) and its test tools
@@ -133,6 +137,9 @@ $(BUILD)/tests/sampling_app: tests/sampling_app.c include/hcatrace.h
 $(BUILD)/tests/flat_app: tests/flat_app.c include/hcatrace.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $<
+$(BUILD)/tests/inline_app: tests/inline_app.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++11 -g -O2 -Wall -Wextra -Werror -o $@ $<
 $(BUILD)/bench/omp_region_cost: bench/omp_region_cost.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -fopenmp -Wall -Wextra -Werror -o $@ $<
@@ -197,6 +204,9 @@ $(BUILD)/tests/test_model: $(MODEL_OBJ)
 # a thread's calling context against a model tree (the test stands in for hct_callsite.c)
 $(BUILD)/tests/test_path: $(call lib_obj,instrument/hct_path.c instrument/hct_self.c)
 $(BUILD)/tests/test_path: TEST_LIBS += $(UNWIND_LIBS)
+# libstdc++ loaded as in every C++ program: its demangler
+$(BUILD)/tests/test_symbol_names: $(call lib_obj,instrument/hct_symbol_names.c)
+$(BUILD)/tests/test_symbol_names: TEST_LIBS += -lstdc++ -ldl
 $(BUILD)/tests/test_model_sets: $(call lib_obj,instrument/hct_model_sets.c) $(MODEL_OBJ) $(UNIT_OBJ)
 $(BUILD)/tests/test_bands: $(call fold_obj,fold/bands.c)
 $(BUILD)/tests/test_anchor: $(call fold_obj,fold/anchor.c)
@@ -301,7 +311,7 @@ uninstall:
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,style,performance,portability \
 	    --inline-suppr --suppress=missingIncludeSystem --language=c --std=c11 \
-	    -U__cplusplus -DOMPI_SKIP_MPICXX=1 $(INCLUDES) -Ifold src instrument fold tests examples bench
+	    -U__cplusplus -DOMPI_SKIP_MPICXX=1 -itests/inline_app.cpp $(INCLUDES) -Ifold src instrument fold tests examples bench
 
 TIDY_SRC := $(wildcard src/*.c instrument/*.c fold/*.c) tests/tracestat.c
 tidy:

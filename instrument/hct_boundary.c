@@ -11,6 +11,7 @@
 
 #include "hct_counter_rotation.h"
 #include "hct_counters.h"
+#include "hct_frame_keys.h"
 #include "hct_sampling.h"
 #include "hct_self.h"
 #include "hct_rescue.h"
@@ -38,6 +39,10 @@ void hct_extras_setup(void)
     hct_self_locate(); /* the tracer's own frames, left out of call paths */
     hct_counters_setup();
     hct_sampling_setup();
+    /* call paths unwound at region enters are expanded into inline chains
+     * too: the libdw worker and its session ready before the first enter */
+    if (hct.cfg.callsites)
+        hct_frame_keys_start();
     have_exit_key = pthread_key_create(&exit_key, on_thread_exit) == 0;
 }
 

@@ -1,26 +1,32 @@
 /* hct_callsite.c: the process's run-time calling contexts, one tree and one
- * local ID space for two kinds of nodes: frames of call paths (a code address
- * under its caller's node) and instrumented regions (a region key under the
- * node of the frame that calls it). (parent, node) -> ID is looked up under a
- * lock, never in a signal handler; hct_path.c keeps a per-thread cache in
- * front. At the end of the run every address is symbolized once and the
- * contexts become definitions (docs/trace-format.md). */
+ * local ID space for two kinds of nodes: frames of call paths and
+ * instrumented regions (a region key under the node of the frame that calls
+ * it). A frame is one node per function of the inline chain at its address,
+ * outermost first, each keyed by what it will show (function and line:
+ * hct_symbol_keys, from libdw once per address on the tracer's worker thread,
+ * hct_frame_keys.c, cached here), so that nodes equal in the definitions are
+ * one node here and unwind distances agree with them. (parent, node key) -> ID
+ * is looked up under a lock, never in a signal handler; hct_path.c keeps a
+ * per-thread cache in front. At the end of the run every address is
+ * symbolized once and the contexts become definitions (docs/trace-format.md). */
 #include "hct_callsite.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hct_frame_keys.h"
 #include "hct_symbols.h"
 
 #define MAX_CONTEXTS (1u << 22) /* all kinds together */
 #define KEY_FRAME UINT32_MAX    /* context kind: a frame of a call path */
-#define REGION_SLOT ((uintptr_t)1 << 63) /* a region's slot key: above every user address */
+#define REGION_SLOT ((uint64_t)1 << 63) /* a region's slot key: REGION_SLOT | key << 1, even; frames' are odd */
 
 typedef struct {
-    uintptr_t address; /* code address of a frame, 0 for a region */
+    uintptr_t address; /* code address of a frame (one node per level of its inline chain), 0 for a region */
     uint32_t key;      /* region key or KEY_FRAME */
     uint32_t parent;   /* local cc, or HCA_UNDEF */
+    uint32_t level;    /* KEY_FRAME: the function's place in the address's inline chain, 0 = outermost */
 } context;
 
 static context *contexts; /* grown under insert_lock; read at the end only */
@@ -28,13 +34,26 @@ static uint32_t cap_contexts;
 static _Atomic uint32_t ncontexts;
 static pthread_mutex_t insert_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* nodes: open addressing on (parent, address or region slot key), grown under insert_lock */
+/* nodes: open addressing on (parent, frame node key or region slot key), grown under insert_lock */
 typedef struct {
-    uintptr_t address; /* 0 = empty */
+    uint64_t key; /* 0 = empty */
     uint32_t parent, cc;
 } frame_slot;
 static frame_slot *frames;
 static uint32_t frames_cap, frames_used;
+
+/* each sampled address's inline chain: its length and where its node keys are
+ * in chain_keys; open addressing, grown under insert_lock; found with the
+ * frames' symbolizer (hct_frame_keys), which also names the frames at the
+ * end, so that both agree */
+typedef struct {
+    uintptr_t address; /* 0 = empty */
+    uint32_t depth, first_key;
+} depth_slot;
+static depth_slot *depths;
+static uint32_t depths_cap, depths_used;
+static uint64_t *chain_keys;
+static uint32_t chain_keys_cap, chain_keys_used;
 
 /* Called with insert_lock held: the next ID, its entry filled. */
 static uint32_t append_context(uint32_t key, uintptr_t address, uint32_t parent)
@@ -50,7 +69,7 @@ static uint32_t append_context(uint32_t key, uintptr_t address, uint32_t parent)
         contexts = p;
         cap_contexts = ncap;
     }
-    contexts[id] = (context){ address, key, parent };
+    contexts[id] = (context){ address, key, parent, 0 };
     atomic_store(&ncontexts, id + 1);
     return id;
 }
@@ -61,6 +80,11 @@ static inline uint32_t frame_hash(uint32_t parent, uintptr_t address, uint32_t m
     return (uint32_t)(h >> 32) & mask;
 }
 
+static inline uint32_t frame_slot_hash(const frame_slot *f, uint32_t mask)
+{
+    return frame_hash(f->parent, (uintptr_t)(f->key ^ f->key >> 32), mask);
+}
+
 /* Called with insert_lock held. */
 static int frames_grow(void)
 {
@@ -69,10 +93,10 @@ static int frames_grow(void)
     if (!n)
         return -1;
     for (uint32_t i = 0; i < frames_cap; i++) {
-        if (!frames[i].address)
+        if (!frames[i].key)
             continue;
-        uint32_t j = frame_hash(frames[i].parent, frames[i].address, ncap - 1);
-        while (n[j].address)
+        uint32_t j = frame_slot_hash(&frames[i], ncap - 1);
+        while (n[j].key)
             j = (j + 1) & (ncap - 1);
         n[j] = frames[i];
     }
@@ -80,6 +104,59 @@ static int frames_grow(void)
     frames = n;
     frames_cap = ncap;
     return 0;
+}
+
+/* Called with insert_lock held. */
+static int depths_grow(void)
+{
+    uint32_t ncap = depths_cap ? depths_cap * 2 : 1024;
+    depth_slot *n = calloc(ncap, sizeof(*n));
+    if (!n)
+        return -1;
+    for (uint32_t i = 0; i < depths_cap; i++) {
+        if (!depths[i].address)
+            continue;
+        uint32_t j = frame_hash(0, depths[i].address, ncap - 1);
+        while (n[j].address)
+            j = (j + 1) & (ncap - 1);
+        n[j] = depths[i];
+    }
+    free(depths);
+    depths = n;
+    depths_cap = ncap;
+    return 0;
+}
+
+/* The node keys of a sampled address's inline chain, outermost first (one
+ * without debug information), asked of libdw once per address. Called with
+ * insert_lock held. Returns how many; 0 when out of memory. */
+static uint32_t inline_chain(uintptr_t address, const uint64_t **keys)
+{
+    if ((depths_used + 1) * 2 > depths_cap && depths_grow() != 0)
+        return 0;
+    uint32_t mask = depths_cap - 1, i = frame_hash(0, address, mask);
+    while (depths[i].address) {
+        if (depths[i].address == address) {
+            *keys = chain_keys + depths[i].first_key;
+            return depths[i].depth;
+        }
+        i = (i + 1) & mask;
+    }
+    if (chain_keys_used + HCT_INLINE_MAX > chain_keys_cap) {
+        uint32_t ncap = chain_keys_cap ? chain_keys_cap * 2 : 4096;
+        uint64_t *p = realloc(chain_keys, (size_t)ncap * sizeof(*p));
+        if (!p)
+            return 0;
+        chain_keys = p;
+        chain_keys_cap = ncap;
+    }
+    uint64_t *k = chain_keys + chain_keys_used;
+    uint32_t depth = (uint32_t)hct_frame_keys(address, k);
+    depths[i] = (depth_slot){ address, depth, chain_keys_used };
+    depths_used++;
+    chain_keys_used += depth;
+    *keys = k;
+    return depth;
 }
 
 void hct_sample_cc_reserve(uint32_t n)
@@ -97,47 +174,76 @@ void hct_sample_cc_reserve(uint32_t n)
     /* touch them now: no page faults of ours in the application's counters later */
     if (frames && frames_used == 0)
         memset(frames, 0, (size_t)frames_cap * sizeof(*frames));
+    while (depths_cap < n && depths_grow() == 0)
+        ;
+    if (depths && depths_used == 0)
+        memset(depths, 0, (size_t)depths_cap * sizeof(*depths));
+    if (chain_keys_cap < 2 * n) {
+        uint64_t *p = realloc(chain_keys, (size_t)2 * n * sizeof(*p));
+        if (p) {
+            chain_keys = p;
+            chain_keys_cap = 2 * n;
+        }
+    }
+    if (chain_keys)
+        memset(chain_keys + chain_keys_used, 0, (size_t)(chain_keys_cap - chain_keys_used) * sizeof(*chain_keys));
+    hct_frame_keys_start();
     uint32_t used = atomic_load(&ncontexts);
     if (contexts)
         memset(contexts + used, 0, (size_t)(cap_contexts - used) * sizeof(*contexts));
     pthread_mutex_unlock(&insert_lock);
 }
 
-/* The child of `parent` keyed `slot` (a frame's address or a region's slot key). */
-static uint32_t child_cc(uint32_t parent, uintptr_t slot, uint32_t key, uintptr_t address)
+/* The node (parent, slot key): a frame's node key (odd, hct_symbol_keys) or a
+ * region's slot key (even); a new one is a context of kind `key`, symbolized
+ * at the end as `level` of the inline chain of `address`. Called with
+ * insert_lock held. */
+static uint32_t child_node(uint32_t parent, uint64_t slot, uint32_t key, uintptr_t address, uint32_t level)
 {
-    pthread_mutex_lock(&insert_lock);
-    uint32_t cc = HCA_UNDEF;
     if ((frames_used + 1) * 2 > frames_cap && frames_grow() != 0)
-        goto out;
-    uint32_t mask = frames_cap - 1, i = frame_hash(parent, slot, mask);
-    while (frames[i].address) {
-        if (frames[i].address == slot && frames[i].parent == parent) {
-            cc = frames[i].cc;
-            goto out;
-        }
+        return HCA_UNDEF;
+    frame_slot slot_key = { slot, parent, 0 };
+    uint32_t mask = frames_cap - 1, i = frame_slot_hash(&slot_key, mask);
+    while (frames[i].key) {
+        if (frames[i].key == slot && frames[i].parent == parent)
+            return frames[i].cc;
         i = (i + 1) & mask;
     }
-    cc = append_context(key, address, parent);
+    uint32_t cc = append_context(key, address, parent);
     if (cc != HCA_UNDEF) {
-        frames[i] = (frame_slot){ slot, parent, cc };
+        contexts[cc].level = level;
+        slot_key.cc = cc;
+        frames[i] = slot_key;
         frames_used++;
     }
-out:
-    pthread_mutex_unlock(&insert_lock);
     return cc;
 }
 
-uint32_t hct_sample_cc(uint32_t parent, uintptr_t address)
+uint32_t hct_sample_cc(uint32_t parent, uintptr_t address, uint32_t *nodes)
 {
     if (!address)
         address = 1; /* 0 marks an empty slot */
-    return child_cc(parent, address & ~REGION_SLOT, KEY_FRAME, address);
+    pthread_mutex_lock(&insert_lock);
+    const uint64_t *keys = NULL;
+    uint32_t depth = inline_chain(address, &keys);
+    for (uint32_t level = 0; level < depth; level++) {
+        nodes[level] = child_node(parent, keys[level], KEY_FRAME, address, level);
+        if (nodes[level] == HCA_UNDEF) {
+            depth = 0;
+            break;
+        }
+        parent = nodes[level];
+    }
+    pthread_mutex_unlock(&insert_lock);
+    return depth;
 }
 
 uint32_t hct_region_cc(uint32_t parent, uint32_t region_key)
 {
-    return child_cc(parent, REGION_SLOT | region_key, region_key, 0);
+    pthread_mutex_lock(&insert_lock);
+    uint32_t cc = child_node(parent, REGION_SLOT | (uint64_t)region_key << 1, region_key, 0, 0);
+    pthread_mutex_unlock(&insert_lock);
+    return cc;
 }
 
 /* ---- the end: symbols and definitions ------------------------------------------ */
@@ -151,7 +257,6 @@ typedef struct {
 typedef struct {
     sym_slot *slots;
     uint32_t cap, used;
-    hct_symbolizer *sym_frames;
     /* regions and source locations deduplicated by content: fewer definitions
      * to merge when stacks touch the same function at many addresses */
     hca_ref *region_of, *scl_of; /* by (string, line) hash */
@@ -181,8 +286,8 @@ typedef struct {
 static hca_ref add_region(void *p)
 {
     const hct_symbol *s = ((sym_arg *)p)->s;
-    return hca_defs_region(&hct.defs, s->function, HCA_KIND_FUNCTION, s->file, s->function_line, 0,
-                           OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_SAMPLING);
+    return hca_defs_region_canonical(&hct.defs, s->function, s->signature, HCA_KIND_FUNCTION, s->file,
+                                     s->function_line, 0, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_SAMPLING);
 }
 
 static hca_ref add_scl(void *p)
@@ -191,37 +296,73 @@ static hca_ref add_scl(void *p)
     return hca_defs_scl(&hct.defs, s->file, s->line);
 }
 
-/* Region and source location of a code address (symbolized once). Sampled
- * frames use the modules' own debug information only: a separate debug file
- * (a distribution's -dbg package: libc, libmpi) costs tens of ms to inflate at
- * the end of every process, for line numbers inside system libraries. */
-static void symbolize_cached(sym_cache *c, uintptr_t address, hca_ref *region, hca_ref *scl)
+/* The region and source location of a symbolized function, deduplicated by
+ * content. */
+static void define_symbol(sym_cache *c, const hct_symbol *s, hca_ref *region, hca_ref *scl)
 {
-    uintptr_t key = address;
-    uint32_t mask = c->cap - 1, i = frame_hash(0, key, mask);
-    while (c->slots[i].address) {
-        if (c->slots[i].address == key) {
-            *region = c->slots[i].region;
-            *scl = c->slots[i].scl;
-            return;
-        }
-        i = (i + 1) & mask;
-    }
-    hct_symbol s;
-    if (!c->sym_frames)
-        c->sym_frames = hct_symbolizer_open(0);
-    hct_symbolize(c->sym_frames, address, &s);
-    sym_arg arg = { &s };
+    sym_arg arg = { s };
     /* keys: the strings are interned, so their IDs name them */
-    hca_ref fname = hca_defs_string(&hct.defs, s.function), file = hca_defs_string(&hct.defs, s.file);
-    uint64_t rkey = ((uint64_t)fname << 40) ^ ((uint64_t)file << 20) ^ s.function_line;
-    uint64_t skey = ((uint64_t)file << 32) | s.line;
+    hca_ref fname = hca_defs_string(&hct.defs, s->function), file = hca_defs_string(&hct.defs, s->file);
+    hca_ref signature = hca_defs_string(&hct.defs, s->signature);
+    uint64_t rkey = ((uint64_t)fname << 40) ^ ((uint64_t)signature << 28) ^ ((uint64_t)file << 20) ^ s->function_line;
+    uint64_t skey = ((uint64_t)file << 32) | s->line;
     *region = dedup(c->region_of, c->region_key, c->dcap, rkey, add_region, &arg);
     *scl = dedup(c->scl_of, c->scl_key, c->dcap, skey, add_scl, &arg);
-    if (c->used * 2 < c->cap) {
-        c->slots[i] = (sym_slot){ key, *region, *scl };
+}
+
+/* The slot of key in the cache: its entry, or the empty slot where it goes. */
+static sym_slot *cache_slot(sym_cache *c, uintptr_t key)
+{
+    uint32_t mask = c->cap - 1, i = frame_hash(0, key, mask);
+    while (c->slots[i].address && c->slots[i].address != key)
+        i = (i + 1) & mask;
+    return &c->slots[i];
+}
+
+static void cache_put(sym_cache *c, uintptr_t key, hca_ref region, hca_ref scl)
+{
+    sym_slot *entry = cache_slot(c, key);
+    if (!entry->address && c->used * 2 < c->cap) {
+        *entry = (sym_slot){ key, region, scl };
         c->used++;
     }
+}
+
+/* Region and source location of the function at `level` of the inline chain
+ * of a frame's code address (one symbolization gives all levels; a level past
+ * the chain: its innermost function). Frames read DWARF only from the
+ * modules themselves (hct_frame_symbolizer, the one their node keys came
+ * from): a separate debug file (a distribution's -dbg package: libc, libmpi)
+ * costs tens of ms to inflate at the end of every process, for line numbers
+ * inside system libraries. */
+static void symbolize_cached(sym_cache *c, uintptr_t address, uint32_t level, hca_ref *region, hca_ref *scl)
+{
+    /* user addresses are below 2^47: the level above them */
+    uintptr_t key = address | (uintptr_t)level << 48;
+    const sym_slot *hit = cache_slot(c, key);
+    if (hit->address) {
+        *region = hit->region;
+        *scl = hit->scl;
+        return;
+    }
+    hct_symbol *chain = malloc(HCT_INLINE_MAX * sizeof(*chain));
+    if (!chain) {
+        *region = *scl = HCA_UNDEF;
+        return;
+    }
+    int n = hct_symbolize_inline(hct_frame_symbolizer(), address, chain, HCT_INLINE_MAX);
+    for (int j = 0; j < n; j++) {
+        hca_ref r = HCA_UNDEF, l = HCA_UNDEF;
+        define_symbol(c, &chain[j], &r, &l);
+        cache_put(c, address | (uintptr_t)j << 48, r, l);
+        if ((uint32_t)j == level || j == n - 1) {
+            *region = r;
+            *scl = l;
+            if ((uint32_t)j == level)
+                break;
+        }
+    }
+    free(chain);
 }
 
 /* Region of each key, defined once: a short list, keys are few. */
@@ -232,6 +373,9 @@ typedef struct {
 
 int hct_callsite_define(hca_ref (*region_def)(hca_defs *d, uint32_t key))
 {
+    /* held throughout: the frames' symbolizer is not used by a drain
+     * meanwhile, and the table does not move */
+    pthread_mutex_lock(&insert_lock);
     uint32_t n = atomic_load(&ncontexts);
     key_region *known = NULL;
     size_t nknown = 0;
@@ -258,7 +402,7 @@ int hct_callsite_define(hca_ref (*region_def)(hca_defs *d, uint32_t key))
         hca_ref region = HCA_UNDEF, scl = HCA_UNDEF;
         if (c->key == KEY_FRAME) {
             /* already the address to look up: the leaf's own, a caller's minus 1 */
-            symbolize_cached(&cache, c->address, &region, &scl);
+            symbolize_cached(&cache, c->address, c->level, &region, &scl);
         } else {
             for (size_t k = 0; k < nknown && region == HCA_UNDEF; k++)
                 if (known[k].key == c->key)
@@ -284,6 +428,6 @@ out:
     free(cache.scl_of);
     free(cache.region_key);
     free(cache.scl_key);
-    hct_symbolizer_close(cache.sym_frames);
+    pthread_mutex_unlock(&insert_lock);
     return rc;
 }

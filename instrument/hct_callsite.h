@@ -12,13 +12,18 @@
  * region) under `parent` (HCA_UNDEF: a root). Takes a lock; never call it in a
  * signal handler. HCA_UNDEF when full. */
 uint32_t hct_region_cc(uint32_t parent, uint32_t region_key) HCT_HIDDEN;
-/* The calling context of a sampled frame: `address` (a leaf's own address, a
+/* The calling contexts of a frame of a call path (sampled or unwound at a
+ * region's enter): `address` (a leaf's own address, a
  * caller's return address - 1) called from `parent` (HCA_UNDEF: the root).
- * Takes a lock; never call it in a signal handler. HCA_UNDEF when full. */
-uint32_t hct_sample_cc(uint32_t parent, uintptr_t address) HCT_HIDDEN;
-/* Room for n sampled frames, allocated and touched now (at load). */
+ * The frame is one node per function of its inline chain at that address:
+ * their IDs go to nodes[] (room for HCT_INLINE_MAX), outermost first, and
+ * their number is returned; 0 when the table is full. Takes a lock; the first
+ * time an address is seen, libdw reads its inline chain; never call it in a
+ * signal handler. */
+uint32_t hct_sample_cc(uint32_t parent, uintptr_t address, uint32_t *nodes) HCT_HIDDEN;
+/* Room for n frame nodes, allocated and touched now (at load). */
 void hct_sample_cc_reserve(uint32_t n) HCT_HIDDEN;
-/* At finalize: symbolize call sites and add regions and contexts to hct.defs.
+/* At finalize: symbolize frames and add regions and contexts to hct.defs.
  * region_def(key) adds the region definition of an instrumented region. */
 int hct_callsite_define(hca_ref (*region_def)(hca_defs *d, uint32_t key)) HCT_HIDDEN;
 

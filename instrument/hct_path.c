@@ -4,10 +4,13 @@
  * calls it; a sample's stack taken while a region is open hangs under that
  * region's node from the first frame where it leaves the region's own call
  * path (for an MPI call: the MPI library's frames; for a marker: the code
- * between begin and end). Every event's unwind distance is counted against the
- * location's previous context: the nodes new since then, plus one (OTF2's
- * definition of CallingContext). Nodes are found in a small per-thread cache
- * first, then in the process's tables (hct_callsite.c). */
+ * between begin and end). A physical frame is one node per function of the
+ * inline chain at its address (hct_callsite.c keys them by function and line),
+ * on samples and on the call paths unwound at region enters alike. Every
+ * event's unwind distance is counted in nodes against the location's previous
+ * context: the nodes new since then, plus one (OTF2's definition of
+ * CallingContext). Nodes are found in a small per-thread cache first (per
+ * call site: parent and frame address), then in the process's tables. */
 #include "hct_path.h"
 
 #include <string.h>
@@ -18,6 +21,7 @@
 #include "hca_defs.h"
 #include "hct_callsite.h"
 #include "hct_self.h"
+#include "hct_symbols.h"
 
 #define REGION_TAG ((uintptr_t)1 << 63) /* a region's node key: above every user address */
 #define UNWIND_SLACK 16                  /* the tracer's own frames above the call site */
@@ -52,29 +56,99 @@ int hct_path_unwind(const void *return_address, uintptr_t *frames)
     return k;
 }
 
-/* The child `node` (code address or region tag) of `parent`. */
-static uint32_t child(hct_path *p, uint32_t parent, uintptr_t node)
+static inline unsigned cache_index(uint32_t parent, uintptr_t node)
 {
     uint64_t h = ((uint64_t)node ^ ((uint64_t)parent << 32) ^ parent) * 0x9e3779b97f4a7c15ull;
-    unsigned i = (unsigned)(h >> 56) & (HCT_PATH_CACHE - 1);
-    if (p->cache[i].key == node && p->cache[i].parent == parent)
-        return p->cache[i].cc;
-    uint32_t cc = (node & REGION_TAG) ? hct_region_cc(parent, (uint32_t)(node & ~REGION_TAG))
-                                    : hct_sample_cc(parent, node);
-    if (cc != HCA_UNDEF) {
+    return (unsigned)(h >> 56) & (HCT_PATH_CACHE - 1);
+}
+
+/* The nodes of `node` under `parent`, outermost first, into out (room for
+ * HCT_INLINE_MAX): a region's node (region tag), or a frame's, one per
+ * function of the inline chain at its code address. Returns how many, 0 when
+ * the tables are full. The thread's cache first: a region's enter walks its
+ * whole call path, and the first sight of an address costs a libdw lookup. */
+static uint32_t child(hct_path *p, uint32_t parent, uintptr_t node, uint32_t *out)
+{
+    unsigned i = cache_index(parent, node);
+    if (p->cache[i].n && p->cache[i].key == node && p->cache[i].parent == parent) {
+        memcpy(out, p->cache[i].cc, p->cache[i].n * sizeof(out[0]));
+        return p->cache[i].n;
+    }
+    uint32_t n;
+    if (node & REGION_TAG) {
+        out[0] = hct_region_cc(parent, (uint32_t)(node & ~REGION_TAG));
+        n = out[0] != HCA_UNDEF;
+    } else {
+        n = hct_sample_cc(parent, node, out);
+    }
+    if (n && n <= HCT_PATH_CHAIN) {
         p->cache[i].key = node;
         p->cache[i].parent = parent;
-        p->cache[i].cc = cc;
+        p->cache[i].n = n;
+        memcpy(p->cache[i].cc, out, n * sizeof(out[0]));
     }
-    return cc;
+    return n;
+}
+
+/* A path under construction: its nodes, each one's frame address (0: a
+ * region), its level in its frame's inline chain and the chain's length. */
+typedef struct {
+    uint32_t cc[HCT_PATH_MAX];
+    uintptr_t addr[HCT_PATH_MAX];
+    uint8_t level[HCT_PATH_MAX], chain[HCT_PATH_MAX];
+} path_buf;
+
+/* The nodes of frames[j..n-1] and then of region `key` (unless HCA_UNDEF) in
+ * b from index base on (b holds p->now's first base nodes). Returns the
+ * depth; -1 when the tables are full, -2 - k when k more nodes than fit;
+ * *common: how many leading nodes it shares with p->now (counted in nodes:
+ * another address may give the same nodes, another instruction of a line). */
+static int walk(hct_path *p, const uintptr_t *frames, int j, int n, uint32_t key, int base, path_buf *b,
+                int *common)
+{
+    int old = p->now.depth, same = 1, d = base;
+    *common = base;
+    uint32_t parent = base ? b->cc[base - 1] : HCA_UNDEF;
+    for (int i = j; i <= n; i++) {
+        if (i == n && key == HCA_UNDEF)
+            break;
+        uintptr_t node = i < n ? frames[i] : REGION_TAG | key;
+        uint32_t nodes[HCT_INLINE_MAX];
+        uint32_t len;
+        if (same && i < n && d < old && p->addr[d] == node && p->level[d] == 0 && d + p->chain[d] <= old) {
+            /* the same frame under the same nodes: the same chain */
+            len = p->chain[d];
+            memcpy(nodes, p->now.cc + d, len * sizeof(nodes[0]));
+        } else {
+            len = child(p, parent, node, nodes);
+            if (len == 0)
+                return -1;
+        }
+        if (d + (int)len > HCT_PATH_MAX)
+            return -2 - (d + (int)len - HCT_PATH_MAX + (n - 1 - i));
+        for (uint32_t k = 0; k < len; k++, d++) {
+            if (same && (d >= old || p->now.cc[d] != nodes[k])) {
+                *common = d;
+                same = 0;
+            }
+            b->cc[d] = nodes[k];
+            b->addr[d] = i < n ? node : 0;
+            b->level[d] = (uint8_t)k;
+            b->chain[d] = (uint8_t)len;
+        }
+        parent = nodes[len - 1];
+    }
+    if (same)
+        *common = d;
+    return d;
 }
 
 /* The path of `frames` (root first), under the innermost open region, then
- * region `key`'s node unless key is HCA_UNDEF, into out (which may be p->now;
- * addr: the nodes' code addresses, or NULL). Returns the new depth, -1 when
- * the tables are full; *common: how many leading nodes it shares with p->now. */
-static int build(hct_path *p, const uintptr_t *frames, int n, uint32_t key, hct_ctx *out, uintptr_t *addr,
-                 int *common)
+ * region `key`'s node unless key is HCA_UNDEF, into out (which may be p->now,
+ * then with its nodes' frame addresses). Returns the new depth, -1 when the
+ * tables are full (p unchanged); *common: how many leading nodes it shares
+ * with p->now. */
+static int build(hct_path *p, const uintptr_t *frames, int n, uint32_t key, hct_ctx *out, int *common)
 {
     int base = 0, j = 0;
     if (p->nopen) {
@@ -88,37 +162,23 @@ static int build(hct_path *p, const uintptr_t *frames, int n, uint32_t key, hct_
         return -1;
     if (n - j > room)
         j = n - room; /* the innermost frames */
-    int old = p->now.depth, same = 1, d = base;
+    path_buf b;
+    memcpy(b.cc, p->now.cc, (size_t)base * sizeof(b.cc[0]));
+    int d;
+    /* inline chains longer than the room: fewer outer frames */
+    while ((d = walk(p, frames, j, n, key, base, &b, common)) < -1)
+        j = j + (-2 - d) < n ? j + (-2 - d) : n;
+    if (d < 0)
+        return -1;
+    memcpy(out->cc + base, b.cc + base, (size_t)(d - base) * sizeof(b.cc[0]));
     if (out != &p->now)
         memcpy(out->cc, p->now.cc, (size_t)base * sizeof(out->cc[0]));
-    *common = base;
-    uint32_t parent = base ? p->now.cc[base - 1] : HCA_UNDEF;
-    for (int i = j; i <= n; i++, d++) {
-        uintptr_t node = i < n ? frames[i] : REGION_TAG | key;
-        if (i == n && key == HCA_UNDEF)
-            break;
-        uint32_t cc;
-        if (same && i < n && d < old && p->addr[d] == node) {
-            cc = p->now.cc[d];
-        } else {
-            if (same)
-                *common = d;
-            same = 0;
-            cc = child(p, parent, node);
-            if (cc == HCA_UNDEF) {
-                if (out == &p->now) /* what is left of the previous context */
-                    p->now.depth = *common;
-                return -1;
-            }
-        }
-        out->cc[d] = cc;
-        if (addr)
-            addr[d] = i < n ? node : 0;
-        parent = cc;
-    }
-    if (same)
-        *common = d;
     out->depth = d;
+    if (out == &p->now) {
+        memcpy(p->addr + base, b.addr + base, (size_t)(d - base) * sizeof(b.addr[0]));
+        memcpy(p->level + base, b.level + base, (size_t)(d - base));
+        memcpy(p->chain + base, b.chain + base, (size_t)(d - base));
+    }
     return d;
 }
 
@@ -145,7 +205,7 @@ uint32_t hct_path_enter(hct_path *p, uint32_t key, const uintptr_t *frames, int 
 {
     if (p->nopen >= HCT_PATH_OPEN)
         return HCA_UNDEF;
-    int common, depth = build(p, frames, n, key, &p->now, p->addr, &common);
+    int common, depth = build(p, frames, n, key, &p->now, &common);
     if (depth <= 0)
         return HCA_UNDEF;
     push_open(p, frames, n);
@@ -155,7 +215,7 @@ uint32_t hct_path_enter(hct_path *p, uint32_t key, const uintptr_t *frames, int 
 
 uint32_t hct_path_peek(hct_path *p, uint32_t key, const uintptr_t *frames, int n, hct_ctx *out)
 {
-    int common, depth = build(p, frames, n, key, out, NULL, &common);
+    int common, depth = build(p, frames, n, key, out, &common);
     return depth <= 0 ? HCA_UNDEF : out->cc[depth - 1];
 }
 
@@ -183,7 +243,7 @@ void hct_path_leave(hct_path *p)
 
 uint32_t hct_path_sample(hct_path *p, const uintptr_t *frames, int n, uint32_t *unwind)
 {
-    int common, depth = build(p, frames, n, HCA_UNDEF, &p->now, p->addr, &common);
+    int common, depth = build(p, frames, n, HCA_UNDEF, &p->now, &common);
     if (depth <= 0)
         return HCA_UNDEF;
     *unwind = distance(depth, common);

@@ -9,9 +9,10 @@
 #include <stdint.h>
 
 #define HCT_PATH_FRAMES 64 /* physical frames of one stack, the innermost ones */
-#define HCT_PATH_MAX 128   /* nodes of a path: frames, region nodes, frames under them */
+#define HCT_PATH_MAX 256   /* nodes of a path: frames (inline chains expanded), region nodes, frames under them */
 #define HCT_PATH_OPEN 16   /* regions open at once on a thread */
-#define HCT_PATH_CACHE 256 /* (parent, node) -> context, per thread */
+#define HCT_PATH_CACHE 256 /* (parent, frame address or region) -> nodes, per thread */
+#define HCT_PATH_CHAIN 6   /* a frame's nodes kept in that cache; longer inline chains are looked up */
 
 /* A calling context as its path of local context IDs, root first. */
 typedef struct {
@@ -29,12 +30,16 @@ typedef struct {
 /* One thread's state; a member of hct_thread (hct.h), zero at its start. */
 typedef struct hct_path {
     hct_ctx now;                  /* the context of the location's last event */
-    uintptr_t addr[HCT_PATH_MAX]; /* code address of each node of `now`; 0: not this thread's frame */
+    uintptr_t addr[HCT_PATH_MAX]; /* frame address of each node of `now`; 0: not this thread's frame */
+    /* each node's place in its frame's inline chain (0: outermost) and the
+     * chain's length: a frame is one node per function inlined at its address */
+    uint8_t level[HCT_PATH_MAX], chain[HCT_PATH_MAX];
     int nopen;
     hct_path_open open[HCT_PATH_OPEN];
     struct {
-        uintptr_t key; /* node: code address or region tag; 0 = empty */
-        uint32_t parent, cc;
+        uintptr_t key; /* frame address or region tag */
+        uint32_t parent, n; /* n = 0: empty */
+        uint32_t cc[HCT_PATH_CHAIN];
     } cache[HCT_PATH_CACHE];
 } hct_path;
 

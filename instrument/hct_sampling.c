@@ -396,7 +396,9 @@ static void write_stats(hct_thread *t, uint64_t ts, int always)
 
 /* The calling context of a stack (leaf first in `frames`) in the thread's
  * path: under the innermost open region, sharing the previous context's root
- * part. Returns HCA_UNDEF when the table is full. */
+ * part; a frame in inlined code is as many nodes as its inline chain has
+ * functions (hct_path.c), and the unwind distance counts nodes. Returns
+ * HCA_UNDEF when the table is full. */
 static uint32_t stack_cc(hct_thread *t, const uint64_t *frames, int nframes, uint32_t *unwind)
 {
     /* root first; the tracer's own frames (handler, wrappers, trampolines)

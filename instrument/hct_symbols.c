@@ -1,22 +1,29 @@
-/* hct_symbols.c: resolves code addresses of the traced process to function,
- * source file and line with elfutils libdw, once, at the end of the run (never in
- * a signal handler or a wrapper). C++ names are demangled with libstdc++'s
- * __cxa_demangle when the program has libstdc++ loaded (every C++ program);
- * otherwise they stay mangled. */
+/* hct_symbols.c: resolves code addresses of the traced process to functions,
+ * source files and lines with elfutils libdw, outside signal handlers (at the
+ * end of the run; the inlining depth of sampled addresses when samples are
+ * drained). An address in inlined code becomes the chain of functions inlined
+ * into each other there (libdw's scopes: DW_TAG_inlined_subroutine with
+ * DW_AT_call_file/DW_AT_call_line), as `perf report --inline` shows it. Names
+ * follow hct_symbol_names.c: DWARF's linkage name or the symbol table's
+ * canonical alias, demangled. */
 #include "hct_symbols.h"
 
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
-#include <dlfcn.h>
 #include <dwarf.h>
+#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "hct_symbol_names.h"
+
+#define MAX_ALIASES 32
 
 struct hct_symbolizer {
     Dwfl *dwfl;
+    int separate_debuginfo;
 };
 
 static char *debuginfo_path = NULL;
@@ -26,35 +33,19 @@ static const Dwfl_Callbacks proc_callbacks = {
     .debuginfo_path = &debuginfo_path,
 };
 
-/* Debug information only in the module itself: no separate file is searched. */
-static int no_separate_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
-                                 const char *file, const char *debuglink, GElf_Word crc, char **debuginfo_file)
+static int report_modules(Dwfl *dwfl)
 {
-    (void)mod;
-    (void)userdata;
-    (void)modname;
-    (void)base;
-    (void)file;
-    (void)debuglink;
-    (void)crc;
-    (void)debuginfo_file;
-    return -1;
+    return dwfl_linux_proc_report(dwfl, getpid()) != 0 || dwfl_report_end(dwfl, NULL, NULL) != 0 ? -1 : 0;
 }
-
-static const Dwfl_Callbacks embedded_callbacks = {
-    .find_elf = dwfl_linux_proc_find_elf,
-    .find_debuginfo = no_separate_debuginfo,
-    .debuginfo_path = &debuginfo_path,
-};
 
 hct_symbolizer *hct_symbolizer_open(int separate_debuginfo)
 {
     hct_symbolizer *s = calloc(1, sizeof(*s));
     if (!s)
         return NULL;
-    s->dwfl = dwfl_begin(separate_debuginfo ? &proc_callbacks : &embedded_callbacks);
-    if (!s->dwfl || dwfl_linux_proc_report(s->dwfl, getpid()) != 0 ||
-        dwfl_report_end(s->dwfl, NULL, NULL) != 0) {
+    s->separate_debuginfo = separate_debuginfo;
+    s->dwfl = dwfl_begin(&proc_callbacks);
+    if (!s->dwfl || report_modules(s->dwfl) != 0) {
         hct_symbolizer_close(s);
         return NULL;
     }
@@ -70,107 +61,361 @@ void hct_symbolizer_close(hct_symbolizer *s)
     free(s);
 }
 
+/* The module of an address; modules loaded since the last report (dlopen) are
+ * reported again once before giving up. */
+static Dwfl_Module *module_of(hct_symbolizer *s, uintptr_t address)
+{
+    if (!s)
+        return NULL;
+    Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, (Dwarf_Addr)address);
+    if (!mod) {
+        dwfl_report_begin_add(s->dwfl);
+        if (report_modules(s->dwfl) == 0)
+            mod = dwfl_addrmodule(s->dwfl, (Dwarf_Addr)address);
+    }
+    return mod;
+}
+
+/* Does the module's own file hold DWARF (.debug_info)? Without
+ * separate_debuginfo, only then is DWARF read for it. */
+static int has_embedded_dwarf(Dwfl_Module *mod)
+{
+    GElf_Addr bias = 0;
+    Elf *elf = dwfl_module_getelf(mod, &bias);
+    size_t shstrndx = 0;
+    if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+        return 0;
+    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr shdr;
+        const char *name = gelf_getshdr(scn, &shdr) ? elf_strptr(elf, shstrndx, shdr.sh_name) : NULL;
+        if (name && strcmp(name, ".debug_info") == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* The compilation unit of an address, if DWARF is to be read for its module. */
+static Dwarf_Die *cu_of(const hct_symbolizer *s, Dwfl_Module *mod, Dwarf_Addr address, Dwarf_Addr *bias)
+{
+    if (!s->separate_debuginfo && !has_embedded_dwarf(mod))
+        return NULL;
+    return dwfl_module_addrdie(mod, address, bias);
+}
+
+/* The function scopes at an address, innermost first: indices into scopes[]
+ * of DW_TAG_inlined_subroutine entries up to and including the enclosing
+ * DW_TAG_subprogram. At most HCT_INLINE_MAX: the innermost ones and the
+ * physical function last. Returns how many (0: no function there). */
+static int function_scopes(Dwarf_Die *scopes, int nscopes, int *idx)
+{
+    int n = 0;
+    for (int i = 0; i < nscopes; i++) {
+        int tag = dwarf_tag(&scopes[i]);
+        if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
+            continue;
+        if (n < HCT_INLINE_MAX)
+            n++;
+        idx[n - 1] = i; /* past the limit the outermost replaces the last */
+        if (tag == DW_TAG_subprogram)
+            break;
+    }
+    return n;
+}
+
 static void copy_str(char *dst, size_t n, const char *src)
 {
     snprintf(dst, n, "%s", src ? src : "");
 }
 
-typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
-
-/* "ns::Class::method(int)" for a mangled C++ name, when libstdc++ is loaded;
- * copied into out. Returns 0 if it was not demangled. */
-static int demangle(const char *mangled, char *out, size_t n)
+/* Name, signature, declaration line and file of a function's DIE (an inlined
+ * instance names its abstract origin); "??" if it has no name. */
+static void die_function(Dwarf_Die *die, hct_symbol *out)
 {
-    static demangle_fn fn;
-    static int looked;
-    if (!mangled || mangled[0] != '_' || mangled[1] != 'Z')
-        return 0;
-    if (!looked) {
-        looked = 1;
-        fn = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    Dwarf_Attribute attr;
+    const char *linkage = NULL;
+    if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
+        dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr))
+        linkage = dwarf_formstring(&attr);
+    const char *name = dwarf_attr_integrate(die, DW_AT_name, &attr) ? dwarf_formstring(&attr) : NULL;
+    if (!hct_demangle(linkage, out->function, sizeof(out->function), out->signature, sizeof(out->signature))) {
+        copy_str(out->signature, sizeof(out->signature), name ? name : "??");
+        hct_name_short(out->signature, out->function, sizeof(out->function));
     }
-    int status = -1;
-    char *d = fn ? fn(mangled, NULL, NULL, &status) : NULL;
-    if (!d || status != 0) {
-        free(d);
+    int line = 0;
+    if (dwarf_decl_line(die, &line) == 0)
+        out->function_line = (uint32_t)line;
+    copy_str(out->file, sizeof(out->file), dwarf_decl_file(die));
+}
+
+/* Where an inlined instance was called: DW_AT_call_file/DW_AT_call_line. */
+static void call_site(Dwarf_Die *cu, Dwarf_Die *inlined, hct_symbol *caller)
+{
+    Dwarf_Attribute attr;
+    Dwarf_Word file = 0, line = 0;
+    if (dwarf_attr(inlined, DW_AT_call_line, &attr) && dwarf_formudata(&attr, &line) == 0)
+        caller->line = (uint32_t)line;
+    Dwarf_Files *files = NULL;
+    size_t nfiles = 0;
+    if (dwarf_attr(inlined, DW_AT_call_file, &attr) && dwarf_formudata(&attr, &file) == 0 &&
+        dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && file < nfiles)
+        copy_str(caller->file, sizeof(caller->file), dwarf_filesrc(files, file, NULL, NULL));
+}
+
+/* The canonical name among the symbols at the start of the function holding
+ * address (hct_alias_choose), demangled. Returns 0 if no symbol holds it. */
+static int symbol_function(Dwfl_Module *mod, Dwarf_Addr address, hct_symbol *out)
+{
+    GElf_Off offset = 0;
+    GElf_Sym sym;
+    const char *first = dwfl_module_addrinfo(mod, address, &offset, &sym, NULL, NULL, NULL);
+    if (!first)
         return 0;
+    GElf_Addr start = address - offset;
+    hct_alias aliases[MAX_ALIASES];
+    size_t n = 0;
+    int nsyms = dwfl_module_getsymtab(mod);
+    for (int i = 1; i < nsyms && n < MAX_ALIASES; i++) {
+        GElf_Addr value = 0;
+        const char *name = dwfl_module_getsym_info(mod, i, &sym, &value, NULL, NULL, NULL);
+        int type = GELF_ST_TYPE(sym.st_info);
+        if (name && *name && value == start && (type == STT_FUNC || type == STT_GNU_IFUNC))
+            aliases[n++] = (hct_alias){ name, GELF_ST_BIND(sym.st_info) };
     }
-    copy_str(out, n, d);
-    free(d);
+    int best = hct_alias_choose(aliases, n);
+    char plain[256];
+    copy_str(plain, sizeof(plain), best >= 0 ? aliases[best].name : first);
+    plain[strcspn(plain, "@")] = '\0'; /* the version of a versioned symbol */
+    if (!hct_demangle(plain, out->function, sizeof(out->function), out->signature, sizeof(out->signature))) {
+        copy_str(out->signature, sizeof(out->signature), plain);
+        hct_name_short(plain, out->function, sizeof(out->function));
+    }
     return 1;
 }
 
-/* The innermost function (or inlined function) containing addr, with its
- * declaration line and its linkage name (C++). Returns its name or NULL. */
-static const char *scope_function(Dwfl_Module *mod, Dwarf_Addr addr, uint32_t *decl_line,
-                                  const char **decl_file, const char **linkage)
+static Elf_Scn *section_named(Elf *elf, size_t shstrndx, const char *want, GElf_Shdr *shdr)
+{
+    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+        const char *name = gelf_getshdr(scn, shdr) ? elf_strptr(elf, shstrndx, shdr->sh_name) : NULL;
+        if (name && strcmp(name, want) == 0)
+            return scn;
+    }
+    return NULL;
+}
+
+/* An address in a PLT stub (no symbol covers those) as "function@plt", as perf
+ * names it: the stubs of .plt (after its header) and .plt.sec are in the order
+ * of the .rela.plt relocations, whose symbols name them. Returns 0 otherwise. */
+static int plt_function(Dwfl_Module *mod, Dwarf_Addr address, hct_symbol *out)
+{
+    GElf_Addr bias = 0;
+    Elf *elf = dwfl_module_getelf(mod, &bias);
+    size_t shstrndx = 0;
+    GElf_Shdr rela_shdr, plt_shdr, sym_shdr;
+    Elf_Scn *rela = elf && elf_getshdrstrndx(elf, &shstrndx) == 0 ? section_named(elf, shstrndx, ".rela.plt", &rela_shdr)
+                                                                  : NULL;
+    if (!rela || rela_shdr.sh_entsize == 0)
+        return 0;
+    size_t nrela = rela_shdr.sh_size / rela_shdr.sh_entsize;
+    GElf_Addr at = address - bias;
+    static const char *const stubs[] = { ".plt.sec", ".plt" };
+    for (size_t k = 0; k < sizeof(stubs) / sizeof(stubs[0]); k++) {
+        if (!section_named(elf, shstrndx, stubs[k], &plt_shdr))
+            continue;
+        GElf_Xword entsize = plt_shdr.sh_entsize ? plt_shdr.sh_entsize : 16;
+        if (at < plt_shdr.sh_addr || at >= plt_shdr.sh_addr + plt_shdr.sh_size ||
+            plt_shdr.sh_size < nrela * entsize)
+            continue;
+        GElf_Addr first = plt_shdr.sh_addr + plt_shdr.sh_size - nrela * entsize; /* after the header */
+        if (at < first)
+            return 0;
+        GElf_Rela r;
+        GElf_Sym sym;
+        Elf_Scn *symtab = elf_getscn(elf, rela_shdr.sh_link);
+        if (!gelf_getrela(elf_getdata(rela, NULL), (int)((at - first) / entsize), &r) || !symtab ||
+            !gelf_getshdr(symtab, &sym_shdr) || !gelf_getsym(elf_getdata(symtab, NULL), (int)GELF_R_SYM(r.r_info), &sym))
+            return 0;
+        const char *name = elf_strptr(elf, sym_shdr.sh_link, sym.st_name);
+        if (!name || !*name)
+            return 0;
+        snprintf(out->signature, sizeof(out->signature), "%s@plt", name);
+        hct_name_short(out->signature, out->function, sizeof(out->function));
+        return 1;
+    }
+    return 0;
+}
+
+/* The address's own source line into out; without one, the function's
+ * declaration file if known, else the module's name. */
+static void address_line(const hct_symbolizer *s, Dwfl_Module *mod, Dwarf_Addr address, const char *modname,
+                         hct_symbol *out)
+{
+    Dwfl_Line *line = s->separate_debuginfo || has_embedded_dwarf(mod) ? dwfl_module_getsrc(mod, address) : NULL;
+    int lineno = 0;
+    const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
+    out->line = file ? (uint32_t)lineno : 0;
+    if (file)
+        copy_str(out->file, sizeof(out->file), file);
+    else if (!out->file[0])
+        copy_str(out->file, sizeof(out->file), modname);
+}
+
+/* The function scopes of an address (function_scopes); *scopes to be freed.
+ * dwarf_getscopes continues an inlined instance with the scopes of its
+ * abstract origin (where the inlined function was declared), so the chain of
+ * concrete instances is taken from dwarf_getscopes_die of the innermost one:
+ * the DIEs that contain it, up to its physical function. */
+static int address_scopes(const hct_symbolizer *s, Dwfl_Module *mod, uintptr_t address, Dwarf_Die **cu,
+                          Dwarf_Die **scopes, int *idx)
 {
     Dwarf_Addr bias = 0;
-    Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, &bias);
-    if (!cu)
-        return NULL;
-    Dwarf_Die *scopes = NULL;
-    int n = dwarf_getscopes(cu, addr - bias, &scopes);
-    const char *name = NULL;
-    for (int i = 0; i < n; i++) {
-        int tag = dwarf_tag(&scopes[i]);
-        if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
-            continue;
-        Dwarf_Attribute attr;
-        Dwarf_Die origin = scopes[i];
-        if (tag == DW_TAG_inlined_subroutine &&
-            dwarf_attr(&scopes[i], DW_AT_abstract_origin, &attr) && dwarf_formref_die(&attr, &origin) == NULL)
-            origin = scopes[i];
-        name = dwarf_diename(&origin);
-        if (!name) {
-            Dwarf_Attribute a2;
-            if (dwarf_attr_integrate(&origin, DW_AT_name, &a2))
-                name = dwarf_formstring(&a2);
-        }
-        Dwarf_Attribute a3;
-        if (dwarf_attr_integrate(&origin, DW_AT_linkage_name, &a3) ||
-            dwarf_attr_integrate(&origin, DW_AT_MIPS_linkage_name, &a3))
-            *linkage = dwarf_formstring(&a3);
-        int line = 0;
-        if (dwarf_decl_line(&origin, &line) == 0)
-            *decl_line = (uint32_t)line;
-        *decl_file = dwarf_decl_file(&origin);
-        break;
+    *scopes = NULL;
+    *cu = cu_of(s, mod, (Dwarf_Addr)address, &bias);
+    int nscopes = *cu ? dwarf_getscopes(*cu, (Dwarf_Addr)address - bias, scopes) : 0;
+    int innermost = -1;
+    for (int i = 0; i < nscopes && innermost < 0; i++) {
+        int tag = dwarf_tag(&(*scopes)[i]);
+        if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
+            innermost = i;
     }
+    if (innermost < 0)
+        return 0;
+    if (dwarf_tag(&(*scopes)[innermost]) == DW_TAG_inlined_subroutine) {
+        Dwarf_Die die = (*scopes)[innermost], *containing = NULL;
+        int n = dwarf_getscopes_die(&die, &containing);
+        if (n > 0) {
+            free(*scopes);
+            *scopes = containing;
+            nscopes = n;
+        } else {
+            free(containing);
+        }
+    }
+    return nscopes > 0 ? function_scopes(*scopes, nscopes, idx) : 0;
+}
+
+static uint64_t mix_key(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    return h * 0xff51afd7ed558ccdull;
+}
+
+/* The function a DIE is an instance of: its abstract origin's offset (an
+ * inlined or out-of-line instance of an inline function), else its own. */
+static uint64_t function_identity(Dwarf_Die *die)
+{
+    Dwarf_Attribute attr;
+    Dwarf_Die origin;
+    for (int hops = 0; hops < 4 && dwarf_attr(die, DW_AT_abstract_origin, &attr) &&
+                       dwarf_formref_die(&attr, &origin);
+         hops++)
+        die = &origin;
+    return dwarf_dieoffset(die);
+}
+
+/* A file name's hash: files are compared by name, as the definitions do (a
+ * line table may list one file twice: DWARF 5's entries 0 and 1). */
+static uint64_t name_hash(const char *name)
+{
+    uint64_t h = 5381;
+    for (const char *c = name ? name : ""; *c; c++)
+        h = h * 33 + (unsigned char)*c;
+    return h;
+}
+
+/* The call site of an inlined instance: DW_AT_call_file's name and DW_AT_call_line. */
+static uint64_t call_identity(Dwarf_Die *cu, Dwarf_Die *inlined)
+{
+    hct_symbol site;
+    memset(&site, 0, sizeof(site));
+    call_site(cu, inlined, &site);
+    return mix_key(name_hash(site.file), site.line);
+}
+
+int hct_symbol_keys(hct_symbolizer *s, uintptr_t address, uint64_t *keys)
+{
+    Dwfl_Module *mod = module_of(s, address);
+    if (!mod) {
+        keys[0] = mix_key(1, address) | 1;
+        return 1;
+    }
+    Dwarf_Addr base = 0;
+    dwfl_module_info(mod, NULL, &base, NULL, NULL, NULL, NULL, NULL);
+    Dwarf_Die *cu = NULL, *scopes = NULL;
+    int idx[HCT_INLINE_MAX];
+    int n = address_scopes(s, mod, address, &cu, &scopes, idx);
+    uint64_t module = mix_key(2, base);
+    /* outer functions: the function and where it calls the next one */
+    for (int k = n - 1; k > 0; k--)
+        keys[n - 1 - k] = mix_key(mix_key(mix_key(module, 3), function_identity(&scopes[idx[k]])),
+                                  call_identity(cu, &scopes[idx[k - 1]])) | 1;
+    uint64_t leaf;
+    if (n > 0) { /* the innermost function and the address's line */
+        Dwfl_Line *line = dwfl_module_getsrc(mod, (Dwarf_Addr)address);
+        int lineno = 0;
+        const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
+        leaf = mix_key(mix_key(mix_key(module, 3), function_identity(&scopes[idx[0]])),
+                       mix_key(name_hash(file), (uint64_t)lineno));
+    } else { /* no DWARF: the symbol, or the address */
+        GElf_Off offset = 0;
+        GElf_Sym sym;
+        leaf = dwfl_module_addrinfo(mod, (Dwarf_Addr)address, &offset, &sym, NULL, NULL, NULL)
+                   ? mix_key(mix_key(module, 5), address - offset)
+                   : mix_key(mix_key(module, 6), address);
+        n = 1;
+    }
+    keys[n - 1] = leaf | 1;
     free(scopes);
-    return name;
+    return n;
 }
 
 void hct_symbolize(hct_symbolizer *s, uintptr_t address, hct_symbol *out)
 {
+    hct_symbol *chain = malloc(HCT_INLINE_MAX * sizeof(*chain));
+    if (!chain) {
+        hct_symbolize_inline(s, address, out, 1);
+        return;
+    }
+    int n = hct_symbolize_inline(s, address, chain, HCT_INLINE_MAX);
+    *out = chain[n - 1];
+    free(chain);
+}
+
+int hct_symbolize_inline(hct_symbolizer *s, uintptr_t address, hct_symbol *out, int max)
+{
+    if (max <= 0)
+        return 0;
     memset(out, 0, sizeof(*out));
-    Dwfl_Module *mod = s ? dwfl_addrmodule(s->dwfl, (Dwarf_Addr)address) : NULL;
+    Dwfl_Module *mod = module_of(s, address);
     if (!mod) {
         snprintf(out->function, sizeof(out->function), "0x%lx", (unsigned long)address);
-        return;
+        copy_str(out->signature, sizeof(out->signature), out->function);
+        return 1;
     }
     Dwarf_Addr base = 0;
     const char *modname = dwfl_module_info(mod, NULL, &base, NULL, NULL, NULL, NULL, NULL);
-    const char *symname = dwfl_module_addrname(mod, (GElf_Addr)address);
-    const char *decl_file = NULL, *linkage = NULL;
-    const char *fn = scope_function(mod, (Dwarf_Addr)address, &out->function_line, &decl_file, &linkage);
-    if (fn) {
-        if (!demangle(linkage, out->function, sizeof(out->function)))
-            copy_str(out->function, sizeof(out->function), fn);
-    } else if (symname) {
-        if (!demangle(symname, out->function, sizeof(out->function)))
-            copy_str(out->function, sizeof(out->function), symname);
-    } else {
-        snprintf(out->function, sizeof(out->function), "%s+0x%lx", modname ? modname : "??",
-                 (unsigned long)(address - base));
+    Dwarf_Die *cu = NULL, *scopes = NULL;
+    int idx[HCT_INLINE_MAX];
+    int nfn = address_scopes(s, mod, address, &cu, &scopes, idx);
+    int n = 0;
+    /* outermost first; past max, the innermost functions are left out */
+    for (int k = nfn - 1; k >= 0 && n < max; k--, n++) {
+        hct_symbol *o = &out[n];
+        memset(o, 0, sizeof(*o));
+        die_function(&scopes[idx[k]], o);
+        if (k > 0) /* it calls the next one, inlined, here */
+            call_site(cu, &scopes[idx[k - 1]], o);
     }
-    Dwfl_Line *line = dwfl_module_getsrc(mod, (Dwarf_Addr)address);
-    int lineno = 0;
-    const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
-    if (file) {
-        copy_str(out->file, sizeof(out->file), file);
-        out->line = (uint32_t)lineno;
-    } else {
-        copy_str(out->file, sizeof(out->file), decl_file ? decl_file : modname);
+    free(scopes);
+    if (n == 0) { /* no DWARF: the symbol table */
+        memset(out, 0, sizeof(*out));
+        if (!symbol_function(mod, (Dwarf_Addr)address, out) && !plt_function(mod, (Dwarf_Addr)address, out)) {
+            snprintf(out->function, sizeof(out->function), "%s+0x%lx", modname ? modname : "??",
+                     (unsigned long)(address - base));
+            copy_str(out->signature, sizeof(out->signature), out->function);
+        }
+        n = 1;
     }
+    if (n == nfn || nfn == 0) /* the innermost function: the address's own line */
+        address_line(s, mod, (Dwarf_Addr)address, modname, &out[n - 1]);
+    return n;
 }

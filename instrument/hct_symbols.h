@@ -1,5 +1,6 @@
 /* hct_symbols.h: code addresses of the traced process -> function, file and
- * line, with libdw, at the end of the run only (hct_symbols.c). */
+ * line, with libdw, outside signal handlers only (hct_symbols.c); an address
+ * inside inlined code is the chain of functions inlined into each other there. */
 #ifndef HCT_SYMBOLS_H
 #define HCT_SYMBOLS_H
 
@@ -7,18 +8,39 @@
 
 #include "hct.h"
 
+/* Functions one code address is expanded into at most: its physical function
+ * and the innermost HCT_INLINE_MAX - 1 functions inlined at that address. */
+#define HCT_INLINE_MAX 32
+
 typedef struct {
-    char function[256];
+    char function[256];  /* the name shown: C++ demangled without return type and parameters */
+    char signature[512]; /* the full name: the demangled signature (the same as function for C) */
     char file[512];
     uint32_t line, function_line;
 } hct_symbol;
 /* Resolves code addresses of this process to function, file and line. */
 typedef struct hct_symbolizer hct_symbolizer;
-/* separate_debuginfo: also look for debug information in separate files
- * (/usr/lib/debug, distribution -dbg packages); 0: only what the modules
- * themselves hold (cheaper: no decompression of large separate files). */
+/* separate_debuginfo: also read debug information (DWARF: inlining, lines) from
+ * separate files (/usr/lib/debug, distribution -dbg packages); 0: DWARF only
+ * from what the modules themselves hold (cheaper: no decompression of large
+ * separate files). Symbol tables are read from separate files in both modes:
+ * a library's local functions are named only there. */
 hct_symbolizer *hct_symbolizer_open(int separate_debuginfo) HCT_HIDDEN;
+/* The innermost function at `address` and the source line of the address. */
 void hct_symbolize(hct_symbolizer *s, uintptr_t address, hct_symbol *out) HCT_HIDDEN;
+/* How many functions `address` lies in (1 .. HCT_INLINE_MAX: 1 plus the
+ * levels of inlining there, what hct_symbolize_inline returns), and for each,
+ * outermost first, a non-zero key naming what its node shows: its function
+ * and source line (an outer function's: where it calls the next one; the
+ * innermost's: the address's line; without DWARF: the symbol). Addresses with
+ * equal keys symbolize to equal nodes, so nodes are shared as the definitions
+ * share them. Reads no names: cheap enough when samples are drained. */
+int hct_symbol_keys(hct_symbolizer *s, uintptr_t address, uint64_t *keys) HCT_HIDDEN;
+/* The functions `address` lies in, outermost (the physical function) first,
+ * into out[0 .. max-1]; each one's line is where it calls the next (the call
+ * site of the inlined function), the innermost one's the address's own line.
+ * Returns how many were written (at least 1 when max > 0). */
+int hct_symbolize_inline(hct_symbolizer *s, uintptr_t address, hct_symbol *out, int max) HCT_HIDDEN;
 void hct_symbolizer_close(hct_symbolizer *s) HCT_HIDDEN;
 
 #endif

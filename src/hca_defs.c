@@ -118,9 +118,16 @@ hca_ref hca_defs_region(hca_defs *d, const char *name, const char *kind, const c
                         uint32_t begin_line, uint32_t end_line, OTF2_RegionRole role,
                         OTF2_Paradigm paradigm)
 {
-    hca_region_def r = { hca_defs_string(d, name), hca_defs_string(d, kind), hca_defs_string(d, file),
-                         begin_line, end_line, (uint8_t)role, (uint8_t)paradigm };
-    if (r.name == HCA_UNDEF || r.description == HCA_UNDEF || r.file == HCA_UNDEF)
+    return hca_defs_region_canonical(d, name, name, kind, file, begin_line, end_line, role, paradigm);
+}
+
+hca_ref hca_defs_region_canonical(hca_defs *d, const char *name, const char *canonical, const char *kind,
+                                  const char *file, uint32_t begin_line, uint32_t end_line, OTF2_RegionRole role,
+                                  OTF2_Paradigm paradigm)
+{
+    hca_region_def r = { hca_defs_string(d, name), hca_defs_string(d, canonical), hca_defs_string(d, kind),
+                         hca_defs_string(d, file), begin_line, end_line, (uint8_t)role, (uint8_t)paradigm };
+    if (r.name == HCA_UNDEF || r.canonical == HCA_UNDEF || r.description == HCA_UNDEF || r.file == HCA_UNDEF)
         return HCA_UNDEF;
     return APPEND(d, regions, nregions, cap_regions, r);
 }
@@ -440,14 +447,14 @@ static hca_ref find_or_add(hca_index *ix, void **arr, uint32_t *n, uint32_t *cap
 static int region_eq(const void *pa, const void *pb)
 {
     const hca_region_def *a = pa, *b = pb;
-    return a->name == b->name && a->description == b->description && a->file == b->file &&
-           a->begin_line == b->begin_line && a->end_line == b->end_line && a->role == b->role &&
+    return a->name == b->name && a->canonical == b->canonical && a->description == b->description &&
+           a->file == b->file && a->begin_line == b->begin_line && a->end_line == b->end_line && a->role == b->role &&
            a->paradigm == b->paradigm;
 }
 static uint64_t region_hash(const void *p)
 {
     const hca_region_def *r = p;
-    return mix(mix(mix(mix(r->name, r->description), r->file), ((uint64_t)r->begin_line << 32) | r->end_line),
+    return mix(mix(mix(mix(mix(r->name, r->canonical), r->description), r->file), ((uint64_t)r->begin_line << 32) | r->end_line),
                ((uint64_t)r->role << 8) | r->paradigm);
 }
 static int scl_eq(const void *pa, const void *pb)
@@ -536,6 +543,7 @@ int hca_defs_merge(hca_defs *g, const hca_defs *l, hca_defs_map *m)
     for (uint32_t i = 0; i < l->nregions; i++) {
         hca_region_def r = l->regions[i];
         r.name = S(r.name);
+        r.canonical = S(r.canonical);
         r.description = S(r.description);
         r.file = S(r.file);
         FIND_OR_ADD(g, regions, nregions, cap_regions, r, region);
@@ -715,7 +723,7 @@ int hca_defs_write_global(hca_defs *g, const hca_system_info *sys, OTF2_GlobalDe
 
     for (uint32_t i = 0; i < g->nregions; i++) {
         const hca_region_def *r = &g->regions[i];
-        bad |= OTF2_GlobalDefWriter_WriteRegion(w, i, sref(r->name), sref(r->name), sref(r->description),
+        bad |= OTF2_GlobalDefWriter_WriteRegion(w, i, sref(r->name), sref(r->canonical), sref(r->description),
                                                 (OTF2_RegionRole)r->role, (OTF2_Paradigm)r->paradigm,
                                                 OTF2_REGION_FLAG_NONE, sref(r->file), r->begin_line,
                                                 r->end_line) != OTF2_SUCCESS;

@@ -18,7 +18,7 @@ typedef uint32_t hca_ref;
 #define HCA_UNDEF UINT32_MAX
 
 typedef struct {
-    hca_ref name, description, file;
+    hca_ref name, canonical, description, file;
     uint32_t begin_line, end_line;
     uint8_t role, paradigm;
 } hca_region_def;
@@ -118,6 +118,11 @@ hca_ref hca_defs_string(hca_defs *d, const char *s);
 hca_ref hca_defs_region(hca_defs *d, const char *name, const char *kind, const char *file,
                         uint32_t begin_line, uint32_t end_line, OTF2_RegionRole role,
                         OTF2_Paradigm paradigm);
+/* A region whose canonical name (OTF2's canonicalName: a function's full
+ * signature) differs from the name shown; hca_defs_region uses the name for both. */
+hca_ref hca_defs_region_canonical(hca_defs *d, const char *name, const char *canonical, const char *kind,
+                                  const char *file, uint32_t begin_line, uint32_t end_line, OTF2_RegionRole role,
+                                  OTF2_Paradigm paradigm);
 hca_ref hca_defs_scl(hca_defs *d, const char *file, uint32_t line);
 hca_ref hca_defs_cc(hca_defs *d, hca_ref region, hca_ref scl, hca_ref parent);
 hca_ref hca_defs_comm(hca_defs *d, const char *name, hca_ref parent, uint64_t key,

@@ -2,7 +2,8 @@
  * against a model tree: a region's node under its call path, samples under the
  * open region from the first frame off the region's own stack, a marker's
  * caller seen again at another line, nested regions, an OpenMP team's context
- * entered from another thread, OTF2's unwind distance of each event, the state
+ * entered from another thread, frames in inlined code as several nodes, OTF2's
+ * unwind distance of each event (counted in nodes), the state
  * kept usable when the table is full, and the stack unwound at a call. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -36,9 +37,20 @@ static uint32_t model_child(uint32_t parent, uintptr_t node)
     return ntree++;
 }
 
-uint32_t hct_sample_cc(uint32_t parent, uintptr_t address)
+/* an upper-case frame lies in inlined code: the outer function's node 'o'
+ * (the line where it calls the inlined one, the same for every such frame),
+ * then the frame's own */
+uint32_t hct_sample_cc(uint32_t parent, uintptr_t address, uint32_t *nodes)
 {
-    return model_child(parent, address);
+    uint32_t n = 0;
+    if (address >= 'A' && address <= 'Z') {
+        nodes[n] = model_child(parent, 'o');
+        if (nodes[n] == HCA_UNDEF)
+            return 0;
+        parent = nodes[n++];
+    }
+    nodes[n] = model_child(parent, address);
+    return nodes[n] == HCA_UNDEF ? 0 : n + 1;
 }
 
 uint32_t hct_region_cc(uint32_t parent, uint32_t region_key)
@@ -184,6 +196,31 @@ static void team_context_from_another_thread(void **state)
     assert_int_equal(worker.now.depth, 2);
 }
 
+static void inline_chains_are_nodes(void **state)
+{
+    (void)state;
+    uint32_t ud = 0;
+    uint32_t cc = sample("aP", &ud);
+    assert_string_equal(path_of(cc), "a,o,P");
+    assert_int_equal(ud, 4);
+    /* another address of the same outer function's line: its node is shared */
+    cc = sample("aQ", &ud);
+    assert_string_equal(path_of(cc), "a,o,Q");
+    assert_int_equal(ud, 2);
+    /* a region entered from inlined code: under the whole chain */
+    cc = enter(5, "aQ", &ud);
+    assert_string_equal(path_of(cc), "a,o,Q,K5");
+    assert_int_equal(ud, 2);
+    cc = sample("aQxR", &ud);
+    assert_string_equal(path_of(cc), "a,o,Q,K5,x,o,R");
+    assert_int_equal(ud, 4);
+    hct_path_leave(&P);
+    assert_int_equal(P.now.depth, 3);
+    cc = sample("bP", &ud);
+    assert_string_equal(path_of(cc), "b,o,P");
+    assert_int_equal(ud, 4);
+}
+
 static void full_table_keeps_a_valid_state(void **state)
 {
     (void)state;
@@ -229,6 +266,7 @@ int main(void)
         cmocka_unit_test_setup(region_under_its_call_path, setup),
         cmocka_unit_test_setup(marker_then_nested_call, setup),
         cmocka_unit_test_setup(team_context_from_another_thread, setup),
+        cmocka_unit_test_setup(inline_chains_are_nodes, setup),
         cmocka_unit_test_setup(full_table_keeps_a_valid_state, setup),
         cmocka_unit_test_setup(unwinds_up_to_the_call, setup),
     };

@@ -1,0 +1,124 @@
+/* hct_frame_keys.c: a worker thread of the tracer that asks libdw for the
+ * inline chains of sampled addresses while samples are drained. The first
+ * sight of an address reads DWARF (tens of microseconds, page faults on
+ * first touch of a module's debug sections); done on the draining application
+ * thread, that work would be counted in the application's task-clock and
+ * page-fault counters and show in its regions. The worker blocks every
+ * signal, is created with the real pthread_create (never traced), and answers
+ * one request at a time. Where it cannot be created, the caller's thread does
+ * the work. */
+#include "hct_frame_keys.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+
+typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t request, answer;
+    int started, failed, pending;
+    uintptr_t address;
+    uint64_t keys[HCT_INLINE_MAX];
+    int nkeys;
+    hct_symbolizer *symbols;
+    int symbols_failed;
+} W = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, { 0 }, 0,
+        NULL, 0 };
+
+hct_symbolizer *hct_frame_symbolizer(void)
+{
+    if (!W.symbols && !W.symbols_failed) {
+        W.symbols = hct_symbolizer_open(0);
+        W.symbols_failed = W.symbols == NULL;
+    }
+    return W.symbols;
+}
+
+static int compute(uintptr_t address, uint64_t *keys)
+{
+    hct_symbolizer *s = hct_frame_symbolizer();
+    if (s)
+        return hct_symbol_keys(s, address, keys);
+    keys[0] = ((uint64_t)address << 1) | 1; /* no symbols at all: the address is the node */
+    return 1;
+}
+
+static void *worker(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&W.lock);
+    hct_frame_symbolizer(); /* the modules reported now, before the first drain waits for it */
+    for (;;) {
+        while (!W.pending)
+            pthread_cond_wait(&W.request, &W.lock);
+        W.nkeys = compute(W.address, W.keys);
+        W.pending = 0;
+        pthread_cond_signal(&W.answer);
+    }
+    return NULL;
+}
+
+/* a forked child has no worker: it starts its own when it needs one */
+static void after_fork_in_child(void)
+{
+    pthread_mutex_init(&W.lock, NULL);
+    pthread_cond_init(&W.request, NULL);
+    pthread_cond_init(&W.answer, NULL);
+    W.started = W.failed = W.pending = 0;
+}
+
+/* Called with W.lock held. */
+static void start_worker(void)
+{
+    create_fn real = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_t th;
+    pthread_attr_t attr;
+    W.failed = 1;
+    if (!real || pthread_attr_init(&attr) != 0)
+        return;
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    /* the worker inherits a mask that blocks every signal */
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = real(&th, &attr, worker, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&attr);
+    if (rc == 0) {
+        W.failed = 0;
+        W.started = 1;
+        pthread_atfork(NULL, NULL, after_fork_in_child);
+    }
+}
+
+void hct_frame_keys_start(void)
+{
+    pthread_mutex_lock(&W.lock);
+    if (!W.started && !W.failed)
+        start_worker();
+    pthread_mutex_unlock(&W.lock);
+}
+
+int hct_frame_keys(uintptr_t address, uint64_t *keys)
+{
+    pthread_mutex_lock(&W.lock);
+    if (!W.started && !W.failed)
+        start_worker();
+    int n;
+    if (W.started) {
+        W.address = address;
+        W.pending = 1;
+        pthread_cond_signal(&W.request);
+        while (W.pending)
+            pthread_cond_wait(&W.answer, &W.lock);
+        n = W.nkeys;
+        memcpy(keys, W.keys, (size_t)n * sizeof(*keys));
+    } else {
+        n = compute(address, keys);
+    }
+    pthread_mutex_unlock(&W.lock);
+    return n;
+}

@@ -1,0 +1,25 @@
+/* hct_frame_keys.h: the node keys of sampled addresses (hct_symbol_keys),
+ * computed on a thread of the tracer's own (hct_frame_keys.c). */
+#ifndef HCT_FRAME_KEYS_H
+#define HCT_FRAME_KEYS_H
+
+#include <stdint.h>
+
+#include "hct.h"
+#include "hct_symbols.h"
+
+/* hct_symbol_keys(address) with the frames' symbolizer (DWARF from the modules
+ * themselves), run on the tracer's worker thread while the caller waits: libdw's
+ * CPU time and page faults are not counted in the application thread's
+ * counters. keys has room for HCT_INLINE_MAX. Calls are serialized by the
+ * caller. Returns how many keys (at least 1). */
+int hct_frame_keys(uintptr_t address, uint64_t *keys) HCT_HIDDEN;
+/* Starts the worker now (at load, before the application's counters count:
+ * creating a thread touches memory); otherwise the first hct_frame_keys does. */
+void hct_frame_keys_start(void) HCT_HIDDEN;
+/* The frames' symbolizer, opened if needed, for naming frames at the end (the
+ * one the keys came from, so that both agree); NULL if it cannot be opened.
+ * Use it only while no hct_frame_keys call can run. */
+hct_symbolizer *hct_frame_symbolizer(void) HCT_HIDDEN;
+
+#endif

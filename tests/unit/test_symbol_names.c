@@ -1,0 +1,127 @@
+/* test_symbol_names.c: unit tests of the naming rules of symbolized functions
+ * (instrument/hct_symbol_names.c): short names without return type, parameter
+ * list and clone suffixes, C++ operators and lambdas intact, demangling with
+ * libstdc++, and the canonical name among aliases of one address (glibc's
+ * libm and libc symbol tables as examples). */
+#include <elf.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "hct_symbol_names.h"
+
+/* libstdc++'s demangler, referenced so that the test links and loads
+ * libstdc++ as every C++ program does (hct_demangle finds it with dlsym) */
+char *__cxa_demangle(const char *mangled, char *out, size_t *length, int *status);
+
+static void expect_short(const char *signature, const char *want)
+{
+    char out[256];
+    hct_name_short(signature, out, sizeof(out));
+    if (strcmp(out, want) != 0)
+        print_error("'%s' -> '%s', want '%s'\n", signature, out, want);
+    assert_string_equal(out, want);
+}
+
+static void short_names(void **state)
+{
+    (void)state;
+    expect_short("void Release<double>(double**)", "Release<double>");
+    expect_short("CalcKinematicsForElems(Domain&, double, int)", "CalcKinematicsForElems");
+    expect_short("solver::Grid::sweep(long)", "solver::Grid::sweep");
+    expect_short("foo::bar<int>::baz() const", "foo::bar<int>::baz");
+    expect_short("unsigned long Count<long>(long)", "Count<long>");
+    expect_short("std::vector<int, std::allocator<int> >::push_back(int const&) &&",
+                 "std::vector<int, std::allocator<int> >::push_back");
+    expect_short("(anonymous namespace)::helper(int)", "(anonymous namespace)::helper");
+    expect_short("foo(int) [clone .cold]", "foo");
+    expect_short("phase_update.part.0", "phase_update");
+    expect_short("run_kernel.constprop.0.isra.0", "run_kernel");
+    expect_short("main", "main");
+    expect_short("__libc_start_call_main", "__libc_start_call_main");
+}
+
+static void operators_and_lambdas(void **state)
+{
+    (void)state;
+    expect_short("main::{lambda()#1}::operator()() const", "main::{lambda()#1}::operator()");
+    expect_short("bool operator< <int>(A<int> const&, A<int> const&)", "operator< <int>");
+    expect_short("std::ostream& std::operator<< <std::char_traits<char> >(std::ostream&, char const*)",
+                 "std::operator<< <std::char_traits<char> >");
+    expect_short("std::vector<int, std::allocator<int> >::operator[](unsigned long)",
+                 "std::vector<int, std::allocator<int> >::operator[]");
+    expect_short("A::operator->() const", "A::operator->");
+    expect_short("operator new(unsigned long)", "operator new");
+    expect_short("A::operator int() const", "A::operator int");
+    expect_short("void std::__sort<int*, __gnu_cxx::__ops::_Iter_less_iter>(int*, int*, "
+                 "__gnu_cxx::__ops::_Iter_less_iter)",
+                 "std::__sort<int*, __gnu_cxx::__ops::_Iter_less_iter>");
+}
+
+static void demangling(void **state)
+{
+    (void)state;
+    assert_non_null((void *)__cxa_demangle);
+    char name[128] = "untouched", signature[256] = "untouched";
+    assert_int_equal(hct_demangle("_Z7ReleaseIdEvPPT_", name, sizeof(name), signature, sizeof(signature)), 1);
+    assert_string_equal(name, "Release<double>");
+    assert_string_equal(signature, "void Release<double>(double**)");
+    assert_int_equal(hct_demangle("_ZN6solver4Grid5sweepEl", name, sizeof(name), signature, sizeof(signature)), 1);
+    assert_string_equal(name, "solver::Grid::sweep");
+    assert_string_equal(signature, "solver::Grid::sweep(long)");
+    assert_int_equal(hct_demangle("cbrt", name, sizeof(name), signature, sizeof(signature)), 0);
+    assert_int_equal(hct_demangle("_Znot-a-name", name, sizeof(name), signature, sizeof(signature)), 0);
+    assert_string_equal(name, "solver::Grid::sweep");
+}
+
+static const char *chosen(const hct_alias *a, size_t n)
+{
+    int i = hct_alias_choose(a, n);
+    return i < 0 ? NULL : a[i].name;
+}
+
+static void aliases(void **state)
+{
+    (void)state;
+    /* libm's cbrt: three weak names in .dynsym, __cbrt local in .symtab */
+    const hct_alias cbrt[] = { { "cbrtf64", STB_WEAK }, { "cbrtf32x", STB_WEAK }, { "__cbrt", STB_LOCAL },
+                               { "cbrt", STB_WEAK } };
+    assert_string_equal(chosen(cbrt, 4), "cbrt");
+    assert_string_equal(chosen(cbrt, 2), "cbrtf64"); /* no base name among them: the shortest */
+    /* libm's scalbn = ldexp: both standard, the shortest */
+    const hct_alias scalbn[] = { { "scalbnf64", STB_WEAK }, { "scalbnf32x", STB_WEAK }, { "ldexpf64", STB_WEAK },
+                                 { "__wrap_scalbn", STB_LOCAL }, { "scalbn", STB_WEAK }, { "__ldexp", STB_LOCAL },
+                                 { "ldexp", STB_WEAK }, { "ldexpf32x", STB_WEAK } };
+    assert_string_equal(chosen(scalbn, 8), "ldexp");
+    assert_string_equal(chosen(scalbn, 2), "scalbnf64");
+    /* libc's __libc_start_main: local implementation names, global versioned ones */
+    const hct_alias start[] = { { "__libc_start_main_impl", STB_LOCAL }, { "__libc_start_main_alias_1", STB_LOCAL },
+                                { "__libc_start_main@@GLIBC_2.34", STB_GLOBAL },
+                                { "__libc_start_main@GLIBC_2.2.5", STB_GLOBAL } };
+    const char *s = chosen(start, 4);
+    assert_non_null(s);
+    assert_int_equal(strncmp(s, "__libc_start_main@", 18), 0);
+    /* public over reserved, global over weak */
+    const hct_alias pub[] = { { "__memcpy", STB_GLOBAL }, { "memcpy", STB_LOCAL } };
+    assert_string_equal(chosen(pub, 2), "memcpy");
+    const hct_alias bind[] = { { "aaa", STB_WEAK }, { "bbb", STB_GLOBAL } };
+    assert_string_equal(chosen(bind, 2), "bbb");
+    const hct_alias order[] = { { "bbb", STB_WEAK }, { "aaa", STB_WEAK } };
+    assert_string_equal(chosen(order, 2), "aaa");
+    assert_null(chosen(order, 0));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(short_names),
+        cmocka_unit_test(operators_and_lambdas),
+        cmocka_unit_test(demangling),
+        cmocka_unit_test(aliases),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
