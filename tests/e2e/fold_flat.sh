@@ -122,8 +122,14 @@ echo "# step: phases: $(tr '\n' ';' < step/phases.1)"
 step_cpu=$(awk 'END { if (NR == 2 && $1 >= 0.45 && $1 <= 0.55) print "yes" }' step/phases.1)
 lim=0.05 why="the thread had a CPU"
 [ -n "$cpu" ] && [ -n "$step_cpu" ] || lim=0.5 why="a loaded machine"
-ok "$(awk -v f="${first:-0}" -v l="${last:--1}" -v k=$lim 'BEGIN { print (f > 0 && l >= 0 && l <= k * f) ? 0 : 1 }')" \
-    "step: a busy phase from 0 (${first:-none} /s), a sleeping one to 1 below $lim of it, $why (${last:-none} /s)"
+nphases=$(grep -c . step/phases.1)
+if [ -z "$step_cpu" ] && [ "$nphases" -lt 2 ]; then
+    # preempted busy halves make the boundary's interval too wide to keep it
+    ok 0 "step: a busy phase, then a sleeping one # SKIP one phase only: the boundary's interval was too wide on a loaded machine"
+else
+    ok "$(awk -v f="${first:-0}" -v l="${last:--1}" -v k=$lim 'BEGIN { print (f > 0 && l >= 0 && l <= k * f) ? 0 : 1 }')" \
+        "step: a busy phase from 0 (${first:-none} /s), a sleeping one to 1 below $lim of it, $why (${last:-none} /s)"
+fi
 
 # the tracer: unpreempted pairs enter -> first sample and last sample ->
 # leave of "flat", d = delta task-clock - delta time (ns), median of each

@@ -35,7 +35,12 @@ ok $(($? != 3)) "installed hcatrace keeps the exit code"
 check "installed hcatrace writes a valid trace in -o DIR" valid_otf2 run/traces.otf2
 grep -q "^hcatrace: trace written to run/traces.otf2 (1 process, 1 location, " err
 ok $? "it says where the trace is, at the end, by default"
-"$stage/opt/hca/bin/hcatrace" -q --output=quiet "$EX/omp_free_serial" 3 > out 2> err
+if [ "${SANITIZED:-0}" = 1 ]; then
+    LD_PRELOAD="$(gcc -print-file-name=libasan.so)" "$stage/opt/hca/bin/hcatrace" -q --output=quiet \
+        "$EX/omp_free_serial" 3 > out 2> err
+else
+    "$stage/opt/hca/bin/hcatrace" -q --output=quiet "$EX/omp_free_serial" 3 > out 2> err
+fi
 ok $(($? != 3 || $(other_stderr err | grep -c .) != 0)) "-q: no message, same exit code"
 check "-q --output=DIR: the trace is there" test -f quiet/traces.otf2
 version=$(sed -n 's/^VERSION := //p' "$TOP/Makefile")
