@@ -9,12 +9,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hca_schema.h"
 #include "model.h"
 #include "points.h"
 #include "read.h"
 #include "regions.h"
 
 #define PLOT_POINTS 4000 /* folded points kept per counter for the plots */
+/* A fold from samples placed by CPU time (HCATRACE_SAMPLING_CLOCK=cpu) is
+ * warned about below this CPU share: samples then crowd where the threads ran
+ * and miss where they waited (docs/benchmarks.md, "Sampling clock against
+ * truth") */
+#define CPU_SAMPLING_MIN_SHARE 0.9
 #define MIN_EVENTS_TO_SEGMENT 10.0 /* mean events per instance for a counter to place phase boundaries */
 
 void fold_options_defaults(fold_options *o)
@@ -416,13 +422,26 @@ static int fold_one(const fold_trace *t, const fold_region *f, size_t index, con
     const char *anchor = f->kind == FOLD_KIND_OPENMP ? own : caller, *anchor2 = caller;
     if (rc == 0)
         rc = fold_source(t, &p, o, anchor, anchor2, g);
+    g->cpu_share = NAN;
+    for (size_t c = 0; c < t->ncounters && c < p.ncounters; c++)
+        if (strcmp(t->counters[c].name, "task-clock") == 0 && p.counters[c].instances)
+            g->cpu_share = fold_points_share(&p.counters[c]);
     double per_instance = f->nused ? (double)p.used_samples / (double)f->nused : 0;
-    if (rc == 0 && per_instance < 0.5) {
-        char w[200];
-        snprintf(w, sizeof(w), "%.2f samples per instance: the fold is coarse; sample faster or run longer",
-                 per_instance);
+    char w[400];
+    size_t wl = 0;
+    w[0] = 0;
+    if (per_instance < 0.5)
+        wl += (size_t)snprintf(w + wl, sizeof(w) - wl,
+                               "%.2f samples per instance: the fold is coarse; sample faster or run longer",
+                               per_instance);
+    const char *clock = fold_trace_property(t, HCA_PROP_SAMPLING_CLOCK);
+    if (clock && strcmp(clock, "cpu") == 0 && g->cpu_share < CPU_SAMPLING_MIN_SHARE && wl < sizeof(w))
+        snprintf(w + wl, sizeof(w) - wl,
+                 "%ssamples placed by CPU time on threads that had %.0f %% of a CPU here: where they fall "
+                 "depends on when the threads ran; trace with HCATRACE_SAMPLING_CLOCK=wall",
+                 wl ? "; " : "", 100.0 * g->cpu_share);
+    if (rc == 0 && w[0])
         g->warning = strdup(w);
-    }
     fold_points_free(&p);
     return rc;
 }

@@ -83,6 +83,12 @@ size_t fold_cap_points(size_t n, size_t max, size_t *chosen)
     return max;
 }
 
+/* y of a point: an instance's curve may end above 1 (its rate above the mean) */
+static double nonneg(double v)
+{
+    return v < 0.0 ? 0.0 : v;
+}
+
 static double clamp01(double v)
 {
     return v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
@@ -650,7 +656,7 @@ static size_t edge_line(const fold_cloud *cloud, int far, edge_fit *e)
         double x = clamp01(cloud->x[i]), u = far ? x - 1.0 : x;
         if (fabs(u) > FOLD_EDGE_WIDTH)
             continue;
-        double v = clamp01(cloud->y[i]) - (far ? 1.0 : 0.0);
+        double v = nonneg(cloud->y[i]) - (far ? 1.0 : 0.0);
         su += u;
         sv += v;
         suu += u * u;
@@ -724,7 +730,7 @@ int fold_fit_cumulative(const fold_cloud *cloud, const fold_fit_options *o, fold
     double offset = fold_cloud_offset(cloud);
     for (size_t i = 0; i < used; i++) {
         px[i] = clamp01(cloud->x[chosen[i]] + offset);
-        py[i] = clamp01(cloud->y[chosen[i]]);
+        py[i] = nonneg(cloud->y[chosen[i]]);
     }
 
     /* many knots (the penalty, not the knots, sets the smoothness), fewer

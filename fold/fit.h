@@ -8,10 +8,12 @@
 
 #include <stddef.h>
 
-/* Folded points of one counter: x = normalized time in [0,1], y = cumulative
- * fraction of the instance's total in [0,1]. The anchors (0,0) and (1,1) are
- * implied and need not be in the cloud. A NaN or infinite coordinate makes
- * the call fail (-1); finite values outside [0,1] are clamped to it. */
+/* Folded points of one counter: x = normalized time in [0,1], y = the
+ * instance's cumulative count in units in which the mean over the points
+ * ends at 1 (fold/points.h; an instance's own curve may end above or below 1). The
+ * anchors (0,0) and (1,1) of the mean curve are implied and need not be in
+ * the cloud. A NaN or infinite coordinate makes the call fail (-1); finite x
+ * outside [0,1] is clamped to it, a negative y to 0. */
 typedef struct {
     const double *x, *y;
     size_t n;

@@ -181,7 +181,7 @@ static int sort_cloud(const fold_cloud *c, sorted_cloud *s)
     double off = fold_cloud_offset(c); /* a measurement skew: not a phase */
     p[0] = (pt){ 0.0, 0.0, 0 };
     for (size_t i = 0; i < c->n; i++)
-        p[i + 1] = (pt){ clamp01(c->x[i] + off), clamp01(c->y[i]), i + 1 };
+        p[i + 1] = (pt){ clamp01(c->x[i] + off), c->y[i] < 0.0 ? 0.0 : c->y[i], i + 1 };
     p[n - 1] = (pt){ 1.0, 1.0, n - 1 };
     qsort(p, n, sizeof(*p), pt_cmp);
     for (size_t i = 0; i < n; i++) {
