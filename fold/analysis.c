@@ -135,18 +135,30 @@ static double curve_at(const fold_curve *c, double x)
     return c->cum[i] * (1 - f) + c->cum[i + 1] * f;
 }
 
+/* The measurement skew of a counter's points: fold_cloud_offset of x and the
+ * fractions fy, where each instance's own curve ends exactly at 1; its y ends
+ * at its rate over the region's, a scatter that would hide a skew of a few
+ * microseconds. */
+static double points_offset(const fold_counter_points *c)
+{
+    fold_cloud fractions = { c->x, c->fy, c->n };
+    return c->n ? fold_cloud_offset(&fractions) : 0.0;
+}
+
 static int fold_counters(const fold_trace *t, const fold_points *p, const fold_options *o, fold_region_result *g)
 {
     g->counters = calloc(t->ncounters + 1, sizeof(*g->counters));
     fold_cloud *clouds = calloc(t->ncounters + 1, sizeof(*clouds));
     double *factor = calloc(t->ncounters + 1, sizeof(*factor));
+    double *offsets = calloc(t->ncounters + 1, sizeof(*offsets)); /* measured on the fractions */
     int rc = 0;
     /* the capped clouds (the same deterministic choice feeds the fit and the
      * segmentation), owned here */
     double **cx = calloc(t->ncounters + 1, sizeof(*cx)), **cy = calloc(t->ncounters + 1, sizeof(*cy));
-    if (!g->counters || !clouds || !factor || !cx || !cy) {
+    if (!g->counters || !clouds || !factor || !offsets || !cx || !cy) {
         free(clouds);
         free(factor);
+        free(offsets);
         free(cx);
         free(cy);
         return -1;
@@ -194,7 +206,10 @@ static int fold_counters(const fold_trace *t, const fold_points *p, const fold_o
             cy[g->ncounters] = y;
             cloud = (fold_cloud){ x, y, n };
         }
-        if (fold_fit_cumulative(&cloud, &o->fit, &k->curve) != 0) {
+        fold_fit_options fit = o->fit;
+        fit.offset_given = 1;
+        fit.offset = offsets[g->ncounters] = points_offset(cp);
+        if (fold_fit_cumulative(&cloud, &fit, &k->curve) != 0) {
             free(cx[g->ncounters]);
             free(cy[g->ncounters]);
             cx[g->ncounters] = cy[g->ncounters] = NULL;
@@ -227,9 +242,13 @@ static int fold_counters(const fold_trace *t, const fold_points *p, const fold_o
     if (rc == 0 && nvoters == 0)
         for (size_t c = 0; c < g->ncounters; c++)
             voter[nvoters++] = c;
-    for (size_t i = 0; i < nvoters; i++)
+    for (size_t i = 0; i < nvoters; i++) {
         clouds[i] = clouds[voter[i]];
-    if (rc == 0 && nvoters && fold_segment(clouds, nvoters, &o->segment, &g->phases) != 0)
+        offsets[i] = offsets[voter[i]];
+    }
+    fold_segment_options seg = o->segment;
+    seg.offsets = offsets;
+    if (rc == 0 && nvoters && fold_segment(clouds, nvoters, &seg, &g->phases) != 0)
         rc = -1;
     if (rc == 0 && !g->ncounters) {
         g->phases.nphases = 1;
@@ -270,6 +289,7 @@ static int fold_counters(const fold_trace *t, const fold_points *p, const fold_o
     free(cx);
     free(cy);
     free(clouds);
+    free(offsets);
     free(factor);
     return rc;
 }

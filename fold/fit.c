@@ -57,6 +57,8 @@ void fold_fit_defaults(fold_fit_options *o)
     o->grid = 101;
     o->max_points = 20000;
     o->smoothing = 0.0;
+    o->offset_given = 0;
+    o->offset = 0.0;
 }
 
 void fold_curve_free(fold_curve *c)
@@ -727,7 +729,7 @@ int fold_fit_cumulative(const fold_cloud *cloud, const fold_fit_options *o, fold
     if (!chosen || !px || !py)
         goto done;
     size_t used = fold_cap_points(n, o->max_points, chosen);
-    double offset = fold_cloud_offset(cloud);
+    double offset = o->offset_given ? o->offset : fold_cloud_offset(cloud);
     for (size_t i = 0; i < used; i++) {
         px[i] = clamp01(cloud->x[chosen[i]] + offset);
         py[i] = nonneg(cloud->y[chosen[i]]);

@@ -46,6 +46,8 @@ typedef struct {
     size_t grid;        /* points of the output curve, x_i = i / (grid - 1); default 101 */
     size_t max_points;  /* cap on points fed to the fit, chosen deterministically (fold_cap_points);
                            default 20000; 0: no cap */
+    int offset_given;   /* 1: use `offset` instead of fold_cloud_offset of the cloud (default 0) */
+    double offset;
     double smoothing;   /* penalty weight of the P-spline: the fit minimizes
                            mean squared residual + smoothing * sum of squared (robustly
                            weighted) second differences of the coefficients;
@@ -84,6 +86,7 @@ typedef struct {
     double min_width;   /* smallest phase width in normalized time; default 0.02 */
     double edge_width;  /* smallest width of a phase that starts at 0 or ends at 1 (a narrower
                            one is a measurement artifact, not a phase); default FOLD_EDGE_WIDTH */
+    const double *offsets; /* per cloud, the offset to take out; NULL (default): fold_cloud_offset */
 } fold_segment_options;
 
 typedef struct {

@@ -75,7 +75,8 @@ int fold_points_build(const fold_trace *t, const fold_region *r, fold_points *ou
     out->ncounters = nc;
     out->counters = calloc(nc ? nc : 1, sizeof(*out->counters));
     vec2 *used = calloc(nc ? nc : 1, sizeof(*used)), *excl = calloc(nc ? nc : 1, sizeof(*excl));
-    if (!out->counters || !used || !excl)
+    vec2 *frac = calloc(nc ? nc : 1, sizeof(*frac)); /* x unused */
+    if (!out->counters || !used || !excl || !frac)
         goto nomem;
     double dur_sum = 0.0;
     size_t ns = 0;
@@ -126,13 +127,15 @@ int fold_points_build(const fold_trace *t, const fold_region *r, fold_points *ou
         for (size_t c = 0; c < nc && in->c0 && in->c1; c++) {
             const fold_counter_points *cp = &out->counters[c];
             double mean_rate = fold_points_rate_factor(cp);
-            if (!(mean_rate > 0) || instance_total(L, in, c) < 0)
+            double total = instance_total(L, in, c);
+            if (!(mean_rate > 0) || total < 0)
                 continue; /* nothing counted in any used instance, or not measured here */
             /* y: the increase over (duration x rate factor): the duration-weighted mean at 1 is 1 */
             double scale = 1.0 / (d * 1e-9 * mean_rate);
             vec2 *v = is_used ? &used[c] : &excl[c];
             for (size_t s = 0; s < in->nsamples; s++)
-                if (push(v, (double)(sm[s].t - in->t0) / d, (sm[s].values[c] - in->c0[c]) * scale))
+                if (push(v, (double)(sm[s].t - in->t0) / d, (sm[s].values[c] - in->c0[c]) * scale) ||
+                    (is_used && push(&frac[c], 0.0, total > 0 ? (sm[s].values[c] - in->c0[c]) / total : 0.0)))
                     goto nomem;
         }
     }
@@ -142,15 +145,20 @@ int fold_points_build(const fold_trace *t, const fold_region *r, fold_points *ou
         cp->x = used[c].x;
         cp->y = used[c].y;
         cp->n = used[c].n;
+        cp->fy = frac[c].y;
+        free(frac[c].x);
         cp->ex_x = excl[c].x;
         cp->ex_y = excl[c].y;
         cp->nex = excl[c].n;
     }
     free(used);
     free(excl);
+    free(frac);
     return 0;
 nomem:
-    for (size_t c = 0; used && excl && c < nc; c++) {
+    for (size_t c = 0; used && excl && frac && c < nc; c++) {
+        free(frac[c].x);
+        free(frac[c].y);
         free(used[c].x);
         free(used[c].y);
         free(excl[c].x);
@@ -158,6 +166,7 @@ nomem:
     }
     free(used);
     free(excl);
+    free(frac);
     fold_points_free(out);
     return -1;
 }
@@ -167,6 +176,7 @@ void fold_points_free(fold_points *p)
     for (size_t c = 0; p->counters && c < p->ncounters; c++) {
         free(p->counters[c].x);
         free(p->counters[c].y);
+        free(p->counters[c].fy);
         free(p->counters[c].ex_x);
         free(p->counters[c].ex_y);
     }

@@ -17,6 +17,8 @@ typedef struct {
     double *x, *y;          /* used instances: x = (t - t0) / (t1 - t0), y = (C(t) - C(t0)) / ((t1 - t0) R), R the
                                rate factor (fold_points_rate_factor): the duration-weighted mean of y is 1 at x = 1 */
     size_t n;
+    double *fy;             /* the same points as fractions of each instance's own total (0 when it is 0):
+                               exact 0 and 1 at the anchors, where the edge skew is measured (analysis.c) */
     double *ex_x, *ex_y;    /* the same for the excluded instances (for plots) */
     size_t nex;
     size_t instances;       /* used instances that measured the counter throughout */

@@ -71,6 +71,7 @@ void fold_segment_defaults(fold_segment_options *o)
     o->bins = 200;
     o->min_width = 0.02;
     o->edge_width = FOLD_EDGE_WIDTH;
+    o->offsets = NULL;
 }
 
 void fold_segmentation_free(fold_segmentation *s)
@@ -167,7 +168,7 @@ static double clamp01(double v)
     return v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
 }
 
-static int sort_cloud(const fold_cloud *c, sorted_cloud *s)
+static int sort_cloud(const fold_cloud *c, double off, sorted_cloud *s)
 {
     size_t n = c->n + 2;
     pt *p = malloc(n * sizeof(*p));
@@ -178,7 +179,6 @@ static int sort_cloud(const fold_cloud *c, sorted_cloud *s)
         free(p);
         return -1;
     }
-    double off = fold_cloud_offset(c); /* a measurement skew: not a phase */
     p[0] = (pt){ 0.0, 0.0, 0 };
     for (size_t i = 0; i < c->n; i++)
         p[i + 1] = (pt){ clamp01(c->x[i] + off), c->y[i] < 0.0 ? 0.0 : c->y[i], i + 1 };
@@ -700,7 +700,8 @@ int fold_segment(const fold_cloud *clouds, size_t nclouds, const fold_segment_op
         goto done;
     double npts = 0.0;
     for (size_t c = 0; c < nc; c++) {
-        if (sort_cloud(&clouds[c], &sc[c]) != 0)
+        /* a measurement skew: not a phase */
+        if (sort_cloud(&clouds[c], o->offsets ? o->offsets[c] : fold_cloud_offset(&clouds[c]), &sc[c]) != 0)
             goto done;
         npts += (double)sc[c].n;
     }
