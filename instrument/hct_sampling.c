@@ -37,15 +37,18 @@
 #include "hct_path.h"
 #include "hct_counter_rotation.h"
 #include "hct_diag.h"
+#include "hct_sampling_wall.h"
 #include "hct_self.h"
+#include "hct_sleep.h"
 #include "hct_ring.h"
 #include "hct_tooltime.h"
 
 #define MAX_FRAMES 64
 #define MAX_VALUES 16
 #define SKIP_MAX 8 /* frames of the handler and the signal trampoline */
+#define MAX_CATCHUP 16 /* SRC_WALL: expiries one signal stands for, at most */
 
-enum { SRC_NONE, SRC_PERF, SRC_TIMER };
+enum { SRC_NONE, SRC_PERF, SRC_TIMER, SRC_WALL /* hct_sampling_wall.c */ };
 #define NSTATS HCA_NSTATS /* members of the sampling-statistics class (hca_schema.h) */
 
 typedef struct {
@@ -71,6 +74,9 @@ struct hct_smp_thread {
     uint64_t rng, cpu_target; /* SRC_TIMER: the thread CPU time of the next interrupt */
     uint64_t armed_period;    /* SRC_PERF: the period armed last, ns of task-clock */
     uint64_t last_count;      /* SRC_PERF: the event's count when last re-armed (0: unknown) */
+    uint64_t wall_due;  /* SRC_WALL: when the timer expires next */
+    uint64_t wall_stamps[MAX_CATCHUP]; /* SRC_WALL: the expiries the current signal stands for */
+    int wall_nstamps;
     volatile uint64_t lost_in_tool, lost_full; /* written by the handler only */
     volatile uint64_t handler_ns;               /* time in the handler, samples taken */
     volatile uint64_t before_ns;                /* time from the interrupt's due time to the handler */
@@ -130,7 +136,9 @@ static void arm_timer(hct_smp_thread *s)
 
 static void rearm(hct_smp_thread *s)
 {
-    if (S.source == SRC_PERF) {
+    if (S.source == SRC_WALL) {
+        hct_wall_timer_arm_at(s->timer, s->wall_due);
+    } else if (S.source == SRC_PERF) {
         /* the count it resumes from: disabled since shortly after the overflow */
         uint64_t count = 0;
         s->last_count = s->ovf && read(s->fd, &count, sizeof(count)) == (ssize_t)sizeof(count) ? count : 0;
@@ -183,7 +191,8 @@ static uint64_t perf_interrupt_cost(hct_smp_thread *s, uint64_t now)
 }
 
 /* Takes a sample at time ts (the handler's first reading of the clock) into a
- * reserved record, returned uncommitted (NULL when lost). The timestamp and the
+ * reserved record, returned uncommitted (NULL when lost); the wall-clock
+ * source stamps a late signal's sample with its expiry (hct_wall_stamp). The timestamp and the
  * counter values are read back to back, in the order of a region boundary
  * (hct_boundary: time, then counters), so that both carry the same small
  * offset between the clock and the counters, which folding cancels
@@ -229,21 +238,60 @@ static sample_rec *take_sample(hct_smp_thread *s, const ucontext_t *uc, uint64_t
     r->nvalues = (uint8_t)nvalues;
     r->depth = (uint8_t)depth;
     r->flags = truncated ? REC_TRUNCATED : 0;
-    r->ts = ts;
+    r->ts = S.source == SRC_WALL ? hct_wall_stamp(s->wall_stamps[0], ts, s->wall_nstamps) : ts;
     memcpy(r->data, values, (size_t)nvalues * sizeof(uint64_t));
     memcpy(r->data + nvalues, frames, (size_t)depth * sizeof(uint64_t));
     return r;
 }
 
 /* The interrupt's own time before the handler ran at `now` (timer, overflow,
- * signal delivery), ns. The POSIX timer's: the thread's CPU time since it was
- * due (a system call). */
+ * signal delivery), ns. The POSIX CPU-time timer's: the thread's CPU time since
+ * it was due (a system call). The wall-clock timer's: the time from its expiry
+ * to now when the signal came promptly (the thread ran: the timer interrupt and
+ * the signal's delivery), 0 when it came late (the thread waited for a CPU or
+ * sat in the kernel: not the tracer's time; the sample is stamped at its
+ * expiry, before that wait; hct_sampling_wall.c). */
 static uint64_t interrupt_cost(hct_smp_thread *s, uint64_t now)
 {
     if (S.source == SRC_PERF)
         return perf_interrupt_cost(s, now);
+    if (S.source == SRC_WALL)
+        return hct_wall_interrupt_cost(s->wall_stamps[0], now, s->wall_nstamps);
     uint64_t cpu = thread_cpu_ns();
     return s->cpu_target && cpu > s->cpu_target ? cpu - s->cpu_target : 0;
+}
+
+/* SRC_WALL: the expiries up to now, on a schedule of jittered periods that
+ * does not depend on when the signals arrive (hct_sampling_wall.c) */
+static void wall_catch_up(hct_smp_thread *s, uint64_t now)
+{
+    int n = 0;
+    while (s->wall_due <= now && n < MAX_CATCHUP) {
+        s->wall_stamps[n++] = s->wall_due;
+        s->wall_due += next_period(s);
+    }
+    if (n == 0) /* not ours to be early, but then: now */
+        s->wall_stamps[n++] = now;
+    s->wall_nstamps = n;
+    while (s->wall_due <= now) /* more than MAX_CATCHUP behind: the schedule starts again */
+        s->wall_due = now + next_period(s);
+}
+
+/* SRC_WALL: the expiries after the first that one late signal stands for, each
+ * a copy of the committed sample r (the same values, stack and tool time: the
+ * thread did not run in between) stamped with its expiry */
+static void wall_copies(hct_smp_thread *s, const sample_rec *r)
+{
+    for (int k = 1; k < s->wall_nstamps; k++) {
+        sample_rec *copy = hct_ring_reserve(&s->ring, r->size);
+        if (!copy) {
+            s->lost_full++;
+            break;
+        }
+        memcpy(copy, r, r->size);
+        copy->ts = s->wall_stamps[k];
+        hct_ring_commit(&s->ring, r->size);
+    }
 }
 
 static void on_signal(int sig, siginfo_t *si, void *ucv)
@@ -270,10 +318,13 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
         errno = saved_errno;
         return;
     }
+    hct_sleep_interrupted(); /* a sleep it ends is resumed (hct_sleep.c) */
     if (s->armed) {
         uint64_t t0 = hca_clock_now();
         int inside = s->t->in_tool;
         sample_rec *r = NULL;
+        if (S.source == SRC_WALL)
+            wall_catch_up(s, t0);
         if (inside)
             s->lost_in_tool++;
         else
@@ -291,6 +342,8 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
             r->tool_ns = s->t->tool_ns + before;
             r->tool_cpu_ns = s->t->tool_cpu_ns + before;
             hct_ring_commit(&s->ring, r->size);
+            if (S.source == SRC_WALL && s->wall_nstamps > 1)
+                wall_copies(s, r);
         }
         /* re-armed after the sample: this system call (microseconds in a VM)
          * must not sit between the sample's timestamp and its counter values */
@@ -368,8 +421,8 @@ void hct_sampling_setup(void)
     hct_smp_thread probe;
     memset(&probe, 0, sizeof(probe));
     probe.rng = 1;
-    S.source = SRC_TIMER;
-    if (open_source(&probe) == 0) {
+    S.source = hct.cfg.sampling_clock == HCT_CLOCK_WALL ? SRC_WALL : SRC_TIMER;
+    if (S.source == SRC_TIMER && open_source(&probe) == 0) {
         if (probe.ovf)
             munmap(probe.ovf, probe.ovf_size);
         close(probe.fd);
@@ -387,9 +440,11 @@ void hct_sampling_setup(void)
     S.installed = 1;
     hct_sample_cc_reserve(8192);
     char name[160];
-    snprintf(name, sizeof(name), "%s, every %.3g ms +- %u %% of the thread's CPU time%s",
-             S.source == SRC_PERF ? "perf_event task-clock overflow" : "POSIX CPU-time timer",
-             (double)S.period / 1e6, hct.cfg.sampling_jitter_pct,
+    snprintf(name, sizeof(name), "%s, every %.3g ms +- %u %% of the thread's %s time%s",
+             S.source == SRC_PERF   ? "perf_event task-clock overflow"
+             : S.source == SRC_WALL ? "POSIX wall-clock timer"
+                                    : "POSIX CPU-time timer",
+             (double)S.period / 1e6, hct.cfg.sampling_jitter_pct, S.source == SRC_WALL ? "wall-clock" : "CPU",
              S.source == SRC_PERF && S.user_only ? " in user space" : "");
     S.igen = hca_defs_interrupt_generator(&hct.defs, name, OTF2_INTERRUPT_GENERATOR_MODE_TIME, S.period);
     static const char *const stat_names[NSTATS] = HCA_STAT_NAMES;
@@ -437,22 +492,22 @@ hct_smp_thread *hct_sampling_thread_start(hct_thread *t)
         s->armed = 1;
         ioctl(s->fd, PERF_EVENT_IOC_REFRESH, 1);
     } else {
-        struct sigevent sev;
-        memset(&sev, 0, sizeof(sev));
-        sev.sigev_notify = SIGEV_THREAD_ID;
-        sev.sigev_signo = SIGPROF;
-        sev.sigev_value.sival_ptr = s;
-        sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
-        if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &s->timer) != 0) {
+        int wall = S.source == SRC_WALL;
+        if (hct_thread_timer_create(wall ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID, SIGPROF, s, &s->timer) != 0) {
             tls_smp = NULL;
             munmap(s->mem, s->memsize);
             free(s);
             return NULL;
         }
         s->has_timer = 1;
-        s->cpu_target = thread_cpu_ns();
         s->armed = 1;
-        arm_timer(s);
+        if (wall) {
+            s->wall_due = hca_clock_now() + next_period(s);
+            hct_wall_timer_arm_at(s->timer, s->wall_due);
+        } else {
+            s->cpu_target = thread_cpu_ns();
+            arm_timer(s);
+        }
     }
     return s;
 }
