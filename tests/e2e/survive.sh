@@ -142,7 +142,13 @@ F90
     want=$?
     traced_mpirun 2 ./fabort > out 2> err
     rc=$?
-    ok $((rc != want)) "Fortran MPI_ABORT: exit status of the untraced run kept ($rc, untraced $want)"
+    rc_ok=$((rc != want))
+    if [ "$rc" != "$want" ]; then # the abort's code or the other rank's signal: a second untraced run
+        plain_mpirun 2 ./fabort > /dev/null 2>&1
+        again=$?
+        [ "$rc" = "$again" ] && want="$want or $again" && rc_ok=0
+    fi
+    ok $rc_ok "Fortran MPI_ABORT: exit status of the untraced run kept ($rc, untraced $want)"
     grep -q "^hcatrace: rank 1 ended by MPI_Abort; " err
     ok $? "Fortran MPI_ABORT: rank 1 wrote its partial trace"
     "$FOLD" --recover hcatrace-fabort-* 2> fold.err
