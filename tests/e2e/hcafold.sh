@@ -2,7 +2,7 @@
 # known (tests/synth/hcasynth): recovered rates and phase boundaries against the
 # truth, coarse against 100x finer sampling, outlier exclusion, rotating counter
 # sets, determinism, every output file, and the bad-input cases with their
-# messages and exit codes.
+# messages and exit codes; progress lines in a batch job's log (tenths, -v, -q).
 . "$(dirname "$0")/lib.sh"
 SYNTH="$BUILD/tests/hcasynth"
 FOLD="$BUILD/bin/hcafold"
@@ -148,4 +148,23 @@ ok $((rc != 5)) "unwritable output directory: exit 5 ($rc)"
 ok $? "--help: exit 0"
 grep -q -- '--region' out
 ok $? "--help lists the options"
+
+# progress in a batch job's log (stderr not a terminal): lines, not carriage returns; in tenths
+# by default, every step with -v, none with -q
+"$SYNTH" --out many --ranks 8 --threads 3 --instances 40 --duration-ms 10 --period-ms 3 \
+    --counter instructions:0-1=1e9 > /dev/null
+"$FOLD" -f json many > out 2> err
+ok $? "24 locations fold"
+ok "$(tr -cd '\r' < err | wc -c)" "progress without carriage returns"
+lines=$(grep -c '^hcafold: read [0-9]*/24 locations (' err)
+ok $((lines < 10 || lines > 11)) "by default a line per tenth of the locations read ($lines lines)"
+ok "$([ "$(grep 'locations' err | tail -1)" = "hcafold: read 24/24 locations (100 % of the events)" ]; echo $?)" \
+    "the last says all were read"
+ok $(($(grep -c '^hcafold: folded region [12]/2: MPI_Allreduce@' err) != 2)) "a line per region folded, numbered"
+"$FOLD" -v -f json many > out 2> err
+ok $? "-v: exit 0"
+seq 1 24 | sed 's|.*|hcafold: read &/24 locations|' > want
+ok "$(sed -n 's/ (.*//p' err | grep locations | diff want - > /dev/null; echo $?)" "-v: a line for every location, in order"
+"$FOLD" -q -f json many > out 2> err
+ok $(($(wc -c < err) + $(wc -c < out))) "-q: nothing on stderr or stdout"
 cd / && rm -rf "$dir"
