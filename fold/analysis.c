@@ -697,7 +697,8 @@ enum fold_analysis_status fold_analyze(const char *trace_path, const fold_option
                 return FOLD_ANALYSIS_NO_MEMORY;
             }
             if (o->progress)
-                o->progress(FOLD_PROGRESS_SKIPPED, candidates, ncandidates, f->name);
+                o->progress(FOLD_PROGRESS_SKIPPED, candidates, ncandidates,
+                            report->skipped[report->regions_skipped - 1].name);
             continue;
         }
         fold_region_result *g = &report->regions[report->nregions++];
@@ -707,7 +708,7 @@ enum fold_analysis_status fold_analyze(const char *trace_path, const fold_option
             return FOLD_ANALYSIS_NO_MEMORY;
         }
         if (o->progress)
-            o->progress(FOLD_PROGRESS_FOLDED, candidates, ncandidates, f->name);
+            o->progress(FOLD_PROGRESS_FOLDED, candidates, ncandidates, g->name);
     }
     free(known.functions);
     if (report->regions_skipped > 1)

@@ -222,7 +222,7 @@ static void counter_chart(FILE *f, const fold_region_result *g, const fold_count
     for (size_t i = 0; c->rate && i < n; i++)
         if (c->rate[i] > max)
             max = c->rate[i];
-    fold_rate_unit u = fold_rate_unit_for(c->unit, max);
+    fold_rate_unit u = fold_rate_unit_for(c->name, c->unit, max);
     double *shown = malloc((n + 1) * sizeof(double));
     size_t stride = c->npoints > MAX_DOTS ? (c->npoints + MAX_DOTS - 1) / MAX_DOTS : 1;
     size_t ndots = c->npoints / stride;
@@ -266,7 +266,7 @@ static void phases_table(FILE *f, const fold_region_result *g)
                 p + 1, a, b, (b - a) * g->mean_duration_s * 1e3);
         for (size_t c = 0; c < g->ncounters; c++) {
             char rate[64];
-            fold_rate_format(g->counters[c].unit, g->counters[c].phase_rate ? g->counters[c].phase_rate[p] : 0, rate,
+            fold_rate_format(g->counters[c].name, g->counters[c].unit, g->counters[c].phase_rate ? g->counters[c].phase_rate[p] : 0, rate,
                              sizeof(rate));
             fprintf(f, "<td class=\"n\">%s</td>", rate);
         }

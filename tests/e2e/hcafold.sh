@@ -24,6 +24,8 @@ spi=$(awk -F= '$1 == "samples_in_used" { s = $2 } $1 == "used_instances" { u = $
 ok "$(awk -v s="$spi" 'BEGIN { print (s <= 2) ? 0 : 1 }')" "classic: at most 2 samples per instance on average ($spi)"
 "$CHECK" classic/traces.fold/fold.json classic/truth.txt > check.txt
 ok $? "classic: rates within 3 % MAE of the truth, 3 phases, boundaries within 0.02"
+grep -Eq '^    phase 2  0\.[34][0-9]-0\.[89][0-9]  instructions 7[89][0-9]\.[0-9] MIPS \(' summary.txt
+ok $? "the summary gives the instruction rate in MIPS, as the plots do (800 MIPS in phase 2)"
 sed 's/^/# /' check.txt
 for f in fold.json 01-*.curves.csv 01-*.points.csv 01-*.bands.csv 01-*.gp 01-*.png 01-*.svg; do
     set -- classic/traces.fold/$f
