@@ -218,6 +218,7 @@ $(BUILD)/tests/test_symbol_names: TEST_LIBS += -lstdc++ -ldl
 $(BUILD)/tests/test_model_sets: $(call lib_obj,instrument/hct_model_sets.c) $(MODEL_OBJ) $(UNIT_OBJ)
 $(BUILD)/tests/test_bands: $(call fold_obj,fold/bands.c)
 $(BUILD)/tests/test_units: $(call fold_obj,fold/units.c)
+$(BUILD)/tests/test_html_svg: $(call fold_obj,fold/html_svg.c fold/outdir.c)
 $(BUILD)/tests/test_anchor: $(call fold_obj,fold/anchor.c)
 $(BUILD)/tests/test_fit $(BUILD)/tests/test_segment: $(call fold_obj,fold/fit.c fold/segment.c)
 $(BUILD)/tests/test_read $(BUILD)/tests/test_regions $(BUILD)/tests/test_points: $(FOLD_READ_OBJ)

@@ -235,7 +235,8 @@ static void counter_chart(FILE *f, const fold_region_result *g, const fold_count
             dy[i] = c->py[i * stride];
         }
         char title[300], left[100], rate_label[200];
-        snprintf(title, sizeof(title), "%s: %zu instances, %zu points fitted", c->name, c->instances, c->points_used);
+        snprintf(title, sizeof(title), "%s: %zu instance%s, %zu point%s fitted", c->name, c->instances,
+                 c->instances == 1 ? "" : "s", c->points_used, c->points_used == 1 ? "" : "s");
         snprintf(left, sizeof(left), "%s", u.name);
         snprintf(rate_label, sizeof(rate_label), "rate (%s)", u.name);
         svg_line lines[2] = { { c->curve.x, shown, n, rate_label, svg_color(3), 0 },
