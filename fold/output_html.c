@@ -186,7 +186,11 @@ static void regions_section(FILE *f, const fold_report *r)
     static const char regions_head[] =
         "<table>\n<tr><th>#</th><th>region</th><th>kind</th><th>time (s)</th><th>% of traced time</th>"
         "<th>instances used / found</th><th>samples</th><th>folded</th></tr>\n";
-    fprintf(f, "<section id=\"regions\">\n<h2>Regions</h2>\n%s", regions_head);
+    fprintf(f, "<section id=\"regions\">\n<h2>Regions</h2>\n<p class=\"why\">A region's time is summed over the "
+               "locations (ranks, threads) that ran it; its share is of the traced time (every location from its "
+               "first to its last event). Regions nest (an OpenMP region inside the burst between two MPI calls, "
+               "a user region around both), so the shares can add up to more than 100 %%.</p>\n%s",
+            regions_head);
     for (size_t i = 0; i < r->nregions; i++) {
         const fold_region_result *g = &r->regions[i];
         fprintf(f, "<tr class=\"region\"><td class=\"n\">%zu</td><td><a href=\"#region-%s\">", i + 1, g->slug);

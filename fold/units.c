@@ -1,6 +1,7 @@
 /* units.c: units of counter rates for people (units.h). */
 #include "units.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -55,17 +56,29 @@ fold_rate_unit fold_rate_unit_for(const char *counter, const char *unit, double 
     return u;
 }
 
+/* The printf format of a value in unit u: two decimals for CPUs busy and G; one for the
+ * others, but two significant digits below 1 event/s, so that a small rate is not "0.0 /s". */
+static const char *value_format(const fold_rate_unit *u, double events_per_s)
+{
+    if (u->cpus_busy || u->scale >= 1e9)
+        return "%.2f";
+    return u->scale == 1 && fabs(events_per_s) < 0.95 ? "%.2g" : "%.1f";
+}
+
 void fold_rate_format(const char *counter, const char *unit, double events_per_s, char *buf, size_t len)
 {
     fold_rate_unit u = fold_rate_unit_for(counter, unit, events_per_s);
-    double v = events_per_s / u.scale;
-    snprintf(buf, len, u.cpus_busy || u.scale >= 1e9 ? "%.2f %s" : "%.1f %s", v, u.name);
+    char f[16];
+    snprintf(f, sizeof(f), "%s %%s", value_format(&u, events_per_s));
+    snprintf(buf, len, f, events_per_s / u.scale, u.name);
 }
 
 void fold_rate_format_interval(const char *counter, const char *unit, double events_per_s, double low, double high,
                                char *buf, size_t len)
 {
     fold_rate_unit u = fold_rate_unit_for(counter, unit, events_per_s);
-    const char *f = u.cpus_busy || u.scale >= 1e9 ? "%.2f %s (%.2f-%.2f)" : "%.1f %s (%.1f-%.1f)";
+    const char *v = value_format(&u, events_per_s);
+    char f[48];
+    snprintf(f, sizeof(f), "%s %%s (%s-%s)", v, v, v);
     snprintf(buf, len, f, events_per_s / u.scale, u.name, low / u.scale, high / u.scale);
 }

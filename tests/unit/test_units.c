@@ -2,7 +2,8 @@
  * the summary, the plots, report.html and the comparison: instructions per second in
  * MIPS whatever their name (generic, PAPI's canonical name, libpfm4's with or without a
  * PMU prefix); a time counter (ns) as CPUs busy; other counters with the SI prefix of
- * the value as printed (999.96 M/s is 1.00 G/s, not 1000.0 M/s). */
+ * the value as printed (999.96 M/s is 1.00 G/s, not 1000.0 M/s); a rate below one
+ * per second with two significant digits, never "0.0 /s". */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -67,6 +68,22 @@ static void prefix_follows_the_printed_value(void **state)
     assert_string_equal(text, "999.9 /s");
 }
 
+/* A rate below one event per second keeps two significant digits: never "0.0 /s" for a
+ * rate that is not zero. */
+static void small_rates_are_not_zero(void **state)
+{
+    (void)state;
+    char text[64];
+    fold_rate_format("page-faults", "#", 0.0375, text, sizeof(text));
+    assert_string_equal(text, "0.037 /s");
+    fold_rate_format("page-faults", "#", 0.0, text, sizeof(text));
+    assert_string_equal(text, "0 /s");
+    fold_rate_format_interval("page-faults", "#", 0.2, 0.04, 0.35, text, sizeof(text));
+    assert_string_equal(text, "0.2 /s (0.04-0.35)");
+    fold_rate_format("page-faults", "#", 12.04, text, sizeof(text));
+    assert_string_equal(text, "12.0 /s");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -74,6 +91,7 @@ int main(void)
         cmocka_unit_test(other_counters_are_not_mips),
         cmocka_unit_test(time_counters_are_cpus_busy),
         cmocka_unit_test(prefix_follows_the_printed_value),
+        cmocka_unit_test(small_rates_are_not_zero),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
