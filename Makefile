@@ -88,7 +88,10 @@ FOLD_READ_SRC := fold/read.c fold/read_archive.c fold/read_defs.c fold/read_even
 FOLD_READ_OBJ := $(call fold_obj,$(FOLD_READ_SRC)) $(call lib_obj,$(SCHEMA_READ_SRC))
 TOOLS += $(BUILD)/tests/hcasynth $(BUILD)/tests/foldstat $(BUILD)/tests/foldcheck $(BUILD)/tests/modelcheck
 
-all: $(LIB) $(EXAMPLES) $(TOOLS) $(HCAFOLD)
+# hcatrace --list-events: the events this machine records (installed in LIBDIR/hcatrace/)
+LIST_EVENTS := $(BUILD)/lib/hcatrace/list-events
+
+all: $(LIB) $(EXAMPLES) $(TOOLS) $(HCAFOLD) $(LIST_EVENTS)
 
 $(BUILD)/obj/lib/%.o: %.c $(BUILD)/obj/lib/%.d $(CONFIG)
 	@mkdir -p $(dir $@)
@@ -99,6 +102,11 @@ $(LIB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	@$(CC) -shared -o $@ $^ $(SAN_LDFLAGS) $(LIB_LIBS) -Wl,-soname,libhcatrace.so
+
+$(LIST_EVENTS): $(call lib_obj,src/hcatrace_list_events.c instrument/hct_events.c src/hca_names.c)
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	@$(CC) -o $@ $^ $(SAN_LDFLAGS) $(PFM_LIBS)
 
 # Examples are the user's programs: built without sanitizers, with -g.
 $(BUILD)/examples/mpi_phases: examples/mpi_phases.c include/hcatrace.h
@@ -209,6 +217,8 @@ $(BUILD)/tests/test_symbol_names: $(call lib_obj,instrument/hct_symbol_names.c)
 $(BUILD)/tests/test_symbol_names: TEST_LIBS += -lstdc++ -ldl
 $(BUILD)/tests/test_model_sets: $(call lib_obj,instrument/hct_model_sets.c) $(MODEL_OBJ) $(UNIT_OBJ)
 $(BUILD)/tests/test_bands: $(call fold_obj,fold/bands.c)
+$(BUILD)/tests/test_units: $(call fold_obj,fold/units.c)
+$(BUILD)/tests/test_html_svg: $(call fold_obj,fold/html_svg.c fold/outdir.c)
 $(BUILD)/tests/test_anchor: $(call fold_obj,fold/anchor.c)
 $(BUILD)/tests/test_fit $(BUILD)/tests/test_segment: $(call fold_obj,fold/fit.c fold/segment.c)
 $(BUILD)/tests/test_read $(BUILD)/tests/test_regions $(BUILD)/tests/test_points: $(FOLD_READ_OBJ)
@@ -255,7 +265,7 @@ fuzz: $(FUZZ)/fuzz_model $(FUZZ)/fuzz_config $(FUZZ)/fuzz_trace $(BUILD)/tests/h
 # header dependencies written by -MMD (none before the first build)
 # An object without its dependency file (built before -MMD, or the .d lost) is
 # rebuilt: each .d is a prerequisite of its object, a target without a recipe.
-DEPFILES := $(patsubst %.c,$(BUILD)/obj/lib/%.d,$(LIB_SRC) $(SCHEMA_READ_SRC) src/hca_recover.c) \
+DEPFILES := $(patsubst %.c,$(BUILD)/obj/lib/%.d,$(LIB_SRC) $(SCHEMA_READ_SRC) src/hca_recover.c src/hcatrace_list_events.c) \
     $(patsubst fold/%.c,$(BUILD)/obj/fold/%.d,$(wildcard fold/*.c)) \
     $(patsubst tests/%.c,$(BUILD)/obj/tests/%.d,$(wildcard tests/*.c tests/*/*.c))
 $(DEPFILES):
@@ -276,11 +286,12 @@ bench: all
 	bench/openmp.sh
 
 # the hcatrace command learns the version and where the library is installed
-install: $(LIB) $(HCAFOLD) $(EXAMPLES)
-	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(INCLUDEDIR) \
+install: $(LIB) $(HCAFOLD) $(EXAMPLES) $(LIST_EVENTS)
+	install -d $(DESTDIR)$(LIBDIR)/hcatrace $(DESTDIR)$(BINDIR) $(DESTDIR)$(INCLUDEDIR) \
 	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DATAROOTDIR)/doc/hcatrace \
 	    $(DESTDIR)$(DATAROOTDIR)/hcatrace/examples $(DESTDIR)$(DATAROOTDIR)/hcatrace/models
 	install -m 755 $(LIB) $(DESTDIR)$(LIBDIR)/libhcatrace.so
+	install -m 755 $(LIST_EVENTS) $(DESTDIR)$(LIBDIR)/hcatrace/list-events
 	sed -e "s|^version='@VERSION@'|version='$(VERSION)'|" -e "s|^libdir='@LIBDIR@'|libdir='$(LIBDIR)'|" \
 	    -e "s|^prefix='@PREFIX@'|prefix='$(PREFIX)'|" \
 	    scripts/hcatrace > $(DESTDIR)$(BINDIR)/hcatrace
@@ -302,11 +313,12 @@ install: $(LIB) $(HCAFOLD) $(EXAMPLES)
 	install -m 644 models/*.model models/README.md $(DESTDIR)$(DATAROOTDIR)/hcatrace/models/
 
 uninstall:
-	rm -f $(DESTDIR)$(LIBDIR)/libhcatrace.so $(DESTDIR)$(BINDIR)/hcatrace $(DESTDIR)$(BINDIR)/hcafold \
+	rm -f $(DESTDIR)$(LIBDIR)/libhcatrace.so $(DESTDIR)$(LIBDIR)/hcatrace/list-events $(DESTDIR)$(BINDIR)/hcatrace $(DESTDIR)$(BINDIR)/hcafold \
 	    $(DESTDIR)$(LIBDIR)/pkgconfig/hcatrace.pc \
 	    $(DESTDIR)$(MANDIR)/man1/hcatrace.1 $(DESTDIR)$(MANDIR)/man1/hcafold.1 \
 	    $(DESTDIR)$(INCLUDEDIR)/hcatrace.h
 	rm -rf $(DESTDIR)$(DATAROOTDIR)/doc/hcatrace $(DESTDIR)$(DATAROOTDIR)/hcatrace
+	-rmdir $(DESTDIR)$(LIBDIR)/hcatrace 2>/dev/null
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,style,performance,portability \

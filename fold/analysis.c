@@ -623,8 +623,19 @@ struct progress_adapter {
 static void read_progress(void *user, uint64_t done, uint64_t total)
 {
     const struct progress_adapter *a = user;
-    if (a->o->progress)
-        a->o->progress("reading", (size_t)done, (size_t)(total ? total : done));
+    a->o->progress(FOLD_PROGRESS_EVENTS, (size_t)done, (size_t)(total ? total : done), NULL);
+}
+
+static void location_progress(void *user, uint64_t done, uint64_t total)
+{
+    const struct progress_adapter *a = user;
+    a->o->progress(FOLD_PROGRESS_LOCATIONS, (size_t)done, (size_t)total, NULL);
+}
+
+/* The regions fold_analyze considers (not MPI calls unless asked; those --region selects). */
+static int considered(const fold_region *f, const fold_options *o)
+{
+    return (f->kind != FOLD_KIND_MPI || o->include_mpi) && selected(f->name, o->regions, o->nregions);
 }
 
 enum fold_analysis_status fold_analyze(const char *trace_path, const fold_options *o, fold_report *report, char *err, size_t errlen)
@@ -642,7 +653,8 @@ enum fold_analysis_status fold_analyze(const char *trace_path, const fold_option
     ro.jobs = o->jobs;
     ro.mpi_regions = o->include_mpi;
     struct progress_adapter adapter = { o };
-    ro.progress = read_progress;
+    ro.progress = o->progress ? read_progress : NULL;
+    ro.location_progress = o->progress ? location_progress : NULL;
     ro.progress_user = &adapter;
     char msg[512] = "";
     int st = fold_read(trace_path, &ro, t, msg, sizeof(msg));
@@ -669,21 +681,24 @@ enum fold_analysis_status fold_analyze(const char *trace_path, const fold_option
         snprintf(err, errlen, "out of memory");
         return FOLD_ANALYSIS_NO_MEMORY;
     }
-    size_t candidates = 0;
+    size_t candidates = 0, ncandidates = 0;
+    for (size_t i = 0; i < t->nfolds; i++)
+        ncandidates += (size_t)considered(&t->folds[i], o);
     fold_anchors known = { NULL, 0, 0 }; /* regions folded first (by total time) anchor the later ones */
     for (size_t i = 0; i < t->nfolds; i++) {
         const fold_region *f = &t->folds[i];
-        if ((f->kind == FOLD_KIND_MPI && !o->include_mpi) || !selected(f->name, o->regions, o->nregions))
+        if (!considered(f, o))
             continue;
         candidates++;
-        if (o->progress)
-            o->progress("folding", i, t->nfolds);
         if (f->nused < o->min_instances || f->nsamples_used < o->min_samples) {
             if (add_skipped(report, f, o) != 0) {
                 free(known.functions);
                 snprintf(err, errlen, "out of memory");
                 return FOLD_ANALYSIS_NO_MEMORY;
             }
+            if (o->progress)
+                o->progress(FOLD_PROGRESS_SKIPPED, candidates, ncandidates,
+                            report->skipped[report->regions_skipped - 1].name);
             continue;
         }
         fold_region_result *g = &report->regions[report->nregions++];
@@ -692,10 +707,10 @@ enum fold_analysis_status fold_analyze(const char *trace_path, const fold_option
             snprintf(err, errlen, "out of memory folding %s", f->name);
             return FOLD_ANALYSIS_NO_MEMORY;
         }
+        if (o->progress)
+            o->progress(FOLD_PROGRESS_FOLDED, candidates, ncandidates, g->name);
     }
     free(known.functions);
-    if (o->progress)
-        o->progress("folding", t->nfolds, t->nfolds);
     if (report->regions_skipped > 1)
         qsort(report->skipped, report->regions_skipped, sizeof(*report->skipped), skipped_by_time_desc);
     if (report->nregions == 0) {

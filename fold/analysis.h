@@ -17,6 +17,14 @@ enum fold_analysis_status {
     FOLD_ANALYSIS_BAD_SELECTION /* a --counter the trace does not have */
 };
 
+/* The steps fold_analyze reports to fold_options.progress. */
+enum fold_progress_step {
+    FOLD_PROGRESS_EVENTS,    /* events read: done, total */
+    FOLD_PROGRESS_LOCATIONS, /* locations read: done, total */
+    FOLD_PROGRESS_FOLDED,    /* a region folded: the done-th of total, its name */
+    FOLD_PROGRESS_SKIPPED    /* a region not folded (too few instances or samples): same */
+};
+
 typedef struct {
     const char *const *regions;  /* substrings selecting regions by name; NULL/0: all */
     size_t nregions;
@@ -31,7 +39,8 @@ typedef struct {
     fold_band_options bands;
     fold_bootstrap_options bootstrap;
     int include_mpi;             /* also fold the MPI calls themselves */
-    void (*progress)(const char *stage, size_t done, size_t total); /* or NULL */
+    /* or NULL; region: the region's name for FOLD_PROGRESS_FOLDED and _SKIPPED, else NULL */
+    void (*progress)(enum fold_progress_step step, size_t done, size_t total, const char *region);
 } fold_options;
 
 void fold_options_defaults(fold_options *o);

@@ -99,6 +99,9 @@ static void usage(FILE *out)
           "                         (default: <AFTER>.compare beside the AFTER trace)\n"
           "      --list-models      the models found by name (for --model and HCATRACE_MODEL)\n"
           "  -q, --quiet            no summary on stdout, no progress\n"
+          "  -v, --verbose          progress on stderr at every step (default: a bar on a\n"
+          "                         terminal; elsewhere, as in a batch job's log, a line at\n"
+          "                         each tenth of the locations read and regions folded)\n"
           "  -h, --help             this help\n"
           "  -V, --version          the version\n"
           "\n"
@@ -203,17 +206,85 @@ static int recover_if_needed(const char *trace, int asked)
     return 1;
 }
 
-static int progress_on;
-static void progress(const char *stage, size_t done, size_t total)
+/* Progress on stderr. On a terminal: a bar redrawn in place. Elsewhere (a batch job's log):
+ * lines, at each tenth of the locations and of the regions (every step with -v); the events'
+ * tenths too when the trace is big. -q: none. */
+enum progress_mode { PROGRESS_OFF, PROGRESS_BAR, PROGRESS_LINES, PROGRESS_EVERY_STEP };
+static enum progress_mode progress_mode;
+#define PROGRESS_BIG_TRACE (1u << 24) /* events: above this, the events' tenths are said too */
+
+static void progress_bar(const char *stage, size_t done, size_t total)
 {
-    if (!progress_on)
-        return;
     int width = 30, filled = total ? (int)((double)width * (double)done / (double)total) : width;
     fprintf(stderr, "\rhcafold: %-10s [%.*s%*s] %zu/%zu", stage, filled, "##############################",
             width - filled, "", done, total);
     if (done >= total)
         fputs("\r\033[K", stderr);
     fflush(stderr);
+}
+
+/* The tenth (0..10) done reaches; a line is due when it passes the last one said. */
+static int progress_due(int *last_tenth, size_t done, size_t total, int every_step)
+{
+    int tenth = total ? (int)(10 * done / total) : 10;
+    if (!every_step && tenth <= *last_tenth)
+        return 0;
+    *last_tenth = tenth;
+    return 1;
+}
+
+/* Called by fold_analyze (reader threads never at once); the tenths start again with each trace. */
+static void progress(enum fold_progress_step step, size_t done, size_t total, const char *region)
+{
+    static int events_tenth = -1, locations_tenth = -1, regions_tenth = -1;
+    static size_t events_done, events_total;
+    if (step == FOLD_PROGRESS_EVENTS) {
+        events_done = done;
+        events_total = total;
+    }
+    if (progress_mode == PROGRESS_OFF)
+        return;
+    if (progress_mode == PROGRESS_BAR) {
+        if (step == FOLD_PROGRESS_EVENTS)
+            progress_bar("reading", done, total);
+        else if (step == FOLD_PROGRESS_FOLDED || step == FOLD_PROGRESS_SKIPPED)
+            progress_bar("folding", done, total);
+        return;
+    }
+    int every = progress_mode == PROGRESS_EVERY_STEP;
+    switch (step) {
+    case FOLD_PROGRESS_EVENTS:
+        if (total >= PROGRESS_BIG_TRACE && progress_due(&events_tenth, done, total, 0))
+            fprintf(stderr, "hcafold: read %d %% of %zu events\n", (int)(100.0 * (double)done / (double)total),
+                    total);
+        break;
+    case FOLD_PROGRESS_LOCATIONS:
+        if (progress_due(&locations_tenth, done, total, every))
+            fprintf(stderr, "hcafold: read %zu/%zu locations (%d %% of the events)\n", done, total,
+                    events_total ? (int)(100.0 * (double)events_done / (double)events_total) : 100);
+        if (done == total)
+            events_tenth = locations_tenth = -1;
+        break;
+    case FOLD_PROGRESS_FOLDED:
+    case FOLD_PROGRESS_SKIPPED:
+        if (progress_due(&regions_tenth, done, total, every))
+            fprintf(stderr, "hcafold: %s region %zu/%zu: %s\n", step == FOLD_PROGRESS_FOLDED ? "folded" : "skipped",
+                    done, total, region);
+        if (done == total)
+            regions_tenth = -1;
+        break;
+    }
+    fflush(stderr);
+}
+
+/* -q: none; -v: lines at every step; else a bar on a terminal, lines in tenths elsewhere. */
+static enum progress_mode progress_mode_for(int quiet, int verbose)
+{
+    if (quiet)
+        return PROGRESS_OFF;
+    if (verbose)
+        return PROGRESS_EVERY_STEP;
+    return isatty(STDERR_FILENO) ? PROGRESS_BAR : PROGRESS_LINES;
 }
 
 /* hcafold --compare: both traces folded with the same options, compared
@@ -269,6 +340,7 @@ int main(int argc, char **argv)
         { "output", required_argument, NULL, 'o' }, { "region", required_argument, NULL, 'r' },
         { "counter", required_argument, NULL, 'c' }, { "format", required_argument, NULL, 'f' },
         { "jobs", required_argument, NULL, 'j' },    { "quiet", no_argument, NULL, 'q' },
+        { "verbose", no_argument, NULL, 'v' },
         { "help", no_argument, NULL, 'h' },          { "version", no_argument, NULL, 'V' },
         { "min-instances", required_argument, NULL, OPT_MIN_INSTANCES },
         { "min-samples", required_argument, NULL, OPT_MIN_SAMPLES },
@@ -293,11 +365,11 @@ int main(int argc, char **argv)
     int no_model = 0;
     const char *output = NULL;
     unsigned formats = FOLD_FORMAT_ALL;
-    int quiet = 0, recover_only = 0, compare = 0, opt;
+    int quiet = 0, verbose = 0, recover_only = 0, compare = 0, opt;
     size_t v;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     o.jobs = cpus > 0 ? (unsigned)cpus : 1;
-    while ((opt = getopt_long(argc, argv, "o:r:c:f:j:m:s:qhV", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "o:r:c:f:j:m:s:qvhV", longopts, NULL)) != -1) {
         switch (opt) {
         case 'o':
             output = optarg;
@@ -328,6 +400,9 @@ int main(int argc, char **argv)
             break;
         case 'q':
             quiet = 1;
+            break;
+        case 'v':
+            verbose = 1;
             break;
         case 'm':
             no_model = strcmp(optarg, "none") == 0;
@@ -409,7 +484,7 @@ int main(int argc, char **argv)
             usage(stderr);
             return EXIT_USAGE;
         }
-        progress_on = !quiet && isatty(STDERR_FILENO);
+        progress_mode = progress_mode_for(quiet, verbose);
         o.progress = progress;
         return compare_runs(argv[optind], argv[optind + 1], &o, output, quiet);
     }
@@ -431,7 +506,7 @@ int main(int argc, char **argv)
         return EXIT_BAD_TRACE;
     if (recover_only)
         return EXIT_DONE;
-    progress_on = !quiet && isatty(STDERR_FILENO);
+    progress_mode = progress_mode_for(quiet, verbose);
     o.progress = progress;
 
     fold_report report;

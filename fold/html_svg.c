@@ -101,7 +101,29 @@ static void open_svg(FILE *f, const char *title, double height)
     fputs("</title>\n", f);
 }
 
-/* The frame: x axis 0 .. 1 with ticks, left axis 0 .. left_max, right axis 0 .. 1 when right_label. */
+/* The step between the left axis' ticks: about four up to max, 1, 2, 2.5 or 5 times a power of ten. */
+static double tick_step(double max)
+{
+    if (!(max > 0) || !isfinite(max))
+        return 0.5;
+    double raw = max / 4, magnitude = pow(10, floor(log10(raw)));
+    static const double nice[] = { 1, 2, 2.5, 5, 10 };
+    size_t i = 0;
+    while (i + 1 < sizeof(nice) / sizeof(nice[0]) && nice[i] * magnitude < raw * (1 - 1e-9))
+        i++;
+    return nice[i] * magnitude;
+}
+
+double svg_axis_top(double max)
+{
+    double step = tick_step(max);
+    if (!(max > 0) || !isfinite(max))
+        return 1;
+    return ceil(max / step * (1 - 1e-9)) * step;
+}
+
+/* The frame: x axis 0 .. 1 with ticks, left axis 0 .. left_max (an svg_axis_top) with round
+ * ticks, right axis 0 .. 1 when right_label. */
 static void axes(FILE *f, const char *title, const char *left_label, double left_max, const char *right_label)
 {
     fprintf(f, "<text x=\"%.1f\" y=\"14\" class=\"t\">", LEFT);
@@ -116,13 +138,16 @@ static void axes(FILE *f, const char *title, const char *left_label, double left
     }
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"ax\" text-anchor=\"middle\">normalized region time</text>\n",
             LEFT + PW / 2, H - 4);
-    for (int i = 0; i <= 2; i++) {
-        double y = TOP + PH * (1 - i / 2.0);
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"ax\" text-anchor=\"end\">%.3g</text>", LEFT - 4, y + 3,
-                left_max * i / 2.0);
-        if (right_label)
-            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"ax\">%.1f</text>", LEFT + PW + 4, y + 3, i / 2.0);
+    double step = tick_step(left_max);
+    for (int i = 0; i * step <= left_max * (1 + 1e-9); i++) {
+        double y = TOP + PH * (1 - i * step / left_max);
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"tick\"/>", LEFT - 4, y, LEFT, y);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"ax\" text-anchor=\"end\">%g</text>", LEFT - 6, y + 3,
+                i * step);
     }
+    for (int i = 0; right_label && i <= 2; i++)
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"ax\">%.1f</text>", LEFT + PW + 4,
+                TOP + PH * (1 - i / 2.0) + 3, i / 2.0);
     fprintf(f, "<text transform=\"translate(14,%.1f) rotate(-90)\" class=\"ax\" text-anchor=\"middle\">", TOP + PH / 2);
     html_escaped(f, left_label);
     fputs("</text>\n", f);
@@ -170,8 +195,9 @@ static void polyline(FILE *f, const double *x, const double *y, size_t n, double
 
 void svg_write_chart(FILE *f, const svg_chart *c)
 {
+    double top = svg_axis_top(c->left_max);
     open_svg(f, c->title, H);
-    axes(f, c->title, c->left_label, c->left_max, c->right_label);
+    axes(f, c->title, c->left_label, top, c->right_label);
     for (size_t i = 0; i < c->ndots; i++)
         fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"1.3\" class=\"dot\"/>", px(c->dot_x[i]), py(c->dot_y[i], 1));
     if (c->ndots)
@@ -181,7 +207,7 @@ void svg_write_chart(FILE *f, const svg_chart *c)
     size_t nkey = 0;
     for (size_t i = 0; i < c->nlines; i++) {
         const svg_line *l = &c->lines[i];
-        polyline(f, l->x, l->y, l->n, l->right ? 1 : c->left_max, l->color);
+        polyline(f, l->x, l->y, l->n, l->right ? 1 : top, l->color);
         if (nkey < 8) {
             labels[nkey] = l->label;
             colors[nkey++] = l->color;

@@ -32,7 +32,7 @@ typedef struct {
 } svg_line;
 
 /* A chart over normalized region time (0 .. 1): lines on a left axis from 0 to
- * left_max (left_label) and a right axis from 0 to 1 (right_label, or NULL:
+ * left_max rounded up to a round tick (svg_axis_top; left_label) and a right axis from 0 to 1 (right_label, or NULL:
  * none); dots (x, y on the right axis), at most ndots; dashed lines at the
  * inner phase bounds (bounds[0..nphases]) with the phases named P1, P2, ...
  * A key names the lines. */
@@ -48,6 +48,10 @@ typedef struct {
 } svg_chart;
 
 void svg_write_chart(FILE *f, const svg_chart *c);
+
+/* The left axis' top for values up to max: max rounded up to the axis' round tick
+ * step (1, 2, 2.5 or 5 times a power of ten, about four ticks); 1 when max is not positive. */
+double svg_axis_top(double max);
 
 /* Source bands as a strip over normalized time: [start, end) boxes labelled
  * with label[i], each with a tooltip title[i]; colour by colour[i]. */

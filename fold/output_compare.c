@@ -38,8 +38,8 @@ static void phase_rates(FILE *out, const fold_region_pair *p, const fold_phase_p
             continue;
         double vb = fold_span_rate(p->before, kb, &q->before), va = fold_span_rate(p->after, ka, &q->after);
         char rb[64], ra[64];
-        fold_rate_format(kb->unit, vb, rb, sizeof(rb));
-        fold_rate_format(ka->unit, va, ra, sizeof(ra));
+        fold_rate_format(kb->name, kb->unit, vb, rb, sizeof(rb));
+        fold_rate_format(ka->name, ka->unit, va, ra, sizeof(ra));
         fprintf(out, "%s%s %s -> %s (%+.1f %%)", sep, ka->name, rb, ra, percent(vb, va));
     }
 }
@@ -54,14 +54,14 @@ static void pair_text(FILE *out, const fold_phase_pair *q)
             percent(q->before.ms, q->after.ms));
 }
 
-/* "rate changed most: P2 0.40-1.00 -> P2 0.25-1.00: instructions 1.00 G/s -> 0.50 G/s (-50.0 %)" */
+/* "rate changed most: P2 0.40-1.00 -> P2 0.25-1.00: instructions 1000.0 MIPS -> 500.0 MIPS (-50.0 %)" */
 static void rate_change_text(FILE *out, const fold_region_pair *p)
 {
     const fold_phase_pair *q = &p->pairs[p->rate_changed];
     const fold_counter_result *k = fold_counter_named(p->after, p->rate_counter);
     char rb[64], ra[64];
-    fold_rate_format(k ? k->unit : "", p->rate_before, rb, sizeof(rb));
-    fold_rate_format(k ? k->unit : "", p->rate_after, ra, sizeof(ra));
+    fold_rate_format(p->rate_counter, k ? k->unit : "", p->rate_before, rb, sizeof(rb));
+    fold_rate_format(p->rate_counter, k ? k->unit : "", p->rate_after, ra, sizeof(ra));
     fputs("    rate changed most: ", out);
     phase_span(out, &q->before);
     fputs(" -> ", out);
@@ -126,7 +126,7 @@ static void overlay_chart(FILE *f, const fold_region_pair *p, const fold_counter
         max = ka->rate[i] > max ? ka->rate[i] : max;
     for (size_t i = 0; i < kb->curve.grid; i++)
         max = kb->rate[i] > max ? kb->rate[i] : max;
-    fold_rate_unit u = fold_rate_unit_for(ka->unit, max);
+    fold_rate_unit u = fold_rate_unit_for(ka->name, ka->unit, max);
     double *yb = malloc((kb->curve.grid + 1) * sizeof(double)), *ya = malloc((ka->curve.grid + 1) * sizeof(double));
     if (yb && ya) {
         for (size_t i = 0; i < kb->curve.grid; i++)

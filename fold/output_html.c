@@ -186,7 +186,11 @@ static void regions_section(FILE *f, const fold_report *r)
     static const char regions_head[] =
         "<table>\n<tr><th>#</th><th>region</th><th>kind</th><th>time (s)</th><th>% of traced time</th>"
         "<th>instances used / found</th><th>samples</th><th>folded</th></tr>\n";
-    fprintf(f, "<section id=\"regions\">\n<h2>Regions</h2>\n%s", regions_head);
+    fprintf(f, "<section id=\"regions\">\n<h2>Regions</h2>\n<p class=\"why\">A region's time is summed over the "
+               "locations (ranks, threads) that ran it; its share is of the traced time (every location from its "
+               "first to its last event). Regions nest (an OpenMP region inside the burst between two MPI calls, "
+               "a user region around both), so the shares can add up to more than 100 %%.</p>\n%s",
+            regions_head);
     for (size_t i = 0; i < r->nregions; i++) {
         const fold_region_result *g = &r->regions[i];
         fprintf(f, "<tr class=\"region\"><td class=\"n\">%zu</td><td><a href=\"#region-%s\">", i + 1, g->slug);
@@ -222,7 +226,7 @@ static void counter_chart(FILE *f, const fold_region_result *g, const fold_count
     for (size_t i = 0; c->rate && i < n; i++)
         if (c->rate[i] > max)
             max = c->rate[i];
-    fold_rate_unit u = fold_rate_unit_for(c->unit, max);
+    fold_rate_unit u = fold_rate_unit_for(c->name, c->unit, max);
     double *shown = malloc((n + 1) * sizeof(double));
     size_t stride = c->npoints > MAX_DOTS ? (c->npoints + MAX_DOTS - 1) / MAX_DOTS : 1;
     size_t ndots = c->npoints / stride;
@@ -235,7 +239,8 @@ static void counter_chart(FILE *f, const fold_region_result *g, const fold_count
             dy[i] = c->py[i * stride];
         }
         char title[300], left[100], rate_label[200];
-        snprintf(title, sizeof(title), "%s: %zu instances, %zu points fitted", c->name, c->instances, c->points_used);
+        snprintf(title, sizeof(title), "%s: %zu instance%s, %zu point%s fitted", c->name, c->instances,
+                 c->instances == 1 ? "" : "s", c->points_used, c->points_used == 1 ? "" : "s");
         snprintf(left, sizeof(left), "%s", u.name);
         snprintf(rate_label, sizeof(rate_label), "rate (%s)", u.name);
         svg_line lines[2] = { { c->curve.x, shown, n, rate_label, svg_color(3), 0 },
@@ -266,7 +271,7 @@ static void phases_table(FILE *f, const fold_region_result *g)
                 p + 1, a, b, (b - a) * g->mean_duration_s * 1e3);
         for (size_t c = 0; c < g->ncounters; c++) {
             char rate[64];
-            fold_rate_format(g->counters[c].unit, g->counters[c].phase_rate ? g->counters[c].phase_rate[p] : 0, rate,
+            fold_rate_format(g->counters[c].name, g->counters[c].unit, g->counters[c].phase_rate ? g->counters[c].phase_rate[p] : 0, rate,
                              sizeof(rate));
             fprintf(f, "<td class=\"n\">%s</td>", rate);
         }

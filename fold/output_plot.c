@@ -157,7 +157,7 @@ static void body(FILE *f, const fold_region_result *r)
         size_t col = 2;
         for (size_t q = 0; q < p; q++)
             col += r->counters[q].rate_lo ? 4 : 2;
-        fold_rate_unit u = fold_rate_unit_for(c->unit, max);
+        fold_rate_unit u = fold_rate_unit_for(c->name, c->unit, max);
         double scale = u.scale;
         if (u.cpus_busy)
             snprintf(label, sizeof(label), "%s (CPUs busy)", c->name);

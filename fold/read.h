@@ -28,6 +28,9 @@ typedef struct {
     /* Optional: called after every chunk of events read, from reader threads but
      * never concurrently; done and total count events (total from the definitions). */
     void (*progress)(void *user, uint64_t done, uint64_t total);
+    /* Optional: called after each location's events are read, under the same
+     * rules; done and total count locations. Both get progress_user. */
+    void (*location_progress)(void *user, uint64_t done, uint64_t total);
     void *progress_user;
 } fold_read_options;
 

@@ -424,7 +424,7 @@ int fold_read_location(fold_worker *w, OTF2_Reader *r, OTF2_EvtReaderCallbacks *
         uint64_t n = 0;
         rc = OTF2_Reader_ReadLocalEvents(r, e, EVENTS_PER_CHUNK, &n);
         L->nevents += n;
-        if (w->progress && n) {
+        if (w->progress && w->progress->cb && n) {
             pthread_mutex_lock(&w->progress->lock);
             w->progress->done += n;
             w->progress->cb(w->progress->user, w->progress->done, w->progress->total);

@@ -42,8 +42,10 @@ int fold_read_global_defs(fold_trace *t, const char *anchor, uint64_t **expected
 
 typedef struct {
     pthread_mutex_t lock;
-    uint64_t done, total;
-    void (*cb)(void *, uint64_t, uint64_t);
+    uint64_t done, total;                         /* events */
+    uint64_t locations_done, locations_total;
+    void (*cb)(void *, uint64_t, uint64_t);       /* events read; or NULL */
+    void (*location_cb)(void *, uint64_t, uint64_t); /* a location read; or NULL */
     void *user;
 } fold_progress;
 

@@ -2,7 +2,7 @@
  * the least loaded one; each opens its own OTF2_Reader on the archive and reads
  * the local definitions (mapping tables, clock offsets) and the events of its
  * locations (read_events.c). Nothing is shared between them but the read-only
- * definitions and the progress count. The first failure in location order is
+ * definitions and the progress counts (events, locations). The first failure in location order is
  * reported, so the message does not depend on --jobs. */
 #include "read_internal.h"
 
@@ -30,8 +30,16 @@ static void *worker_main(void *arg)
         w->status = fold_fail(w->err, sizeof(w->err), FOLD_ERR_NOMEM, "out of memory");
     } else {
         fold_event_callbacks_set(cbs);
-        for (size_t i = 0; i < w->nlocs && w->status == FOLD_OK; i++)
+        for (size_t i = 0; i < w->nlocs && w->status == FOLD_OK; i++) {
             w->status = fold_read_location(w, r, cbs, have_defs, w->locs[i]);
+            if (w->status == FOLD_OK && w->progress && w->progress->location_cb) {
+                pthread_mutex_lock(&w->progress->lock);
+                w->progress->locations_done++;
+                w->progress->location_cb(w->progress->user, w->progress->locations_done,
+                                         w->progress->locations_total);
+                pthread_mutex_unlock(&w->progress->lock);
+            }
+        }
         OTF2_EvtReaderCallbacks_Delete(cbs);
     }
     if (have_defs)
@@ -110,14 +118,16 @@ int fold_read_locations(fold_trace *t, const fold_read_options *opts, const uint
     memset(&progress, 0, sizeof(progress));
     pthread_mutex_init(&progress.lock, NULL);
     progress.total = total;
+    progress.locations_total = t->nlocations;
     progress.cb = opts->progress;
+    progress.location_cb = opts->location_progress;
     progress.user = opts->progress_user;
     for (size_t k = 0; k < njobs; k++) {
         workers[k].t = t;
         workers[k].o = opts;
         workers[k].anchor = t->path;
         workers[k].expected = expected;
-        workers[k].progress = opts->progress ? &progress : NULL;
+        workers[k].progress = opts->progress || opts->location_progress ? &progress : NULL;
     }
     if (njobs == 1) {
         worker_main(&workers[0]);

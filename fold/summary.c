@@ -14,7 +14,7 @@ static const size_t summary_sites = 5;    /* MPI call sites listed */
 static void rate(FILE *out, const fold_counter_result *c, double events_per_s)
 {
     char text[64];
-    fold_rate_format(c->unit, events_per_s, text, sizeof(text));
+    fold_rate_format(c->name, c->unit, events_per_s, text, sizeof(text));
     fputs(text, out);
 }
 
@@ -122,7 +122,7 @@ void fold_write_summary(const fold_report *r, FILE *out)
                 }
                 if (k->phase_lo && k->phase_rate) {
                     char text[128];
-                    fold_rate_format_interval(k->unit, k->phase_rate[p], k->phase_lo[p], k->phase_hi[p], text,
+                    fold_rate_format_interval(k->name, k->unit, k->phase_rate[p], k->phase_lo[p], k->phase_hi[p], text,
                                               sizeof(text));
                     fputs(text, out);
                 } else {

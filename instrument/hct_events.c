@@ -96,6 +96,19 @@ static void copy(char *dst, size_t n, const char *src)
     snprintf(dst, n, "%s", src);
 }
 
+int hct_events_core_pmu(pfm_pmu_info_t *pi)
+{
+    if (hct_events_init() != 0)
+        return -1;
+    for (int p = 0; p < PFM_PMU_MAX; p++) {
+        memset(pi, 0, sizeof(*pi));
+        pi->size = sizeof(*pi);
+        if (pfm_get_pmu_info((pfm_pmu_t)p, pi) == PFM_SUCCESS && pi->is_present && pi->type == PFM_PMU_TYPE_CORE)
+            return 0;
+    }
+    return -1;
+}
+
 static int from_generic(const char *name, const char *asked, hct_event *ev)
 {
     for (size_t i = 0; i < sizeof(generic) / sizeof(generic[0]); i++) {
@@ -118,6 +131,22 @@ static int from_generic(const char *name, const char *asked, hct_event *ev)
         return 1;
     }
     return 0;
+}
+
+const char *hct_event_generic_name(size_t i, int *software)
+{
+    if (i >= sizeof(generic) / sizeof(generic[0]))
+        return NULL;
+    *software = generic[i].type == PERF_TYPE_SOFTWARE;
+    return generic[i].name;
+}
+
+const char *hct_event_papi_name(size_t i, const char **generic_name)
+{
+    if (i >= sizeof(papi) / sizeof(papi[0]))
+        return NULL;
+    *generic_name = papi[i].generic;
+    return papi[i].papi;
 }
 
 /* Is the event (name up to the first ':') known on a PMU that is not active

@@ -8,6 +8,7 @@
 #define HCT_EVENTS_H
 
 #include <linux/perf_event.h>
+#include <perfmon/pfmlib.h>
 #include <stddef.h>
 
 #define HCT_EVENT_NAME_MAX 96
@@ -34,9 +35,21 @@ enum {
  * when libpfm4 is unusable (generic names still resolve). */
 int hct_events_init(void);
 
+/* The first core PMU libpfm4 finds present (the forced one under
+ * LIBPFM_FORCE_PMU) into *pi. Returns 0, or -1 when there is none (or no libpfm4). */
+int hct_events_core_pmu(pfm_pmu_info_t *pi);
+
 /* Resolves one event name. On failure `why` says why (for HCT_EV_OTHER_PMU
  * and HCT_EV_INVALID). */
 int hct_event_resolve(const char *spec, hct_event *ev, char *why, size_t whylen);
+
+/* The generic events in table order, for listings: the i-th's canonical name
+ * and whether the kernel counts it in software (*software); NULL past the end. */
+const char *hct_event_generic_name(size_t i, int *software);
+
+/* The PAPI presets taken as generic events: the i-th preset's name and, in
+ * *generic, the generic event it stands for; NULL past the end. */
+const char *hct_event_papi_name(size_t i, const char **generic);
 
 /* The (at most) n known names closest to `name`, as "a, b, c". */
 void hct_event_closest(const char *name, char *out, size_t outlen, int n);

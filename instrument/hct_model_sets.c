@@ -48,20 +48,13 @@ void hct_pmu_caps_make(const char *pmu, int num_cntrs, int num_fixed, int smt, i
 
 int hct_core_pmu(char *name, size_t namelen, int *num_cntrs, int *num_fixed)
 {
-    if (hct_events_init() != 0)
+    pfm_pmu_info_t pi;
+    if (hct_events_core_pmu(&pi) != 0)
         return -1;
-    for (int p = 0; p < PFM_PMU_MAX; p++) {
-        pfm_pmu_info_t pi;
-        memset(&pi, 0, sizeof(pi));
-        pi.size = sizeof(pi);
-        if (pfm_get_pmu_info((pfm_pmu_t)p, &pi) != PFM_SUCCESS || !pi.is_present || pi.type != PFM_PMU_TYPE_CORE)
-            continue;
-        snprintf(name, namelen, "%s", pi.name ? pi.name : "?");
-        *num_cntrs = pi.num_cntrs;
-        *num_fixed = pi.num_fixed_cntrs;
-        return 0;
-    }
-    return -1;
+    snprintf(name, namelen, "%s", pi.name ? pi.name : "?");
+    *num_cntrs = pi.num_cntrs;
+    *num_fixed = pi.num_fixed_cntrs;
+    return 0;
 }
 
 int hct_smt_from_siblings(const char *list)

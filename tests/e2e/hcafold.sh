@@ -2,7 +2,7 @@
 # known (tests/synth/hcasynth): recovered rates and phase boundaries against the
 # truth, coarse against 100x finer sampling, outlier exclusion, rotating counter
 # sets, determinism, every output file, and the bad-input cases with their
-# messages and exit codes.
+# messages and exit codes; progress lines in a batch job's log (tenths, -v, -q).
 . "$(dirname "$0")/lib.sh"
 SYNTH="$BUILD/tests/hcasynth"
 FOLD="$BUILD/bin/hcafold"
@@ -24,6 +24,8 @@ spi=$(awk -F= '$1 == "samples_in_used" { s = $2 } $1 == "used_instances" { u = $
 ok "$(awk -v s="$spi" 'BEGIN { print (s <= 2) ? 0 : 1 }')" "classic: at most 2 samples per instance on average ($spi)"
 "$CHECK" classic/traces.fold/fold.json classic/truth.txt > check.txt
 ok $? "classic: rates within 3 % MAE of the truth, 3 phases, boundaries within 0.02"
+grep -Eq '^    phase 2  0\.[34][0-9]-0\.[89][0-9]  instructions 7[89][0-9]\.[0-9] MIPS \(' summary.txt
+ok $? "the summary gives the instruction rate in MIPS, as the plots do (800 MIPS in phase 2)"
 sed 's/^/# /' check.txt
 for f in fold.json 01-*.curves.csv 01-*.points.csv 01-*.bands.csv 01-*.gp 01-*.png 01-*.svg; do
     set -- classic/traces.fold/$f
@@ -148,4 +150,23 @@ ok $((rc != 5)) "unwritable output directory: exit 5 ($rc)"
 ok $? "--help: exit 0"
 grep -q -- '--region' out
 ok $? "--help lists the options"
+
+# progress in a batch job's log (stderr not a terminal): lines, not carriage returns; in tenths
+# by default, every step with -v, none with -q
+"$SYNTH" --out many --ranks 8 --threads 3 --instances 40 --duration-ms 10 --period-ms 3 \
+    --counter instructions:0-1=1e9 > /dev/null
+"$FOLD" -f json many > out 2> err
+ok $? "24 locations fold"
+ok "$(tr -cd '\r' < err | wc -c)" "progress without carriage returns"
+lines=$(grep -c '^hcafold: read [0-9]*/24 locations (' err)
+ok $((lines < 10 || lines > 11)) "by default a line per tenth of the locations read ($lines lines)"
+ok "$([ "$(grep 'locations' err | tail -1)" = "hcafold: read 24/24 locations (100 % of the events)" ]; echo $?)" \
+    "the last says all were read"
+ok $(($(grep -c '^hcafold: folded region [12]/2: MPI_Allreduce@' err) != 2)) "a line per region folded, numbered"
+"$FOLD" -v -f json many > out 2> err
+ok $? "-v: exit 0"
+seq 1 24 | sed 's|.*|hcafold: read &/24 locations|' > want
+ok "$(sed -n 's/ (.*//p' err | grep locations | diff want - > /dev/null; echo $?)" "-v: a line for every location, in order"
+"$FOLD" -q -f json many > out 2> err
+ok $(($(wc -c < err) + $(wc -c < out))) "-q: nothing on stderr or stdout"
 cd / && rm -rf "$dir"

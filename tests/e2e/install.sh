@@ -4,7 +4,7 @@
 # under the prefix; the installed hcatrace finds the library there, answers
 # --help and --version, traces a program and says where the trace is (not
 # with -q); the installed examples run; `make uninstall` removes every
-# installed file.
+# installed file; the installed hcatrace --list-events finds its lister in LIBDIR.
 . "$(dirname "$0")/lib.sh"
 stage=$(fresh_dir)
 (cd "$TOP" && ./configure --prefix /opt/hca --libdir=/opt/hca/lib64 --config="$stage/c.mk") > /dev/null 2>&1
@@ -16,7 +16,7 @@ rm -f "$stage/c.mk"
 make -s -C "$TOP" BUILD="${BUILD#$TOP/}" install PREFIX=/opt/hca LIBDIR=/opt/hca/lib64 DESTDIR="$stage" \
     > /dev/null 2>&1
 ok $? "make install into a staging directory"
-for f in lib64/libhcatrace.so bin/hcatrace bin/hcafold include/hcatrace.h share/man/man1/hcatrace.1 \
+for f in lib64/libhcatrace.so lib64/hcatrace/list-events bin/hcatrace bin/hcafold include/hcatrace.h share/man/man1/hcatrace.1 \
          share/doc/hcatrace/trace-format.md share/doc/hcatrace/configuration.md \
          share/man/man1/hcafold.1 share/hcatrace/models/hca-snb.model share/hcatrace/models/generic.model; do
     check "installed $f" test -f "$stage/opt/hca/$f"
@@ -49,8 +49,13 @@ ok $(($? != 0)) "hcatrace --version: $out"
 ok "$([ "$out" = "hcatrace $version" ]; echo $?)" "the version is the Makefile's ($version)"
 "$stage/opt/hca/bin/hcatrace" --help > help.txt 2>&1
 ok $(($? != 0)) "hcatrace --help exits 0"
-grep -q -- '--output DIR' help.txt && grep -q -- '--quiet' help.txt && grep -q -- '--list-models' help.txt
-ok $? "its help names --output, --quiet, --list-models"
+grep -q -- '--output DIR' help.txt && grep -q -- '--quiet' help.txt && grep -q -- '--list-models' help.txt &&
+    grep -q -- '--list-events' help.txt
+ok $? "its help names --output, --quiet, --list-models, --list-events"
+"$stage/opt/hca/bin/hcatrace" --list-events > events.txt 2>&1
+ok $(($? != 0)) "installed hcatrace --list-events exits 0 (the lister found in LIBDIR/hcatrace)"
+grep -Eq '^  task-clock +type 1 config 0x1 ' events.txt
+ok $? "and lists task-clock with its encoding"
 "$stage/opt/hca/bin/hcatrace" --bogus ./x > /dev/null 2> bogus.err
 ok $(($? != 2)) "an unknown option is a usage error (2)"
 grep -q "^hcatrace: unknown option '--bogus'" bogus.err

@@ -27,6 +27,8 @@ report=$fold_dir/report.html
 check "report.html is written beside fold.json" test -s "$report" -a -s "$fold_dir/fold.json"
 grep -Eiq '<script|<link|<img|<iframe|@import|url\(|(src|href)="[a-z]+:|(src|href)="//' "$report"
 ok $((1 - $?)) "report.html is self-contained: no script, no external reference"
+grep -q 'Regions nest (an OpenMP region inside the burst between two MPI calls, a user region around both), so the shares can add up to more than 100 %' "$report"
+ok $? "the regions table says why its shares of the traced time can add up to more than 100 %"
 
 if ! command -v "$CHROMIUM" >/dev/null 2>&1 || ! [ -x "$PY" ] || ! "$PY" -c 'import otf2' 2>/dev/null; then
     why="needs chromium and python3-otf2 (scripts/install-deps)"

@@ -328,6 +328,35 @@ static void progress_is_reported(void **state)
     fold_trace_free(&t);
 }
 
+/* Locations read: each reported once, counted 1, 2, ... up to their number. */
+static void on_location(void *user, uint64_t done, uint64_t total)
+{
+    progress_seen *p = user;
+    assert_int_equal(done, p->done + 1);
+    p->calls++;
+    p->done = done;
+    p->total = total;
+}
+
+static void locations_are_counted(void **state)
+{
+    (void)state;
+    progress_seen seen = { 0, 0, 0 };
+    fold_read_options o;
+    fold_read_defaults(&o);
+    o.jobs = 2;
+    o.location_progress = on_location;
+    o.progress_user = &seen;
+    fold_trace t;
+    char err[512];
+    assert_int_equal(fold_read(burst_trace, &o, &t, err, sizeof(err)), FOLD_OK);
+    assert_true(t.nlocations >= 2);
+    assert_int_equal(seen.calls, t.nlocations);
+    assert_int_equal(seen.done, t.nlocations);
+    assert_int_equal(seen.total, t.nlocations);
+    fold_trace_free(&t);
+}
+
 /* fold_read fails with status and a one-line message that names the problem. */
 static void expect_failure(const char *path, int status, const char *words)
 {
@@ -479,6 +508,7 @@ int main(void)
         cmocka_unit_test(jobs_give_identical_results),
         cmocka_unit_test(mpi_calls_as_regions),
         cmocka_unit_test(progress_is_reported),
+        cmocka_unit_test(locations_are_counted),
         cmocka_unit_test(bad_inputs_fail_cleanly),
         cmocka_unit_test(fine_factor_keeps_the_instances),
         cmocka_unit_test(time_only_trace),
