@@ -269,6 +269,26 @@ static void pinned_edge_phase(void **state)
     points_free(&p[0]);
 }
 
+/* A rate change of 2 % is no phase, however many samples make it significant
+ * (miniFE with 8 ranks on 2 cores: task-clock 1.00 then 0.99 CPUs, split at
+ * 0.75 before); one of 10 % still is (small_changes_and_short_phases). */
+static void equal_rates_are_one_phase(void **state)
+{
+    (void)state;
+    static const truth nearly = { 2, 1, { 0.0, 0.75, 1.0 }, { { 1000.0, 980.0 } } };
+    points p[1] = { { 0 } };
+    double noise[1] = { 0.0005 };
+    simulate(&nearly, 3000, 0.25, 0.002, noise, 305, p);
+    fold_segment_options o;
+    fold_segment_defaults(&o);
+    fold_segmentation s;
+    segment_ok(p, 1, &o, &s);
+    printf("# 2 %% change at 0.75: %zu phase(s)\n", s.nphases);
+    assert_int_equal(s.nphases, 1);
+    fold_segmentation_free(&s);
+    points_free(&p[0]);
+}
+
 /* Two counters (e.g. instructions and cache misses) of one region: they
  * change at the same moments but not alike, and the second one is noisier;
  * the phases are shared and each counter gets its own slopes. */
@@ -593,6 +613,7 @@ int main(void)
         cmocka_unit_test(constant_is_one_phase),
         cmocka_unit_test(skew_and_narrow_edge_phases),
         cmocka_unit_test(pinned_edge_phase),
+        cmocka_unit_test(equal_rates_are_one_phase),
         cmocka_unit_test(two_counters),
         cmocka_unit_test(small_changes_and_short_phases),
         cmocka_unit_test(penalty_and_limits),
