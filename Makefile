@@ -80,6 +80,10 @@ TOOLS += $(BUILD)/tests/flat_app
 ifneq ($(shell command -v $(CXX) 2>/dev/null),)
 TOOLS += $(BUILD)/tests/inline_app
 endif
+# Fortran module procedures and OpenMP loops: their names (tests/e2e/fortran_names.sh)
+ifeq ($(MPIFC_OK),yes)
+TOOLS += $(BUILD)/tests/fortran_app
+endif
 # OpenMP: the cost of a parallel region
 TOOLS += $(BUILD)/bench/omp_region_cost
 # hcafold's reading side (fold/read, regions, points) and its test tools
@@ -115,6 +119,9 @@ $(BUILD)/examples/mpi_phases: examples/mpi_phases.c include/hcatrace.h
 $(BUILD)/examples/mpi_ring: examples/mpi_ring.f90
 	@mkdir -p $(dir $@)
 	$(MPIFC) -g -O2 -Wall -J $(dir $@) -o $@ $<
+$(BUILD)/tests/fortran_app: tests/fortran_app.f90
+	@mkdir -p $(dir $@)
+	$(MPIFC) -g -O2 -fopenmp -Wall -J $(dir $@) -o $@ $<
 $(BUILD)/examples/omp_phases: examples/omp_phases.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -fopenmp -Wall -Wextra -Werror -o $@ $<

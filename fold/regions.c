@@ -601,6 +601,120 @@ static int name_folds(fold_trace *t, const fold_site_merges *merges)
     return 0;
 }
 
+#define CHAIN_MAX 256
+
+/* A context's call path, root first (context IDs); its length. */
+static size_t context_chain(const fold_trace *t, uint32_t context, uint32_t *chain)
+{
+    uint32_t rev[CHAIN_MAX];
+    size_t n = 0;
+    for (uint32_t c = context; c < t->ncontexts && n < CHAIN_MAX; c = t->contexts[c].parent)
+        rev[n++] = c;
+    for (size_t i = 0; i < n; i++)
+        chain[i] = rev[n - 1 - i];
+    return n;
+}
+
+/* Where two call paths part: the first depth at which their contexts differ
+ * (the shorter one's length if one is a prefix of the other). */
+static size_t parting_depth(const uint32_t *a, size_t na, const uint32_t *b, size_t nb)
+{
+    size_t d = 0;
+    while (d < na && d < nb && a[d] == b[d])
+        d++;
+    return d;
+}
+
+static uint32_t region_at(const fold_trace *t, const uint32_t *chain, size_t n, size_t d)
+{
+    return d < n ? t->contexts[chain[d]].region : FOLD_NONE;
+}
+
+/* " via F" for where a path (mine) parts from another's at depth d: the
+ * function there, or, where both run the same function there (called at
+ * different lines), the functions they call if those differ, else that
+ * function at the line this path runs: " via F@file:line". */
+static char *parting_label(const fold_trace *t, const uint32_t *mine, size_t nmine, const uint32_t *other,
+                           size_t nother, size_t d)
+{
+    uint32_t region = region_at(t, mine, nmine, d);
+    int same = region == region_at(t, other, nother, d);
+    if (same && d + 1 < nmine && d + 1 < nother &&
+        region_at(t, mine, nmine, d + 1) != region_at(t, other, nother, d + 1)) {
+        region = region_at(t, mine, nmine, d + 1);
+        same = 0;
+    }
+    const fold_context_def *c = &t->contexts[mine[d]];
+    const char *name = region < t->nregions ? t->regions[region].name : "?";
+    char buf[600];
+    if (same && c->file && *c->file) {
+        const char *base = strrchr(c->file, '/');
+        snprintf(buf, sizeof(buf), " via %s@%s:%u", name, base ? base + 1 : c->file, c->line);
+    } else {
+        snprintf(buf, sizeof(buf), " via %s", name);
+    }
+    return strdup(buf);
+}
+
+/* Keys named alike (the same call sites reached through different callers:
+ * CloverLeaf's halo exchange at clover.f90:348 from advection, timestep and
+ * PdV) get the frame where their call paths part from the nearest such
+ * key's, the opening call's path first, then the closing one's:
+ * "A@f:l -> B@f:l via advection_module::advection". */
+static int name_callers(fold_trace *t)
+{
+    char **via = calloc(t->nfolds ? t->nfolds : 1, sizeof(*via));
+    if (!via)
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; i < t->nfolds && rc == 0; i++) {
+        const fold_region *f = &t->folds[i];
+        uint32_t fo[CHAIN_MAX], fc[CHAIN_MAX], g_chain[CHAIN_MAX], best_chain[CHAIN_MAX];
+        size_t nfo = context_chain(t, f->open_context, fo), nfc = context_chain(t, f->close_context, fc);
+        size_t best = 0, nbest = 0;
+        int found = 0, best_side = 0; /* 0: the opening paths part, 1: the closing ones */
+        for (size_t j = 0; j < t->nfolds; j++) {
+            const fold_region *g = &t->folds[j];
+            if (j == i || strcmp(g->name, f->name) != 0 ||
+                (g->open_context == f->open_context && g->close_context == f->close_context))
+                continue;
+            int side = g->open_context != f->open_context ? 0 : 1;
+            const uint32_t *mine = side == 0 ? fo : fc;
+            size_t nmine = side == 0 ? nfo : nfc;
+            size_t ng = context_chain(t, side == 0 ? g->open_context : g->close_context, g_chain);
+            size_t d = parting_depth(mine, nmine, g_chain, ng);
+            /* the nearest key: the deepest parting; ties to the opening paths */
+            if (d >= nmine || (found && (d < best || (d == best && side >= best_side))))
+                continue;
+            found = 1;
+            best = d;
+            best_side = side;
+            nbest = ng;
+            memcpy(best_chain, g_chain, ng * sizeof(*g_chain));
+        }
+        if (found && !(via[i] = parting_label(t, best_side == 0 ? fo : fc, best_side == 0 ? nfo : nfc, best_chain,
+                                              nbest, best)))
+            rc = -1;
+    }
+    for (size_t i = 0; i < t->nfolds && rc == 0; i++) {
+        if (!via[i])
+            continue;
+        size_t len = strlen(t->folds[i].name) + strlen(via[i]) + 1;
+        char *name = malloc(len);
+        if (!name) {
+            rc = -1;
+            break;
+        }
+        snprintf(name, len, "%s%s", t->folds[i].name, via[i]);
+        free(t->folds[i].name);
+        t->folds[i].name = name;
+    }
+    for (size_t i = 0; i < t->nfolds; i++)
+        free(via[i]);
+    free(via);
+    return rc;
+}
+
 /* Call sites whose lines differ only between locations become one key (sites.h). */
 static long merge_sites(const fold_trace *t, inst_ref *refs, size_t n, fold_site_merges *merges)
 {
@@ -674,7 +788,7 @@ int fold_regions_build(fold_trace *t, const fold_region_options *opts, char *err
     t->nfolds = nfolds;
     if (nfolds)
         qsort(t->folds, nfolds, sizeof(*t->folds), cmp_fold);
-    int named = name_folds(t, &merges);
+    int named = name_folds(t, &merges) || name_callers(t);
     fold_site_merges_free(&merges);
     if (named) {
         snprintf(err, errlen, "out of memory naming the regions");

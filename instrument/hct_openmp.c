@@ -153,8 +153,8 @@ hca_ref hct_omp_region_def(hca_defs *d, uint32_t key)
         return hca_defs_region(d, name, HCA_KIND_OPENMP, s->file, s->line, 0, OTF2_REGION_ROLE_PARALLEL,
                                OTF2_PARADIGM_OPENMP);
     }
-    return hca_defs_region(d, s->function, HCA_KIND_OPENMP, s->file, s->function_line, 0,
-                           OTF2_REGION_ROLE_PARALLEL, OTF2_PARADIGM_OPENMP);
+    return hca_defs_region_canonical(d, s->function, s->signature, HCA_KIND_OPENMP, s->file, s->function_line, 0,
+                                     OTF2_REGION_ROLE_PARALLEL, OTF2_PARADIGM_OPENMP);
 }
 
 /* ---- thread teams ------------------------------------------------------------------- */

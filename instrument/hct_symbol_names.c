@@ -152,6 +152,87 @@ void hct_name_short(const char *signature, char *out, size_t out_size)
     out[n] = '\0';
 }
 
+/* ---- Fortran ------------------------------------------------------------------ */
+
+/* A run of lowercase Fortran identifier characters (compilers lowercase the
+ * names they mangle) at s: its length, 0 if none. */
+static size_t fortran_ident(const char *s)
+{
+    size_t n = 0;
+    while ((s[n] >= 'a' && s[n] <= 'z') || (s[n] >= '0' && s[n] <= '9') || s[n] == '_' || s[n] == '$')
+        n++;
+    return n;
+}
+
+/* gfortran: "__" module "_MOD_" procedure [suffix]. The first "_MOD_" is the
+ * separator: the module's name, lowercased, cannot hold it. */
+static int gfortran_module_name(const char *s, size_t len, char *out, size_t out_size)
+{
+    if (len < 8 || strncmp(s, "__", 2) != 0)
+        return 0;
+    const char *sep = strstr(s + 2, "_MOD_");
+    if (!sep || sep == s + 2 || (size_t)(sep - s) + 5 >= len)
+        return 0;
+    size_t module = (size_t)(sep - s) - 2;
+    if (fortran_ident(s + 2) < module)
+        return 0;
+    const char *procedure = sep + 5;
+    snprintf(out, out_size, "%.*s::%.*s", (int)module, s + 2, (int)(len - (size_t)(procedure - s)), procedure);
+    return 1;
+}
+
+/* LLVM flang: "_Q" then scopes, each an uppercase letter and a lowercase name:
+ * M module, S submodule, F host procedure, ending with P procedure
+ * ("_QMmodFhostPinner" -> "mod::host::inner"); [suffix] kept. Other kinds
+ * (variables, types, common blocks) are not functions: 0. */
+static int flang_module_name(const char *s, size_t len, char *out, size_t out_size)
+{
+    if (len < 4 || strncmp(s, "_Q", 2) != 0)
+        return 0;
+    size_t i = 2, o = 0;
+    int scopes = 0;
+    out[0] = '\0';
+    while (i < len && (s[i] == 'M' || s[i] == 'S' || s[i] == 'F')) {
+        size_t n = fortran_ident(s + i + 1);
+        if (n == 0)
+            return 0;
+        if (o + n + 3 > out_size)
+            return 0;
+        memcpy(out + o, s + i + 1, n);
+        memcpy(out + o + n, "::", 3);
+        o += n + 2;
+        i += n + 1;
+        scopes++;
+    }
+    if (scopes == 0 || i >= len || s[i] != 'P' || fortran_ident(s + i + 1) == 0)
+        return 0;
+    snprintf(out + o, out_size - o, "%.*s", (int)(len - i - 1), s + i + 1);
+    return 1;
+}
+
+int hct_fortran_name(const char *symbol, char *name, size_t name_size, char *signature, size_t signature_size)
+{
+    if (!symbol || name_size == 0)
+        return 0;
+    size_t len = clone_suffix_start(symbol, strlen(symbol));
+    char scoped[512];
+    if (!gfortran_module_name(symbol, len, scoped, sizeof(scoped)) &&
+        !flang_module_name(symbol, len, scoped, sizeof(scoped)))
+        return 0;
+    snprintf(name, name_size, "%s", scoped);
+    snprintf(signature, signature_size, "%s", symbol);
+    return 1;
+}
+
+void hct_function_name(const char *symbol, char *name, size_t name_size, char *signature, size_t signature_size)
+{
+    if (hct_demangle(symbol, name, name_size, signature, signature_size) ||
+        hct_fortran_name(symbol, name, name_size, signature, signature_size))
+        return;
+    snprintf(signature, signature_size, "%s", symbol);
+    hct_name_short(symbol, name, name_size);
+}
+
 /* ---- aliases ------------------------------------------------------------------- */
 
 /* Length of a symbol name without its version ("cbrt@@GLIBC_2.2.5" -> 4). */

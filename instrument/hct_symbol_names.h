@@ -24,6 +24,22 @@ int hct_demangle(const char *mangled, char *name, size_t name_size, char *signat
  * plain C name loses its clone suffix only. Writes at most out_size bytes. */
 void hct_name_short(const char *signature, char *out, size_t out_size) HCT_HIDDEN;
 
+/* A Fortran module procedure's symbol in the style perf, HPCToolkit and
+ * Score-P show: gfortran's "__advection_module_MOD_advection" and LLVM flang's
+ * "_QMadvection_modulePadvection" -> "advection_module::advection" into name,
+ * the symbol itself into signature (the canonical name); a suffix after the
+ * procedure is kept, clone suffixes off ("__m_MOD_s._omp_fn.0" ->
+ * "m::s._omp_fn.0", the outlined body of an OpenMP construct). Returns 0 and
+ * leaves both untouched for any other name. */
+int hct_fortran_name(const char *symbol, char *name, size_t name_size, char *signature,
+                     size_t signature_size) HCT_HIDDEN;
+
+/* The name and signature of a function from its symbol or DWARF name: C++
+ * demangled (hct_demangle), a Fortran module procedure (hct_fortran_name), else
+ * the name without clone suffix (hct_name_short) with the symbol as signature. */
+void hct_function_name(const char *symbol, char *name, size_t name_size, char *signature,
+                       size_t signature_size) HCT_HIDDEN;
+
 /* A symbol sharing its address with others, as a symbol table lists it. */
 typedef struct {
     const char *name; /* may end in "@VERSION" or "@@VERSION": ignored */

@@ -137,10 +137,10 @@ static void die_function(Dwarf_Die *die, hct_symbol *out)
         dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr))
         linkage = dwarf_formstring(&attr);
     const char *name = dwarf_attr_integrate(die, DW_AT_name, &attr) ? dwarf_formstring(&attr) : NULL;
-    if (!hct_demangle(linkage, out->function, sizeof(out->function), out->signature, sizeof(out->signature))) {
-        copy_str(out->signature, sizeof(out->signature), name ? name : "??");
-        hct_name_short(out->signature, out->function, sizeof(out->function));
-    }
+    if (!hct_demangle(linkage, out->function, sizeof(out->function), out->signature, sizeof(out->signature)) &&
+        !hct_fortran_name(linkage, out->function, sizeof(out->function), out->signature, sizeof(out->signature)))
+        hct_function_name(name ? name : "??", out->function, sizeof(out->function), out->signature,
+                          sizeof(out->signature));
     int line = 0;
     if (dwarf_decl_line(die, &line) == 0)
         out->function_line = (uint32_t)line;
@@ -185,10 +185,7 @@ static int symbol_function(Dwfl_Module *mod, Dwarf_Addr address, hct_symbol *out
     char plain[256];
     copy_str(plain, sizeof(plain), best >= 0 ? aliases[best].name : first);
     plain[strcspn(plain, "@")] = '\0'; /* the version of a versioned symbol */
-    if (!hct_demangle(plain, out->function, sizeof(out->function), out->signature, sizeof(out->signature))) {
-        copy_str(out->signature, sizeof(out->signature), plain);
-        hct_name_short(plain, out->function, sizeof(out->function));
-    }
+    hct_function_name(plain, out->function, sizeof(out->function), out->signature, sizeof(out->signature));
     return 1;
 }
 

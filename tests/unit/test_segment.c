@@ -209,7 +209,7 @@ static void constant_is_one_phase(void **state)
 /* The edges: a constant rate whose samples carry the values of a little
  * later (a skew between samples and boundaries: 0.002 of the region) is one
  * phase, not three; a true phase at an edge narrower than edge_width becomes
- * one of edge_width at least (here: 0.015 at three times the rate). */
+ * one of edge_width at least, or none (here: 0.015 at three times the rate). */
 static void skew_and_narrow_edge_phases(void **state)
 {
     (void)state;
@@ -234,6 +234,57 @@ static void skew_and_narrow_edge_phases(void **state)
     printf("# narrow start phase: %zu phase(s), the first to %.4f\n", s.nphases, s.bounds[1]);
     assert_true(s.bounds[1] >= o.edge_width - 1e-9);
     assert_true(1.0 - s.bounds[s.nphases - 1] >= o.edge_width - 1e-9);
+    fold_segmentation_free(&s);
+    points_free(&p[0]);
+}
+
+/* A change narrower than edge_width at the region's end (CloverLeaf's OpenMP
+ * shares: a flat rate, the last 0.015 at five times it) is no phase: before,
+ * the search bought it with an edge phase of exactly edge_width (0.97-1.00,
+ * rates 0.42 and 0.48 CPUs), its boundary pinned at the limit. A true edge
+ * phase a little wider than edge_width is still found, where it is. */
+static void pinned_edge_phase(void **state)
+{
+    (void)state;
+    static const truth end_jump = { 2, 1, { 0.0, 0.985, 1.0 }, { { 420.0, 2000.0 } } };
+    points p[1] = { { 0 } };
+    double noise[1] = { 0.002 };
+    simulate(&end_jump, 1000, 0.5, 0.2, noise, 303, p);
+    fold_segment_options o;
+    fold_segment_defaults(&o);
+    fold_segmentation s;
+    segment_ok(p, 1, &o, &s);
+    printf("# end jump of 0.015: %zu phase(s), the last from %.4f\n", s.nphases, s.bounds[s.nphases - 1]);
+    assert_int_equal(s.nphases, 1);
+    fold_segmentation_free(&s);
+    points_free(&p[0]);
+
+    static const truth end_phase = { 2, 1, { 0.0, 0.94, 1.0 }, { { 420.0, 2000.0 } } };
+    simulate(&end_phase, 1000, 0.5, 0.2, noise, 304, p);
+    segment_ok(p, 1, &o, &s);
+    printf("# end phase of 0.06: %zu phase(s), the last from %.4f\n", s.nphases, s.bounds[s.nphases - 1]);
+    assert_int_equal(s.nphases, 2);
+    assert_true(fabs(s.bounds[1] - 0.94) < 0.01);
+    fold_segmentation_free(&s);
+    points_free(&p[0]);
+}
+
+/* A rate change of 2 % is no phase, however many samples make it significant
+ * (miniFE with 8 ranks on 2 cores: task-clock 1.00 then 0.99 CPUs, split at
+ * 0.75 before); one of 10 % still is (small_changes_and_short_phases). */
+static void equal_rates_are_one_phase(void **state)
+{
+    (void)state;
+    static const truth nearly = { 2, 1, { 0.0, 0.75, 1.0 }, { { 1000.0, 980.0 } } };
+    points p[1] = { { 0 } };
+    double noise[1] = { 0.0005 };
+    simulate(&nearly, 3000, 0.25, 0.002, noise, 305, p);
+    fold_segment_options o;
+    fold_segment_defaults(&o);
+    fold_segmentation s;
+    segment_ok(p, 1, &o, &s);
+    printf("# 2 %% change at 0.75: %zu phase(s)\n", s.nphases);
+    assert_int_equal(s.nphases, 1);
     fold_segmentation_free(&s);
     points_free(&p[0]);
 }
@@ -561,6 +612,8 @@ int main(void)
         cmocka_unit_test(classic_phases),
         cmocka_unit_test(constant_is_one_phase),
         cmocka_unit_test(skew_and_narrow_edge_phases),
+        cmocka_unit_test(pinned_edge_phase),
+        cmocka_unit_test(equal_rates_are_one_phase),
         cmocka_unit_test(two_counters),
         cmocka_unit_test(small_changes_and_short_phases),
         cmocka_unit_test(penalty_and_limits),

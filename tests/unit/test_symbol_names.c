@@ -1,7 +1,8 @@
 /* test_symbol_names.c: unit tests of the naming rules of symbolized functions
  * (instrument/hct_symbol_names.c): short names without return type, parameter
  * list and clone suffixes, C++ operators and lambdas intact, demangling with
- * libstdc++, and the canonical name among aliases of one address (glibc's
+ * libstdc++, Fortran module procedures (gfortran, LLVM flang) as module::procedure,
+ * and the canonical name among aliases of one address (glibc's
  * libm and libc symbol tables as examples). */
 #include <elf.h>
 #include <setjmp.h>
@@ -78,6 +79,50 @@ static void demangling(void **state)
     assert_string_equal(name, "solver::Grid::sweep");
 }
 
+static void expect_function(const char *symbol, const char *want_name, const char *want_signature)
+{
+    char name[128] = "untouched", signature[256] = "untouched";
+    hct_function_name(symbol, name, sizeof(name), signature, sizeof(signature));
+    if (strcmp(name, want_name) != 0 || strcmp(signature, want_signature) != 0)
+        print_error("'%s' -> '%s' ('%s'), want '%s' ('%s')\n", symbol, name, signature, want_name, want_signature);
+    assert_string_equal(name, want_name);
+    assert_string_equal(signature, want_signature);
+}
+
+static void fortran_names(void **state)
+{
+    (void)state;
+    /* gfortran: CloverLeaf's advection, module names with underscores */
+    expect_function("__advection_module_MOD_advection", "advection_module::advection",
+                    "__advection_module_MOD_advection");
+    expect_function("__update_halo_kernel_module_MOD_update_halo_kernel",
+                    "update_halo_kernel_module::update_halo_kernel",
+                    "__update_halo_kernel_module_MOD_update_halo_kernel");
+    /* OpenMP outlined bodies keep their suffix, clone suffixes go */
+    expect_function("__mod_MOD_sub._omp_fn.0", "mod::sub._omp_fn.0", "__mod_MOD_sub._omp_fn.0");
+    expect_function("__mod_MOD_sub.part.0", "mod::sub", "__mod_MOD_sub.part.0");
+    expect_function("__mod_MOD_sub._omp_fn.1.constprop.0", "mod::sub._omp_fn.1", "__mod_MOD_sub._omp_fn.1.constprop.0");
+    /* LLVM flang */
+    expect_function("_QMadvection_modulePadvection", "advection_module::advection", "_QMadvection_modulePadvection");
+    expect_function("_QMmodFhostPinner", "mod::host::inner", "_QMmodFhostPinner");
+    /* not module procedures: the plain rules */
+    expect_function("__MOD_x", "__MOD_x", "__MOD_x");
+    expect_function("__a_MOD_", "__a_MOD_", "__a_MOD_");
+    expect_function("__Big_MOD_x", "__Big_MOD_x", "__Big_MOD_x");
+    expect_function("_QPexternal_sub", "_QPexternal_sub", "_QPexternal_sub");
+    expect_function("_QMmodEvariable", "_QMmodEvariable", "_QMmodEvariable");
+    expect_function("compute_step_", "compute_step_", "compute_step_");
+    expect_function("main._omp_fn.0", "main._omp_fn.0", "main._omp_fn.0");
+    expect_function("phase_update.part.0", "phase_update", "phase_update.part.0");
+    expect_function("_Z7ReleaseIdEvPPT_", "Release<double>", "void Release<double>(double**)");
+    char name[16] = "untouched", signature[16] = "untouched"; /* cut to the buffers, never past them */
+    assert_int_equal(hct_fortran_name("__a_very_long_module_MOD_proc", name, sizeof(name), signature,
+                                      sizeof(signature)), 1);
+    assert_string_equal(name, "a_very_long_mod");
+    assert_int_equal(hct_fortran_name("cbrt", name, sizeof(name), signature, sizeof(signature)), 0);
+    assert_int_equal(hct_fortran_name(NULL, name, sizeof(name), signature, sizeof(signature)), 0);
+}
+
 static const char *chosen(const hct_alias *a, size_t n)
 {
     int i = hct_alias_choose(a, n);
@@ -121,6 +166,7 @@ int main(void)
         cmocka_unit_test(short_names),
         cmocka_unit_test(operators_and_lambdas),
         cmocka_unit_test(demangling),
+        cmocka_unit_test(fortran_names),
         cmocka_unit_test(aliases),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
