@@ -39,6 +39,11 @@ typedef struct hct_thread {
     int extras;               /* counters or sampling: boundaries do more */
     int finished;             /* its counters and sampling were closed */
     hct_path path;            /* its current calling context, open regions */
+    /* the thread's time in the tracer so far, ns (hct_tooltime.h): added to by
+     * the sampling handler only outside the tracer (in_tool == 0), by region
+     * boundaries only inside it, so never by both at once */
+    volatile uint64_t tool_ns, tool_cpu_ns;
+    volatile uint64_t tool_end; /* when the last region boundary's work ended (CLOCK_MONOTONIC ns) */
 } hct_thread;
 
 enum hct_mode { HCT_OFF = 0, HCT_SERIAL, HCT_MPI_PENDING, HCT_MPI };

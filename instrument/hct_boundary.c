@@ -2,7 +2,9 @@
  * besides the region event itself. At a boundary, the thread's pending samples
  * are written first (they are older, and each location's timestamps must not
  * decrease), then its timestamp and counter values, read back to back: the
- * region event is written at that time. A thread
+ * region event is written at that time. The boundary's own time (draining,
+ * counters) is added to the thread's tool time, whose total at the timestamp
+ * is written with it (hct_tooltime.h). A thread
  * starts its counters and its sampling when it gets its location and ends them
  * when it exits or when recording stops. */
 #include "hct_boundary.h"
@@ -15,6 +17,7 @@
 #include "hct_sampling.h"
 #include "hct_self.h"
 #include "hct_rescue.h"
+#include "hct_tooltime.h"
 
 static pthread_key_t exit_key;
 static int have_exit_key;
@@ -43,6 +46,8 @@ void hct_extras_setup(void)
      * too: the libdw worker and its session ready before the first enter */
     if (hct.cfg.callsites)
         hct_frame_keys_start();
+    if (hct_extras_wanted())
+        hct_tool_setup();
     have_exit_key = pthread_key_create(&exit_key, on_thread_exit) == 0;
 }
 
@@ -65,15 +70,29 @@ void hct_extras_start(hct_thread *t)
 
 uint64_t hct_boundary(hct_thread *t, int enter, uint64_t not_before)
 {
-    hct_sampling_drain(t);
+    uint64_t start = hca_clock_now(), off_cpu = 0;
+    if (hct_sampling_pending(t)) { /* writing samples may wait for the disk: CPU time apart */
+        uint64_t cpu0 = hct_thread_cpu_ns();
+        hct_sampling_drain(t);
+        uint64_t wall = hca_clock_now() - start, cpu = hct_thread_cpu_ns() - cpu0;
+        off_cpu = wall > cpu ? wall - cpu : 0;
+    } else {
+        hct_sampling_drain(t); /* the statistics, if samples were lost */
+    }
     /* the boundary's time and its counter values back to back, time first, as
      * in a sample (take_sample): the same clock-to-counter offset everywhere */
-    uint64_t ts = hct_timestamp(t);
-    if (ts < not_before) {
+    uint64_t now = hca_clock_now();
+    uint64_t ts = now < t->last_ts ? t->last_ts : now;
+    if (ts < not_before)
         ts = not_before;
-        t->last_ts = ts;
-    }
+    t->last_ts = ts;
+    uint64_t before = now - start; /* the tracer's time in this boundary before ts */
     hct_counters_boundary(t, ts, enter);
+    hct_tool_write(t, ts, t->tool_ns + before, t->tool_cpu_ns + (before > off_cpu ? before - off_cpu : 0));
+    uint64_t end = hca_clock_now(), spent = end - start;
+    t->tool_end = end;
+    t->tool_ns += spent;
+    t->tool_cpu_ns += spent > off_cpu ? spent - off_cpu : 0;
     return ts;
 }
 

@@ -4,8 +4,13 @@
  * perf_event_open is forbidden, a POSIX CPU-time timer (tick-quantized). Both
  * raise SIGPROF on that thread. The handler only takes a timestamp, reads the
  * thread's counter set right after it, unwinds with unw_backtrace into a
- * preallocated per-thread ring and re-arms the interrupt; samples that land inside the tracer or find the ring full
- * are counted as lost. Rings are drained into OTF2 CallingContextSample events
+ * preallocated per-thread ring and re-arms the interrupt; samples that land
+ * inside the tracer or find the ring full are counted as lost. The perf source
+ * also records each overflow's time (CLOCK_MONOTONIC) and count in a small perf
+ * ring buffer: the handler adds the interrupt's time, from when it was due to
+ * the handler's end, to the thread's tool time (hct_tooltime.h), and each
+ * sample carries the total as it was before it (docs/trace-format.md, "Tool
+ * time"). Rings are drained into OTF2 CallingContextSample events
  * (with their counter values as a Metric just before) at region boundaries and
  * at the end, on the owning thread, or by the finishing thread after the
  * owners stopped. */
@@ -34,6 +39,7 @@
 #include "hct_diag.h"
 #include "hct_self.h"
 #include "hct_ring.h"
+#include "hct_tooltime.h"
 
 #define MAX_FRAMES 64
 #define MAX_VALUES 16
@@ -46,6 +52,7 @@ typedef struct {
     uint32_t size;
     uint8_t set, nvalues, depth, flags;
     uint64_t ts;
+    uint64_t tool_ns, tool_cpu_ns; /* the thread's tool time before this sample (up to its overflow) */
     uint64_t data[]; /* nvalues counter values, then depth addresses, leaf first */
 } sample_rec;
 #define REC_TRUNCATED 1
@@ -57,11 +64,16 @@ struct hct_smp_thread {
     size_t memsize;
     volatile sig_atomic_t armed, warming;
     int fd;          /* SRC_PERF */
+    struct perf_event_mmap_page *ovf; /* SRC_PERF: its ring of overflow times, or NULL */
+    size_t ovf_size;                  /* mapped bytes: the header page and the data pages */
     timer_t timer;   /* SRC_TIMER */
     int has_timer;
-    uint64_t rng, cpu_target;
+    uint64_t rng, cpu_target; /* SRC_TIMER: the thread CPU time of the next interrupt */
+    uint64_t armed_period;    /* SRC_PERF: the period armed last, ns of task-clock */
+    uint64_t last_count;      /* SRC_PERF: the event's count when last re-armed (0: unknown) */
     volatile uint64_t lost_in_tool, lost_full; /* written by the handler only */
     volatile uint64_t handler_ns;               /* time in the handler, samples taken */
+    volatile uint64_t before_ns;                /* time from the interrupt's due time to the handler */
     uint64_t drain_ns;                          /* time writing samples into the trace */
     uint64_t stats_written[NSTATS];
     uint64_t samples, lost_no_context, truncated;
@@ -81,7 +93,7 @@ static HCT_TLS hct_smp_thread *tls_smp;
 
 /* totals of the threads already closed, for HCATRACE_VERBOSE=2 */
 static struct {
-    _Atomic uint64_t samples, lost_in_tool, lost_full, lost_no_context, handler_ns, drain_ns;
+    _Atomic uint64_t samples, lost_in_tool, lost_full, lost_no_context, handler_ns, before_ns, drain_ns;
 } totals;
 
 /* ---- periods: jittered, deterministic per thread ------------------------------ */
@@ -100,9 +112,7 @@ static inline uint64_t next_period(hct_smp_thread *s)
 
 static inline uint64_t thread_cpu_ns(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    return hct_thread_cpu_ns();
 }
 
 static void arm_timer(hct_smp_thread *s)
@@ -121,9 +131,13 @@ static void arm_timer(hct_smp_thread *s)
 static void rearm(hct_smp_thread *s)
 {
     if (S.source == SRC_PERF) {
+        /* the count it resumes from: disabled since shortly after the overflow */
+        uint64_t count = 0;
+        s->last_count = s->ovf && read(s->fd, &count, sizeof(count)) == (ssize_t)sizeof(count) ? count : 0;
         uint64_t p = next_period(s);
         ioctl(s->fd, PERF_EVENT_IOC_PERIOD, &p);
         ioctl(s->fd, PERF_EVENT_IOC_REFRESH, 1);
+        s->armed_period = p;
     } else {
         arm_timer(s);
     }
@@ -131,16 +145,53 @@ static void rearm(hct_smp_thread *s)
 
 /* ---- the handler: async-signal-safe only ------------------------------------- */
 
-/* Takes a sample; returns its timestamp. The timestamp and the counter values
- * are read back to back, in the order of a region boundary (hct_boundary: time,
- * then counters), so that both carry the same small offset between the clock
- * and the counters, which folding cancels (docs/trace-format.md, "Metric
- * events"). */
-static uint64_t take_sample(hct_smp_thread *s, const ucontext_t *uc)
+/* SRC_PERF: the interrupt's own time before the handler ran at `now`, from the
+ * last overflow recorded in the perf ring (its time and the event's count):
+ * how late the overflow came (the count beyond the armed period: task-clock
+ * time the thread ran, e.g. a hypervisor delivering the timer late) plus the
+ * time from the overflow to now (overflow, signal delivery). 0 when unknown;
+ * the ring emptied. Async-signal-safe: memory reads only. */
+static uint64_t perf_interrupt_cost(hct_smp_thread *s, uint64_t now)
+{
+    struct perf_event_mmap_page *pg = s->ovf;
+    if (!pg)
+        return 0;
+    uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE), tail = pg->data_tail;
+    const unsigned char *data = (const unsigned char *)pg + pg->data_offset;
+    uint64_t size = pg->data_size, body[2] = { 0, 0 }; /* PERF_SAMPLE_TIME, PERF_SAMPLE_READ */
+    int found = 0;
+    while (tail + sizeof(struct perf_event_header) <= head) {
+        struct perf_event_header h;
+        for (size_t i = 0; i < sizeof(h); i++) /* a record may wrap around the end */
+            ((unsigned char *)&h)[i] = data[(tail + i) % size];
+        if (h.size < sizeof(h))
+            break;
+        if (h.type == PERF_RECORD_SAMPLE && h.size >= sizeof(h) + sizeof(body)) {
+            for (size_t i = 0; i < sizeof(body); i++)
+                ((unsigned char *)body)[i] = data[(tail + sizeof(h) + i) % size];
+            found = 1;
+        }
+        tail += h.size;
+    }
+    __atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
+    if (!found)
+        return 0;
+    uint64_t due = s->last_count + s->armed_period, late = s->last_count && body[1] > due ? body[1] - due : 0;
+    uint64_t since = body[0] <= now ? now - body[0] : 0;
+    /* sane delays only: an overflow of this very period */
+    return late < 100000000ull && since < 100000000ull ? late + since : 0;
+}
+
+/* Takes a sample at time ts (the handler's first reading of the clock) into a
+ * reserved record, returned uncommitted (NULL when lost). The timestamp and the
+ * counter values are read back to back, in the order of a region boundary
+ * (hct_boundary: time, then counters), so that both carry the same small
+ * offset between the clock and the counters, which folding cancels
+ * (docs/trace-format.md, "Metric events"). */
+static sample_rec *take_sample(hct_smp_thread *s, const ucontext_t *uc, uint64_t ts)
 {
     uint64_t values[MAX_VALUES];
     int set = 0, nvalues = 0;
-    uint64_t ts = hca_clock_now();
     if (s->t->ctr) {
         nvalues = hct_counters_read_signal(s->t->ctr, &set, values);
         if (nvalues < 0 || nvalues > MAX_VALUES)
@@ -171,7 +222,7 @@ static uint64_t take_sample(hct_smp_thread *s, const ucontext_t *uc)
     sample_rec *r = hct_ring_reserve(&s->ring, size);
     if (!r) {
         s->lost_full++;
-        return ts;
+        return NULL;
     }
     r->size = (uint32_t)hct_ring_round(size);
     r->set = (uint8_t)set;
@@ -181,8 +232,18 @@ static uint64_t take_sample(hct_smp_thread *s, const ucontext_t *uc)
     r->ts = ts;
     memcpy(r->data, values, (size_t)nvalues * sizeof(uint64_t));
     memcpy(r->data + nvalues, frames, (size_t)depth * sizeof(uint64_t));
-    hct_ring_commit(&s->ring, size);
-    return ts;
+    return r;
+}
+
+/* The interrupt's own time before the handler ran at `now` (timer, overflow,
+ * signal delivery), ns. The POSIX timer's: the thread's CPU time since it was
+ * due (a system call). */
+static uint64_t interrupt_cost(hct_smp_thread *s, uint64_t now)
+{
+    if (S.source == SRC_PERF)
+        return perf_interrupt_cost(s, now);
+    uint64_t cpu = thread_cpu_ns();
+    return s->cpu_target && cpu > s->cpu_target ? cpu - s->cpu_target : 0;
 }
 
 static void on_signal(int sig, siginfo_t *si, void *ucv)
@@ -210,16 +271,37 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
         return;
     }
     if (s->armed) {
-        uint64_t t0 = 0;
-        if (s->t->in_tool)
+        uint64_t t0 = hca_clock_now();
+        int inside = s->t->in_tool;
+        sample_rec *r = NULL;
+        if (inside)
             s->lost_in_tool++;
         else
-            t0 = take_sample(s, ucv);
+            r = take_sample(s, ucv, t0);
+        /* the interrupt's time before the handler (kernel: timer, signal
+         * delivery): read after the sample, not between its time and counters */
+        uint64_t before = interrupt_cost(s, t0);
+        /* an interrupt due inside the last boundary (or the call it
+         * bounds) was lost there, not after it: already measured or not
+         * the program's time since */
+        uint64_t end = s->t->tool_end;
+        if (end && end <= t0 && before > t0 - end)
+            before = t0 - end;
+        if (r) {
+            r->tool_ns = s->t->tool_ns + before;
+            r->tool_cpu_ns = s->t->tool_cpu_ns + before;
+            hct_ring_commit(&s->ring, r->size);
+        }
         /* re-armed after the sample: this system call (microseconds in a VM)
          * must not sit between the sample's timestamp and its counter values */
         rearm(s);
-        if (t0)
-            s->handler_ns += hca_clock_now() - t0;
+        if (!inside) { /* inside, the tracer's own measurement covers this */
+            uint64_t spent = hca_clock_now() - t0;
+            s->handler_ns += spent;
+            s->before_ns += before;
+            s->t->tool_ns += before + spent;
+            s->t->tool_cpu_ns += before + spent;
+        }
     }
     errno = saved_errno;
 }
@@ -233,7 +315,7 @@ static int open_source(hct_smp_thread *s)
     a.size = sizeof(a);
     a.type = PERF_TYPE_SOFTWARE;
     a.config = PERF_COUNT_SW_TASK_CLOCK;
-    a.sample_period = next_period(s);
+    a.sample_period = s->armed_period = next_period(s);
     a.disabled = 1;
     /* CPU time in the kernel counts too where allowed: an overflow there is
      * delivered on the way back to user space and lands at the system call's
@@ -241,7 +323,16 @@ static int open_source(hct_smp_thread *s)
     a.exclude_kernel = (unsigned)S.user_only;
     a.exclude_hv = 1;
     a.wakeup_events = 1;
+    /* each overflow's time on the trace clock, into a ring read by the handler */
+    a.sample_type = PERF_SAMPLE_TIME | PERF_SAMPLE_READ; /* read_format 0: the count alone */
+    a.use_clockid = 1;
+    a.clockid = CLOCK_MONOTONIC;
     int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0 && errno == EINVAL) { /* a kernel without clockid: overflows without their time */
+        a.sample_type = 0;
+        a.use_clockid = 0;
+        fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    }
     if (fd < 0 && !S.user_only && (errno == EACCES || errno == EPERM)) {
         S.user_only = 1;
         a.exclude_kernel = 1;
@@ -256,6 +347,14 @@ static int open_source(hct_smp_thread *s)
         return -1;
     }
     s->fd = fd;
+    /* the header page and one page of records (16 bytes each, emptied by
+     * every handler); without it the handler's own time is still measured */
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    void *m = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (m != MAP_FAILED) {
+        s->ovf = m;
+        s->ovf_size = 2 * page;
+    }
     return 0;
 }
 
@@ -271,6 +370,8 @@ void hct_sampling_setup(void)
     probe.rng = 1;
     S.source = SRC_TIMER;
     if (open_source(&probe) == 0) {
+        if (probe.ovf)
+            munmap(probe.ovf, probe.ovf_size);
         close(probe.fd);
         S.source = SRC_PERF;
     }
@@ -418,6 +519,11 @@ static uint32_t stack_cc(hct_thread *t, const uint64_t *frames, int nframes, uin
     return hct_path_sample(&t->path, addr, depth, unwind);
 }
 
+int hct_sampling_pending(const hct_thread *t)
+{
+    return t->smp && !hct_ring_empty(&t->smp->ring);
+}
+
 void hct_sampling_drain(hct_thread *t)
 {
     hct_smp_thread *s = t->smp;
@@ -434,6 +540,7 @@ void hct_sampling_drain(hct_thread *t)
                 s->lost_no_context++;
             } else {
                 t->last_ts = ts;
+                hct_tool_write(t, ts, r->tool_ns, r->tool_cpu_ns);
                 if (r->nvalues)
                     hct_counters_write_sample(t, ts, r->set, r->data, r->nvalues);
                 hct_otf2_check(t, OTF2_EvtWriter_CallingContextSample(t->writer, NULL, ts, cc, ud, S.igen));
@@ -476,9 +583,12 @@ void hct_sampling_thread_close(hct_thread *t)
     atomic_fetch_add(&totals.lost_full, s->lost_full);
     atomic_fetch_add(&totals.lost_no_context, s->lost_no_context);
     atomic_fetch_add(&totals.handler_ns, s->handler_ns);
+    atomic_fetch_add(&totals.before_ns, s->before_ns);
     atomic_fetch_add(&totals.drain_ns, s->drain_ns);
     if (tls_smp == s)
         tls_smp = NULL;
+    if (s->ovf)
+        munmap(s->ovf, s->ovf_size);
     if (s->fd >= 0)
         close(s->fd);
     if (s->has_timer)
@@ -496,8 +606,9 @@ void hct_sampling_report(void)
     unsigned long long n = atomic_load(&totals.samples), in_tool = atomic_load(&totals.lost_in_tool),
                        full = atomic_load(&totals.lost_full), no_cc = atomic_load(&totals.lost_no_context);
     unsigned long long taken = n + full + no_cc; /* the handler ran to the end for these */
-    hct_message("rank %d: %llu samples (%.0f ns in the handler, %.0f ns to write each), lost %llu in the tracer, "
-                "%llu to a full buffer, %llu to a full context table",
-                hct.rank, n, taken ? (double)atomic_load(&totals.handler_ns) / (double)taken : 0.0,
+    hct_message("rank %d: %llu samples (%.0f ns from the due time to the handler, %.0f ns in the handler, %.0f ns "
+                "to write each), lost %llu in the tracer, %llu to a full buffer, %llu to a full context table",
+                hct.rank, n, taken ? (double)atomic_load(&totals.before_ns) / (double)taken : 0.0,
+                taken ? (double)atomic_load(&totals.handler_ns) / (double)taken : 0.0,
                 n ? (double)atomic_load(&totals.drain_ns) / (double)n : 0.0, in_tool, full, no_cc);
 }
