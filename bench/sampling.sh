@@ -9,7 +9,7 @@
 #   counted   HCATRACE_SAMPLING=$PERIOD, default counters (3 software events here)
 # and prints, from medians over the rounds: the CPU time per sample
 #   (cpu(sampled) - cpu(off)) / samples     (signal delivery, handler, writing)
-# the part from the counter's overflow to the handler (the tracer's measurement
+# the part from when the counter's overflow was due to the handler (the tracer's measurement
 # of the kernel's part), spent in the handler and in writing samples into the
 # trace (HCATRACE_VERBOSE=2 reports all three), and the overhead this gives at sampling
 # periods of 10, 20 and 50 ms. Builds nothing: run `make` first.
@@ -67,7 +67,7 @@ FNR == 1 { split(FILENAME, p, "/"); cfg = p[length(p)]; sub(/\.[0-9]+$/, "", cfg
 / samples \(/ {
     for (f = 1; f <= NF; f++) {
         if ($f == "samples") s[cfg] = s[cfg] " " $(f - 1)
-        if ($f == "handler," && $(f - 2) == "to") b[cfg] = b[cfg] " " substr($(f - 8), 2)
+        if ($f == "interrupt," && $(f - 2) == "delivering") b[cfg] = b[cfg] " " substr($(f - 4), 2)
         if ($f == "handler," && $(f - 2) == "in") h[cfg] = h[cfg] " " $(f - 4)
         if ($f == "write") w[cfg] = w[cfg] " " $(f - 3)
     }

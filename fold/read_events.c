@@ -353,7 +353,7 @@ static OTF2_CallbackCode ev_leave(OTF2_LocationRef loc, OTF2_TimeStamp ts, uint6
         if (S->mpi_regions)
             add_instance(S, FOLD_KIND_MPI, cc, cc, f.t0, at, f.tool0, f.c0, c, f.first);
         if (S->mpi_depth == 0) {
-            add_mpi_time(S, cc, to_ns(S, ts) - to_ns(S, f.t0));
+            add_mpi_time(S, cc, at - f.t0); /* both the program's own time */
             S->burst_open = 1;
             S->burst_cc = cc;
             S->burst_t0 = at;

@@ -13,6 +13,7 @@
 
 #include "hct_counter_rotation.h"
 #include "hct_counters.h"
+#include "hct_delivery.h"
 #include "hct_frame_keys.h"
 #include "hct_sampling.h"
 #include "hct_self.h"
@@ -70,15 +71,9 @@ void hct_extras_start(hct_thread *t)
 
 uint64_t hct_boundary(hct_thread *t, int enter, uint64_t not_before)
 {
-    uint64_t start = hca_clock_now(), off_cpu = 0;
-    if (hct_sampling_pending(t)) { /* writing samples may wait for the disk: CPU time apart */
-        uint64_t cpu0 = hct_thread_cpu_ns();
-        hct_sampling_drain(t);
-        uint64_t wall = hca_clock_now() - start, cpu = hct_thread_cpu_ns() - cpu0;
-        off_cpu = wall > cpu ? wall - cpu : 0;
-    } else {
-        hct_sampling_drain(t); /* the statistics, if samples were lost */
-    }
+    uint64_t start = hca_clock_now(), wall0 = t->tool_ns, cpu0 = t->tool_cpu_ns;
+    hct_sampling_drain(t); /* adds its own time (wall and CPU) to the thread's tool time */
+    uint64_t drain_wall = t->tool_ns - wall0, drain_cpu = t->tool_cpu_ns - cpu0;
     /* the boundary's time and its counter values back to back, time first, as
      * in a sample (take_sample): the same clock-to-counter offset everywhere */
     uint64_t now = hca_clock_now();
@@ -86,13 +81,14 @@ uint64_t hct_boundary(hct_thread *t, int enter, uint64_t not_before)
     if (ts < not_before)
         ts = not_before;
     t->last_ts = ts;
-    uint64_t before = now - start; /* the tracer's time in this boundary before ts */
+    /* the tracer's time in this boundary before ts: the drain's, then its own
+     * work (CPU time), without a preemption (hct_delivery.h) */
+    uint64_t before = hct_boundary_work(&t->boundary_before, now - start - drain_wall);
     hct_counters_boundary(t, ts, enter);
-    hct_tool_write(t, ts, t->tool_ns + before, t->tool_cpu_ns + (before > off_cpu ? before - off_cpu : 0));
-    uint64_t end = hca_clock_now(), spent = end - start;
-    t->tool_end = end;
-    t->tool_ns += spent;
-    t->tool_cpu_ns += spent > off_cpu ? spent - off_cpu : 0;
+    hct_tool_write(t, ts, wall0 + drain_wall + before, cpu0 + drain_cpu + before);
+    uint64_t after = hct_boundary_work(&t->boundary_after, hca_clock_now() - now);
+    t->tool_ns = wall0 + drain_wall + before + after;
+    t->tool_cpu_ns = cpu0 + drain_cpu + before + after;
     return ts;
 }
 

@@ -5,12 +5,14 @@
  * raise SIGPROF on that thread. The handler only takes a timestamp, reads the
  * thread's counter set right after it, unwinds with unw_backtrace into a
  * preallocated per-thread ring and re-arms the interrupt; samples that land
- * inside the tracer or find the ring full are counted as lost. The perf source
- * also records each overflow's time (CLOCK_MONOTONIC) and count in a small perf
- * ring buffer: the handler adds the interrupt's time, from when it was due to
- * the handler's end, to the thread's tool time (hct_tooltime.h), and each
- * sample carries the total as it was before it (docs/trace-format.md, "Tool
- * time"). Rings are drained into OTF2 CallingContextSample events
+ * inside the tracer or find the ring full are counted as lost. Each sample's
+ * cost is measured and added to the thread's tool time (hct_tooltime.h): the
+ * handler's own time (from its first clock reading to the re-armed interrupt)
+ * and, where the source says when its interrupt was due (the perf source: each
+ * overflow's kernel timestamp and count, in a small perf ring buffer), the
+ * delivery from then to the handler (hct_delivery.h). Each sample
+ * carries the total as it was before it (docs/trace-format.md, "Tool time").
+ * Rings are drained into OTF2 CallingContextSample events
  * (with their counter values as a Metric just before) at region boundaries and
  * at the end, on the owning thread, or by the finishing thread after the
  * owners stopped. */
@@ -36,6 +38,7 @@
 #include "hct_callsite.h"
 #include "hct_path.h"
 #include "hct_counter_rotation.h"
+#include "hct_delivery.h"
 #include "hct_diag.h"
 #include "hct_self.h"
 #include "hct_ring.h"
@@ -52,7 +55,7 @@ typedef struct {
     uint32_t size;
     uint8_t set, nvalues, depth, flags;
     uint64_t ts;
-    uint64_t tool_ns, tool_cpu_ns; /* the thread's tool time before this sample (up to its overflow) */
+    uint64_t tool_ns, tool_cpu_ns; /* the thread's tool time before this sample */
     uint64_t data[]; /* nvalues counter values, then depth addresses, leaf first */
 } sample_rec;
 #define REC_TRUNCATED 1
@@ -65,15 +68,16 @@ struct hct_smp_thread {
     volatile sig_atomic_t armed, warming;
     int fd;          /* SRC_PERF */
     struct perf_event_mmap_page *ovf; /* SRC_PERF: its ring of overflow times, or NULL */
-    size_t ovf_size;                  /* mapped bytes: the header page and the data pages */
+    size_t ovf_size;                  /* mapped bytes: the header page and the data page */
+    uint64_t armed_period;            /* SRC_PERF: the period armed last, ns of task-clock */
+    uint64_t last_count;              /* SRC_PERF: the event's count when last re-armed (0: unknown) */
+    uint64_t delivery;                /* the last delivery counted, ns */
     timer_t timer;   /* SRC_TIMER */
     int has_timer;
     uint64_t rng, cpu_target; /* SRC_TIMER: the thread CPU time of the next interrupt */
-    uint64_t armed_period;    /* SRC_PERF: the period armed last, ns of task-clock */
-    uint64_t last_count;      /* SRC_PERF: the event's count when last re-armed (0: unknown) */
     volatile uint64_t lost_in_tool, lost_full; /* written by the handler only */
     volatile uint64_t handler_ns;               /* time in the handler, samples taken */
-    volatile uint64_t before_ns;                /* time from the interrupt's due time to the handler */
+    volatile uint64_t delivery_ns;              /* ... and delivering their interrupts, where known */
     uint64_t drain_ns;                          /* time writing samples into the trace */
     uint64_t stats_written[NSTATS];
     uint64_t samples, lost_no_context, truncated;
@@ -93,7 +97,7 @@ static HCT_TLS hct_smp_thread *tls_smp;
 
 /* totals of the threads already closed, for HCATRACE_VERBOSE=2 */
 static struct {
-    _Atomic uint64_t samples, lost_in_tool, lost_full, lost_no_context, handler_ns, before_ns, drain_ns;
+    _Atomic uint64_t samples, lost_in_tool, lost_full, lost_no_context, handler_ns, delivery_ns, drain_ns;
 } totals;
 
 /* ---- periods: jittered, deterministic per thread ------------------------------ */
@@ -145,13 +149,9 @@ static void rearm(hct_smp_thread *s)
 
 /* ---- the handler: async-signal-safe only ------------------------------------- */
 
-/* SRC_PERF: the interrupt's own time before the handler ran at `now`, from the
- * last overflow recorded in the perf ring (its time and the event's count):
- * how late the overflow came (the count beyond the armed period: task-clock
- * time the thread ran, e.g. a hypervisor delivering the timer late) plus the
- * time from the overflow to now (overflow, signal delivery). 0 when unknown;
- * the ring emptied. Async-signal-safe: memory reads only. */
-static uint64_t perf_interrupt_cost(hct_smp_thread *s, uint64_t now)
+/* SRC_PERF: when the last overflow was due (CLOCK_MONOTONIC ns, hct_perf_due),
+ * 0 when unknown; the ring emptied. Async-signal-safe: memory reads only. */
+static uint64_t perf_overflow_due(hct_smp_thread *s)
 {
     struct perf_event_mmap_page *pg = s->ovf;
     if (!pg)
@@ -159,27 +159,19 @@ static uint64_t perf_interrupt_cost(hct_smp_thread *s, uint64_t now)
     uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE), tail = pg->data_tail;
     const unsigned char *data = (const unsigned char *)pg + pg->data_offset;
     uint64_t size = pg->data_size, body[2] = { 0, 0 }; /* PERF_SAMPLE_TIME, PERF_SAMPLE_READ */
-    int found = 0;
     while (tail + sizeof(struct perf_event_header) <= head) {
         struct perf_event_header h;
         for (size_t i = 0; i < sizeof(h); i++) /* a record may wrap around the end */
             ((unsigned char *)&h)[i] = data[(tail + i) % size];
         if (h.size < sizeof(h))
             break;
-        if (h.type == PERF_RECORD_SAMPLE && h.size >= sizeof(h) + sizeof(body)) {
+        if (h.type == PERF_RECORD_SAMPLE && h.size >= sizeof(h) + sizeof(body))
             for (size_t i = 0; i < sizeof(body); i++)
                 ((unsigned char *)body)[i] = data[(tail + sizeof(h) + i) % size];
-            found = 1;
-        }
         tail += h.size;
     }
     __atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
-    if (!found)
-        return 0;
-    uint64_t due = s->last_count + s->armed_period, late = s->last_count && body[1] > due ? body[1] - due : 0;
-    uint64_t since = body[0] <= now ? now - body[0] : 0;
-    /* sane delays only: an overflow of this very period */
-    return late < 100000000ull && since < 100000000ull ? late + since : 0;
+    return body[0] ? hct_perf_due(body[0], body[1], s->last_count, s->armed_period) : 0;
 }
 
 /* Takes a sample at time ts (the handler's first reading of the clock) into a
@@ -235,17 +227,6 @@ static sample_rec *take_sample(hct_smp_thread *s, const ucontext_t *uc, uint64_t
     return r;
 }
 
-/* The interrupt's own time before the handler ran at `now` (timer, overflow,
- * signal delivery), ns. The POSIX timer's: the thread's CPU time since it was
- * due (a system call). */
-static uint64_t interrupt_cost(hct_smp_thread *s, uint64_t now)
-{
-    if (S.source == SRC_PERF)
-        return perf_interrupt_cost(s, now);
-    uint64_t cpu = thread_cpu_ns();
-    return s->cpu_target && cpu > s->cpu_target ? cpu - s->cpu_target : 0;
-}
-
 static void on_signal(int sig, siginfo_t *si, void *ucv)
 {
     int saved_errno = errno;
@@ -278,15 +259,8 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
             s->lost_in_tool++;
         else
             r = take_sample(s, ucv, t0);
-        /* the interrupt's time before the handler (kernel: timer, signal
-         * delivery): read after the sample, not between its time and counters */
-        uint64_t before = interrupt_cost(s, t0);
-        /* an interrupt due inside the last boundary (or the call it
-         * bounds) was lost there, not after it: already measured or not
-         * the program's time since */
-        uint64_t end = s->t->tool_end;
-        if (end && end <= t0 && before > t0 - end)
-            before = t0 - end;
+        /* read after the sample, not between its time and counters */
+        uint64_t before = hct_delivery(&s->delivery, S.source == SRC_PERF ? perf_overflow_due(s) : 0, t0);
         if (r) {
             r->tool_ns = s->t->tool_ns + before;
             r->tool_cpu_ns = s->t->tool_cpu_ns + before;
@@ -298,7 +272,7 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
         if (!inside) { /* inside, the tracer's own measurement covers this */
             uint64_t spent = hca_clock_now() - t0;
             s->handler_ns += spent;
-            s->before_ns += before;
+            s->delivery_ns += before;
             s->t->tool_ns += before + spent;
             s->t->tool_cpu_ns += before + spent;
         }
@@ -350,7 +324,7 @@ static int open_source(hct_smp_thread *s)
     /* the header page and one page of records (16 bytes each, emptied by
      * every handler); without it the handler's own time is still measured */
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    void *m = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    void *m = a.sample_type ? mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
     if (m != MAP_FAILED) {
         s->ovf = m;
         s->ovf_size = 2 * page;
@@ -519,18 +493,14 @@ static uint32_t stack_cc(hct_thread *t, const uint64_t *frames, int nframes, uin
     return hct_path_sample(&t->path, addr, depth, unwind);
 }
 
-int hct_sampling_pending(const hct_thread *t)
-{
-    return t->smp && !hct_ring_empty(&t->smp->ring);
-}
-
 void hct_sampling_drain(hct_thread *t)
 {
     hct_smp_thread *s = t->smp;
     if (!s)
         return;
     if (!hct_ring_empty(&s->ring) && !atomic_exchange(&s->draining, 1)) {
-        uint64_t t0 = hca_clock_now();
+        int own = tls_smp == s; /* the owner: its tool time grows by the drain */
+        uint64_t t0 = hca_clock_now(), cpu0 = own ? hct_thread_cpu_ns() : 0;
         const sample_rec *r;
         while ((r = hct_ring_peek(&s->ring)) != NULL) {
             uint64_t ts = r->ts < t->last_ts ? t->last_ts : r->ts;
@@ -549,7 +519,13 @@ void hct_sampling_drain(hct_thread *t)
             }
             hct_ring_pop(&s->ring);
         }
-        s->drain_ns += hca_clock_now() - t0;
+        uint64_t wall = hca_clock_now() - t0;
+        s->drain_ns += wall;
+        if (own) { /* writing may wait for the disk: its CPU time apart */
+            uint64_t cpu = hct_thread_cpu_ns() - cpu0;
+            t->tool_ns += wall;
+            t->tool_cpu_ns += cpu < wall ? cpu : wall;
+        }
         atomic_store(&s->draining, 0);
     }
     write_stats(t, t->last_ts, 0);
@@ -583,7 +559,7 @@ void hct_sampling_thread_close(hct_thread *t)
     atomic_fetch_add(&totals.lost_full, s->lost_full);
     atomic_fetch_add(&totals.lost_no_context, s->lost_no_context);
     atomic_fetch_add(&totals.handler_ns, s->handler_ns);
-    atomic_fetch_add(&totals.before_ns, s->before_ns);
+    atomic_fetch_add(&totals.delivery_ns, s->delivery_ns);
     atomic_fetch_add(&totals.drain_ns, s->drain_ns);
     if (tls_smp == s)
         tls_smp = NULL;
@@ -606,9 +582,9 @@ void hct_sampling_report(void)
     unsigned long long n = atomic_load(&totals.samples), in_tool = atomic_load(&totals.lost_in_tool),
                        full = atomic_load(&totals.lost_full), no_cc = atomic_load(&totals.lost_no_context);
     unsigned long long taken = n + full + no_cc; /* the handler ran to the end for these */
-    hct_message("rank %d: %llu samples (%.0f ns from the due time to the handler, %.0f ns in the handler, %.0f ns "
-                "to write each), lost %llu in the tracer, %llu to a full buffer, %llu to a full context table",
-                hct.rank, n, taken ? (double)atomic_load(&totals.before_ns) / (double)taken : 0.0,
+    hct_message("rank %d: %llu samples (%.0f ns delivering the interrupt, %.0f ns in the handler, %.0f ns to write "
+                "each), lost %llu in the tracer, %llu to a full buffer, %llu to a full context table",
+                hct.rank, n, taken ? (double)atomic_load(&totals.delivery_ns) / (double)taken : 0.0,
                 taken ? (double)atomic_load(&totals.handler_ns) / (double)taken : 0.0,
                 n ? (double)atomic_load(&totals.drain_ns) / (double)n : 0.0, in_tool, full, no_cc);
 }

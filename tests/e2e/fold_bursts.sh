@@ -8,10 +8,9 @@
 # (tests/burst_app.c and its Fortran twin burst_app.f90, 2 ranks) fold at
 # default settings; instances holding a sample are excluded no more often than
 # the others (within 3 binomial standard deviations); the stage boundary is
-# near its true 0.40 (within 0.2: on the VMs we test on, a sample costs about
-# 100 us, and how late its timer came cannot be split into lost time and time
-# the program ran on, which moves samples about 0.05-0.1 of a 70 us burst early;
-# docs/trace-format.md, "Tool time").
+# near its true 0.40 (within 0.2: on the shared 2-core VMs we test on, a sample
+# costs about 100 us of a 70 us burst and the machine's load preempts the
+# bursts; found at 0.32-0.33 at a load average of 20-30).
 . "$(dirname "$0")/lib.sh"
 SYNTH="$BUILD/tests/hcasynth"
 FOLD="$BUILD/bin/hcafold"
