@@ -33,6 +33,7 @@ typedef struct {
     uint32_t cc;
     int16_t kind;
     uint64_t t0, tool0; /* ns without the tracer's time; the tracer's time before it */
+    uint64_t traced0;   /* ns as traced (the run summary's MPI time) */
     const double *c0;
     size_t first;
 } frame;
@@ -315,7 +316,7 @@ static OTF2_CallbackCode ev_enter(OTF2_LocationRef loc, OTF2_TimeStamp ts, uint6
         S->bad = FOLD_ERR_NOMEM;
         return OTF2_CALLBACK_INTERRUPT;
     }
-    S->stack[S->depth++] = (frame){ cc, (int16_t)kind, at, S->tool_ns, c, S->L->nsamples };
+    S->stack[S->depth++] = (frame){ cc, (int16_t)kind, at, S->tool_ns, to_ns(S, ts), c, S->L->nsamples };
     return S->bad ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
 }
 
@@ -353,7 +354,7 @@ static OTF2_CallbackCode ev_leave(OTF2_LocationRef loc, OTF2_TimeStamp ts, uint6
         if (S->mpi_regions)
             add_instance(S, FOLD_KIND_MPI, cc, cc, f.t0, at, f.tool0, f.c0, c, f.first);
         if (S->mpi_depth == 0) {
-            add_mpi_time(S, cc, at - f.t0); /* both the program's own time */
+            add_mpi_time(S, cc, to_ns(S, ts) - f.traced0); /* the run as traced, as its elapsed time */
             S->burst_open = 1;
             S->burst_cc = cc;
             S->burst_t0 = at;

@@ -44,7 +44,7 @@ typedef struct hct_thread {
      * boundaries and sample drains only inside it, so never by both at once */
     volatile uint64_t tool_ns, tool_cpu_ns;
     /* the last region boundary's own work before and after its timestamp, ns,
-     * counted in place of one that held a preemption (hct_boundary_work) */
+     * counted in place of one that held a preemption (hct_tool_work) */
     uint64_t boundary_before, boundary_after;
 } hct_thread;
 

@@ -83,10 +83,10 @@ uint64_t hct_boundary(hct_thread *t, int enter, uint64_t not_before)
     t->last_ts = ts;
     /* the tracer's time in this boundary before ts: the drain's, then its own
      * work (CPU time), without a preemption (hct_delivery.h) */
-    uint64_t before = hct_boundary_work(&t->boundary_before, now - start - drain_wall);
+    uint64_t before = hct_tool_work(&t->boundary_before, now - start - drain_wall);
     hct_counters_boundary(t, ts, enter);
     hct_tool_write(t, ts, wall0 + drain_wall + before, cpu0 + drain_cpu + before);
-    uint64_t after = hct_boundary_work(&t->boundary_after, hca_clock_now() - now);
+    uint64_t after = hct_tool_work(&t->boundary_after, hca_clock_now() - now);
     t->tool_ns = wall0 + drain_wall + before + after;
     t->tool_cpu_ns = cpu0 + drain_cpu + before + after;
     return ts;

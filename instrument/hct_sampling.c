@@ -71,7 +71,7 @@ struct hct_smp_thread {
     size_t ovf_size;                  /* mapped bytes: the header page and the data page */
     uint64_t armed_period;            /* SRC_PERF: the period armed last, ns of task-clock */
     uint64_t last_count;              /* SRC_PERF: the event's count when last re-armed (0: unknown) */
-    uint64_t delivery;                /* the last delivery counted, ns */
+    uint64_t delivery, handler_last;  /* the last delivery and handler's time counted, ns */
     timer_t timer;   /* SRC_TIMER */
     int has_timer;
     uint64_t rng, cpu_target; /* SRC_TIMER: the thread CPU time of the next interrupt */
@@ -270,7 +270,7 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
          * must not sit between the sample's timestamp and its counter values */
         rearm(s);
         if (!inside) { /* inside, the tracer's own measurement covers this */
-            uint64_t spent = hca_clock_now() - t0;
+            uint64_t spent = hct_tool_work(&s->handler_last, hca_clock_now() - t0);
             s->handler_ns += spent;
             s->delivery_ns += before;
             s->t->tool_ns += before + spent;

@@ -1,7 +1,8 @@
 /* test_delivery.c: unit tests of a sampling interrupt's delivery time
  * (instrument/hct_delivery.h): task-clock counted beyond the armed period
- * moves the due time earlier, a preempted delivery counts as the previous
- * one instead of its whole length, a source without due times adds nothing. */
+ * moves the due time earlier, a preempted delivery (or handler, or
+ * boundary) counts as the previous one instead of its whole length, a source
+ * without due times adds nothing. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -47,6 +48,20 @@ static void test_preempted_delivery_counts_as_the_previous(void **state)
     assert_int_equal(hct_delivery(&last, 400 * MS + 1, 400 * MS), 40 * US);
 }
 
+/* a boundary's own work preempted for 0.6 ms (a time slice of another
+ * process): the previous boundary's 3 us, not 0.6 ms; the same for a delivery */
+static void test_preempted_work_counts_as_the_previous(void **state)
+{
+    (void)state;
+    uint64_t last = 0;
+    assert_int_equal(hct_tool_work(&last, 3 * US), 3 * US);
+    assert_int_equal(hct_tool_work(&last, 600 * US), 3 * US);
+    assert_int_equal(hct_tool_work(&last, 5 * US), 5 * US);
+    uint64_t delivery = 0;
+    hct_delivery(&delivery, 100 * MS, 100 * MS + 60 * US);
+    assert_int_equal(hct_delivery(&delivery, 200 * MS, 200 * MS + 600 * US), 60 * US);
+}
+
 static void test_no_due_time_adds_nothing(void **state)
 {
     (void)state;
@@ -60,6 +75,7 @@ int main(void)
         cmocka_unit_test(test_perf_due_takes_the_late_count_off),
         cmocka_unit_test(test_delivery_is_measured),
         cmocka_unit_test(test_preempted_delivery_counts_as_the_previous),
+        cmocka_unit_test(test_preempted_work_counts_as_the_previous),
         cmocka_unit_test(test_no_due_time_adds_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
