@@ -84,6 +84,11 @@ endif
 ifeq ($(MPIFC_OK),yes)
 TOOLS += $(BUILD)/tests/fortran_app
 endif
+# bursts of about 100 us between MPI calls: the tracer's own time (tests/e2e/fold_bursts.sh)
+TOOLS += $(BUILD)/tests/burst_app
+ifeq ($(MPIFC_OK),yes)
+TOOLS += $(BUILD)/tests/burst_app_f
+endif
 # OpenMP: the cost of a parallel region
 TOOLS += $(BUILD)/bench/omp_region_cost
 # hcafold's reading side (fold/read, regions, points) and its test tools
@@ -164,6 +169,12 @@ $(BUILD)/bench/sample_cost: bench/sample_cost.c include/hcatrace.h
 $(BUILD)/tests/fault_app: tests/fault_app.c
 	@mkdir -p $(dir $@)
 	$(MPICC) -std=c11 -g -O2 -Wall -Wextra -Werror -o $@ $<
+$(BUILD)/tests/burst_app: tests/burst_app.c
+	@mkdir -p $(dir $@)
+	$(MPICC) -std=c11 -g -O2 -Wall -Wextra -Werror -o $@ $<
+$(BUILD)/tests/burst_app_f: tests/burst_app.f90
+	@mkdir -p $(dir $@)
+	$(MPIFC) -g -O2 -fno-inline -Wall -J $(dir $@) -o $@ $<
 $(BUILD)/bench/mpi_call_cost: bench/mpi_call_cost.c
 	@mkdir -p $(dir $@)
 	$(MPICC) -std=c11 -O2 -g -Wall -Wextra -Werror -o $@ $<

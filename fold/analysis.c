@@ -518,6 +518,7 @@ static int fold_one(const fold_trace *t, const fold_region *f, size_t index, con
     g->samples_used = p.used_samples;
     g->mean_duration_s = p.mean_duration_ns / 1e9;
     g->total_time_s = f->total_ns / 1e9;
+    g->tool_time_s = f->tool_ns / 1e9;
     int rc = (!g->name || !g->slug || !g->open_site || !g->close_site) ? -1 : 0;
     if (rc == 0)
         rc = fold_variability(t, f, g);
@@ -675,6 +676,7 @@ enum fold_analysis_status fold_analyze(const char *trace_path, const fold_option
     }
     report->nlocations = t->nlocations;
     report->samples_lost = t->samples_lost;
+    report->tool_time = t->tool_time;
     report->regions = calloc(t->nfolds + 1, sizeof(*report->regions));
     report->skipped = calloc(t->nfolds + 1, sizeof(*report->skipped));
     if (!report->regions || !report->skipped || fold_run_build(t, &report->run) != 0) {

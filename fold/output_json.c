@@ -230,6 +230,7 @@ static cJSON *region_json(const fold_region_result *r)
     cJSON_AddNumberToObject(smp, "used", (double)r->samples_used);
     cJSON_AddNumberToObject(o, "mean_duration_s", r->mean_duration_s);
     cJSON_AddNumberToObject(o, "total_time_s", r->total_time_s);
+    cJSON_AddNumberToObject(o, "tool_time_s", r->tool_time_s);
     if (r->warning)
         cJSON_AddStringToObject(o, "warning", r->warning);
     cJSON *conf = cJSON_AddObjectToObject(o, "confidence");
@@ -387,6 +388,7 @@ int fold_write_json(const fold_report *r, const char *dir, char *err, size_t err
     cJSON_AddStringToObject(root, "trace", r->trace);
     cJSON_AddNumberToObject(root, "locations", (double)r->nlocations);
     cJSON_AddNumberToObject(root, "samples_lost", (double)r->samples_lost);
+    cJSON_AddBoolToObject(root, "tool_time_removed", r->tool_time);
     cJSON_AddNumberToObject(root, "regions_skipped", (double)r->regions_skipped);
     cJSON_AddItemToObject(root, "run", run_json(&r->run));
     cJSON *skipped = cJSON_AddArrayToObject(root, "skipped");

@@ -98,7 +98,7 @@ static int finish_defs(hca_trace_defs *st, fold_trace *t, char *err, size_t errl
         }
         t->contexts[i].depth = depth;
     }
-    /* counters: the members but the tracer's sampling statistics */
+    /* counters: the members but the tracer's sampling statistics and tool time */
     uint32_t *counter_of = malloc((st->nmembers + 1) * sizeof(*counter_of));
     if (!counter_of)
         return fold_fail(err, errlen, FOLD_ERR_NOMEM, "out of memory reading the definitions");
@@ -106,11 +106,12 @@ static int finish_defs(hca_trace_defs *st, fold_trace *t, char *err, size_t errl
     for (size_t i = 0; i < st->nmembers; i++) {
         const char *name = string_or(t, st->members[i].name, "?");
         counter_of[i] = FOLD_NONE;
-        if (hca_is_stats_member(name))
+        if (hca_is_stats_member(name) || hca_is_tool_member(name))
             continue;
         counter_of[i] = (uint32_t)t->ncounters;
         t->counters[t->ncounters].name = name;
         t->counters[t->ncounters].unit = string_or(t, st->members[i].unit, "");
+        t->counters[t->ncounters].counts_cpu = hca_counts_cpu_time(name);
         t->ncounters++;
     }
     /* counter sets: every metric class, by ID (undefined ones without members) */
@@ -132,6 +133,7 @@ static int finish_defs(hca_trace_defs *st, fold_trace *t, char *err, size_t errl
             return fold_fail(err, errlen, FOLD_ERR_NOMEM, "out of memory reading the definitions");
         }
         set->n = c->n;
+        set->tool_time = set->tool_cpu = -1;
         for (size_t k = 0; k < set->n; k++)
             if (c->members[k] >= st->nmembers || !st->members[c->members[k]].defined) {
                 free(counter_of);
@@ -140,10 +142,16 @@ static int finish_defs(hca_trace_defs *st, fold_trace *t, char *err, size_t errl
         for (size_t k = 0; k < set->n; k++) {
             const char *name = string_or(t, st->members[c->members[k]].name, "?");
             set->lost[k] = (uint8_t)hca_is_lost_member(name);
-            set->statistics |= counter_of[c->members[k]] == FOLD_NONE;
+            set->statistics |= hca_is_stats_member(name);
+            set->tool |= hca_is_tool_member(name);
+            if (strcmp(name, HCA_TOOL_TIME) == 0)
+                set->tool_time = (int)k;
+            else if (strcmp(name, HCA_TOOL_CPU_TIME) == 0)
+                set->tool_cpu = (int)k;
         }
+        t->tool_time |= set->tool;
         for (size_t k = 0; k < set->n; k++)
-            set->counters[k] = set->statistics ? FOLD_NONE : counter_of[c->members[k]];
+            set->counters[k] = set->statistics || set->tool ? FOLD_NONE : counter_of[c->members[k]];
     }
     free(counter_of);
     qsort(st->locations, st->nlocations, sizeof(*st->locations), cmp_loc);

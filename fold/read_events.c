@@ -2,7 +2,11 @@
  * is a stack of open calling contexts, the burst opened by the last MPI call,
  * and the pending Metric values: a Metric event gives its values to the
  * calling-context event (enter, leave, sample) that follows it at the same
- * timestamp (docs/trace-format.md). Only instances and the samples inside open
+ * timestamp (docs/trace-format.md). The tracer's own time ("tool:" metrics,
+ * running totals) is removed as it is read: instances and samples get the
+ * location's time minus the tracer's time before them, CPU-time counters
+ * their value minus the tracer's CPU time (docs/output.md, "Tool time").
+ * Only instances and the samples inside open
  * instances are kept; counter values live in a per-location arena of
  * fixed-size chunks, so the pointers into it stay valid. */
 #include "read_internal.h"
@@ -28,7 +32,8 @@ typedef struct chunk {
 typedef struct {
     uint32_t cc;
     int16_t kind;
-    uint64_t t0;
+    uint64_t t0, tool0; /* ns without the tracer's time; the tracer's time before it */
+    uint64_t traced0;   /* ns as traced (the run summary's MPI time) */
     const double *c0;
     size_t first;
 } frame;
@@ -48,10 +53,13 @@ typedef struct {
     size_t depth, cap_stack;
     unsigned mpi_depth;
     OTF2_TimeStamp last_ts;
+    /* the tracer's own time so far (the last "tool:" values), ns; the last
+     * time returned by untraced_ns */
+    uint64_t tool_ns, tool_cpu_ns, last_untraced;
     /* the burst opened by the last MPI call */
     int burst_open;
     uint32_t burst_cc;
-    uint64_t burst_t0;
+    uint64_t burst_t0, burst_tool0;
     const double *burst_c0;
     size_t burst_first;
     size_t cap_samples, cap_instances, cap_sites;
@@ -86,6 +94,18 @@ static uint64_t to_ns(const loc_state *S, OTF2_TimeStamp ts)
     return S->tick_ns == 1.0 ? ts : (uint64_t)llround((double)ts * S->tick_ns);
 }
 
+/* A timestamp as ns of the program's own time: minus the tracer's time before
+ * it, never before the previous one (a tool total measured a little long). */
+static uint64_t untraced_ns(loc_state *S, OTF2_TimeStamp ts)
+{
+    uint64_t ns = to_ns(S, ts);
+    ns = ns > S->tool_ns ? ns - S->tool_ns : 0;
+    if (ns < S->last_untraced)
+        ns = S->last_untraced;
+    S->last_untraced = ns;
+    return ns;
+}
+
 static void clear_pending(loc_state *S)
 {
     for (size_t i = 0; i < S->t->ncounters; i++)
@@ -105,6 +125,9 @@ static const double *take_values(loc_state *S, OTF2_TimeStamp ts, int keep)
             return S->t->nan_row;
         }
         memcpy(row, S->pend, S->t->ncounters * sizeof(double));
+        for (size_t i = 0; i < S->t->ncounters; i++)
+            if (S->t->counters[i].counts_cpu)
+                row[i] -= (double)S->tool_cpu_ns;
         v = row;
     }
     if (S->pend_have)
@@ -112,8 +135,10 @@ static const double *take_values(loc_state *S, OTF2_TimeStamp ts, int keep)
     return v;
 }
 
+/* An instance from t0 to t1 (ns, untraced_ns) that began when the tracer's
+ * time was tool0. */
 static int add_instance(loc_state *S, int kind, uint32_t open_cc, uint32_t close_cc, uint64_t t0, uint64_t t1,
-                        const double *c0, const double *c1, size_t first)
+                        uint64_t tool0, const double *c0, const double *c1, size_t first)
 {
     fold_location *L = S->L;
     if (hca_grow((void **)&L->instances, &S->cap_instances, L->ninstances + 1, sizeof(*L->instances))) {
@@ -121,8 +146,9 @@ static int add_instance(loc_state *S, int kind, uint32_t open_cc, uint32_t close
         return -1;
     }
     fold_instance *in = &L->instances[L->ninstances++];
-    in->t0 = to_ns(S, t0);
-    in->t1 = to_ns(S, t1);
+    in->t0 = t0;
+    in->t1 = t1;
+    in->tool_ns = S->tool_ns > tool0 ? S->tool_ns - tool0 : 0;
     in->c0 = c0;
     in->c1 = c1;
     in->first_sample = first;
@@ -223,6 +249,15 @@ static OTF2_CallbackCode ev_metric(OTF2_LocationRef loc, OTF2_TimeStamp ts, uint
         snprintf(S->why, sizeof(S->why), "metric event with %u values for a class of %zu", n, set->n);
         return OTF2_CALLBACK_INTERRUPT;
     }
+    if (set->tool) { /* running totals: the tracer's time up to this timestamp */
+        if (set->tool_time >= 0 && types[set->tool_time] == OTF2_TYPE_UINT64 &&
+            values[set->tool_time].unsigned_int > S->tool_ns)
+            S->tool_ns = values[set->tool_time].unsigned_int;
+        if (set->tool_cpu >= 0 && types[set->tool_cpu] == OTF2_TYPE_UINT64 &&
+            values[set->tool_cpu].unsigned_int > S->tool_cpu_ns)
+            S->tool_cpu_ns = values[set->tool_cpu].unsigned_int;
+        return OTF2_CALLBACK_SUCCESS;
+    }
     if (set->statistics) { /* running counts: the last event has the totals */
         uint64_t lost = 0;
         for (uint8_t i = 0; i < n; i++)
@@ -268,9 +303,11 @@ static OTF2_CallbackCode ev_enter(OTF2_LocationRef loc, OTF2_TimeStamp ts, uint6
         return corrupt(S, "calling context", cc);
     int kind = t->regions[t->contexts[cc].region].kind;
     const double *c = take_values(S, ts, 1);
+    uint64_t at = untraced_ns(S, ts);
     if (kind == FOLD_KIND_MPI) {
         if (S->mpi_depth == 0 && S->burst_open) {
-            add_instance(S, FOLD_KIND_BURST, S->burst_cc, cc, S->burst_t0, ts, S->burst_c0, c, S->burst_first);
+            add_instance(S, FOLD_KIND_BURST, S->burst_cc, cc, S->burst_t0, at, S->burst_tool0, S->burst_c0, c,
+                         S->burst_first);
             S->burst_open = 0;
         }
         S->mpi_depth++;
@@ -279,7 +316,7 @@ static OTF2_CallbackCode ev_enter(OTF2_LocationRef loc, OTF2_TimeStamp ts, uint6
         S->bad = FOLD_ERR_NOMEM;
         return OTF2_CALLBACK_INTERRUPT;
     }
-    S->stack[S->depth++] = (frame){ cc, (int16_t)kind, ts, c, S->L->nsamples };
+    S->stack[S->depth++] = (frame){ cc, (int16_t)kind, at, S->tool_ns, to_ns(S, ts), c, S->L->nsamples };
     return S->bad ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
 }
 
@@ -295,6 +332,7 @@ static OTF2_CallbackCode ev_leave(OTF2_LocationRef loc, OTF2_TimeStamp ts, uint6
     if (cc >= S->t->ncontexts)
         return corrupt(S, "calling context", cc);
     const double *c = take_values(S, ts, 1);
+    uint64_t at = untraced_ns(S, ts);
     size_t k = S->depth;
     while (k > 0 && S->stack[k - 1].cc != cc)
         k--;
@@ -314,17 +352,18 @@ static OTF2_CallbackCode ev_leave(OTF2_LocationRef loc, OTF2_TimeStamp ts, uint6
         if (S->mpi_depth)
             S->mpi_depth--;
         if (S->mpi_regions)
-            add_instance(S, FOLD_KIND_MPI, cc, cc, f.t0, ts, f.c0, c, f.first);
+            add_instance(S, FOLD_KIND_MPI, cc, cc, f.t0, at, f.tool0, f.c0, c, f.first);
         if (S->mpi_depth == 0) {
-            add_mpi_time(S, cc, to_ns(S, ts) - to_ns(S, f.t0));
+            add_mpi_time(S, cc, to_ns(S, ts) - f.traced0); /* the run as traced, as its elapsed time */
             S->burst_open = 1;
             S->burst_cc = cc;
-            S->burst_t0 = ts;
+            S->burst_t0 = at;
+            S->burst_tool0 = S->tool_ns;
             S->burst_c0 = c;
             S->burst_first = S->L->nsamples;
         }
     } else {
-        add_instance(S, f.kind, cc, cc, f.t0, ts, f.c0, c, f.first);
+        add_instance(S, f.kind, cc, cc, f.t0, at, f.tool0, f.c0, c, f.first);
     }
     return S->bad ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
 }
@@ -346,6 +385,7 @@ static OTF2_CallbackCode ev_sample(OTF2_LocationRef loc, OTF2_TimeStamp ts, uint
     /* inside a burst, a region other than an MPI call, or a kept MPI call */
     int keep = S->burst_open || S->depth > S->mpi_depth || (S->mpi_regions && S->mpi_depth > 0);
     const double *c = take_values(S, ts, keep);
+    uint64_t at = untraced_ns(S, ts);
     if (!keep)
         return OTF2_CALLBACK_SUCCESS;
     if (cc != OTF2_UNDEFINED_CALLING_CONTEXT && cc >= S->t->ncontexts)
@@ -354,7 +394,7 @@ static OTF2_CallbackCode ev_sample(OTF2_LocationRef loc, OTF2_TimeStamp ts, uint
         S->bad = FOLD_ERR_NOMEM;
         return OTF2_CALLBACK_INTERRUPT;
     }
-    L->samples[L->nsamples++] = (fold_sample){ to_ns(S, ts), cc == OTF2_UNDEFINED_CALLING_CONTEXT ? FOLD_NONE : cc, c };
+    L->samples[L->nsamples++] = (fold_sample){ at, cc == OTF2_UNDEFINED_CALLING_CONTEXT ? FOLD_NONE : cc, c };
     return S->bad ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
 }
 

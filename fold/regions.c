@@ -18,6 +18,7 @@ void fold_region_defaults(fold_region_options *o)
     o->k = 1.5;
     o->mad_scale = 1.4826;
     o->mad_floor = 0.005;
+    o->tool_tolerance = 0.1;
     o->split = 1;
     o->min_group = 10;
     o->min_group_fraction = 0.10;
@@ -477,7 +478,8 @@ static int build_groups(const fold_trace *t, const fold_region_options *o, fold_
         }
         for (size_t i = start; i < end; i++) {
             double d = (double)(bd[i].in->t1 - bd[i].in->t0);
-            bd[i].in->excluded = (d < lo || d > hi) ? FOLD_EXCLUDED_OUTLIER : FOLD_USED;
+            double tol = o->tool_tolerance * (double)bd[i].in->tool_ns;
+            bd[i].in->excluded = (d < lo - tol || d > hi + tol) ? FOLD_EXCLUDED_OUTLIER : FOLD_USED;
         }
         start = end;
     }
@@ -486,6 +488,7 @@ static int build_groups(const fold_trace *t, const fold_region_options *o, fold_
         fold_region *f = &(*folds)[*nfolds + group_of[i]];
         f->instances[f->ninstances++] = ins[i];
         f->total_ns += (double)(ins[i].t1 - ins[i].t0);
+        f->tool_ns += (double)ins[i].tool_ns;
         f->nsamples += ins[i].nsamples;
         if (ins[i].excluded == FOLD_USED) {
             f->nused++;

@@ -2,7 +2,7 @@
  * folds: instances grouped by key (a named region's calling context; a burst's
  * opening and closing MPI call sites), a key split into duration groups when
  * its durations form separate clusters, and duration outliers excluded by
- * median +- k * MAD within each group. */
+ * median +- k * MAD within each group, durations without the tracer's own time. */
 #ifndef FOLD_REGIONS_H
 #define FOLD_REGIONS_H
 
@@ -15,6 +15,8 @@ typedef struct {
     double mad_scale;          /* default 1.4826 (MAD as an estimate of the standard deviation);
                                   1.0 gives BSC folding's unscaled rule */
     double mad_floor;          /* MAD at least this fraction of the median; default 0.005 */
+    double tool_tolerance;     /* an instance's window widens by this fraction of the tracer's time
+                                  removed from it (the uncertainty of that measurement); default 0.1 */
     int split;                 /* split keys into duration groups; default 1 */
     size_t min_group;          /* a group holds at least this many instances; default 10 */
     double min_group_fraction; /* ... and at least this fraction of the key's instances; default 0.10 */
@@ -35,7 +37,9 @@ void fold_region_defaults(fold_region_options *o);
  *      max(min_gap, gap_factor * max(s_left, s_right)), s = 1.4826 * MAD of the
  *      side's ln(duration). Recurse into both sides.
  *   2. In each group: median M and MAD of the durations; instances with
- *      |d - M| > k * max(mad_scale * MAD, mad_floor * M) are excluded.
+ *      |d - M| > k * max(mad_scale * MAD, mad_floor * M) + tool_tolerance * tool
+ *      are excluded (d and tool: the instance's duration and the tracer's own
+ *      time removed from it, fold_instance).
  * Returns 0, or -1 when memory ran out (message in err). */
 int fold_regions_build(fold_trace *t, const fold_region_options *o, char *err, size_t errlen);
 

@@ -66,7 +66,8 @@ typedef struct {
     const char *path_functions; /* the path's functions, or NULL when the key is one path */
     size_t call_sites;         /* line-level call-site keys merged into this region (fold/sites.h) */
     size_t samples_used;
-    double mean_duration_s, total_time_s;
+    double mean_duration_s, total_time_s; /* without the tracer's own time */
+    double tool_time_s;        /* the tracer's own time removed from its instances */
     fold_counter_result *counters;
     size_t ncounters;
     const char **zero_counters; /* measured in the used instances but always 0: not folded (no curve), */
@@ -127,6 +128,7 @@ typedef struct {
 typedef struct fold_report {
     const char *trace;         /* path of traces.otf2 */
     uint64_t samples_lost;
+    int tool_time;             /* the trace records the tracer's own time: it was removed */
     size_t nlocations;
     fold_region_result *regions; /* sorted by total time, largest first */
     size_t nregions;

@@ -100,6 +100,12 @@ void fold_write_summary(const fold_report *r, FILE *out)
                      "mean %.3f ms, %zu samples\n",
                 g->total_time_s, total > 0 ? 100.0 * g->total_time_s / total : 0.0, g->instances_used,
                 g->instances_found, g->instances_excluded, g->mean_duration_s * 1e3, g->samples_used);
+        if (r->tool_time)
+            fprintf(out, "    %.6f s of the tracer's own time removed (%.1f %% of the instances' traced time)\n",
+                    g->tool_time_s,
+                    g->total_time_s + g->tool_time_s > 0
+                        ? 100.0 * g->tool_time_s / (g->total_time_s + g->tool_time_s)
+                        : 0.0);
         if (g->warning)
             fprintf(out, "    warning: %s\n", g->warning);
         for (size_t p = 0; p < g->phases.nphases; p++) {

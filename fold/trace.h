@@ -43,27 +43,35 @@ typedef struct {
 
 typedef struct {
     const char *name, *unit;
+    int counts_cpu;          /* counts the thread's CPU time (task-clock): the tracer's CPU time is removed */
 } fold_counter_def;
 
 /* A counter set (OTF2 MetricClass): what one Metric event carries. A class
  * whose members are named "sampling:*" holds the tracer's sampling statistics
- * (running counts per location), not counters. */
+ * (running counts per location), one with "tool:*" members the tracer's own
+ * time (running ns per location), not counters. */
 typedef struct {
     size_t n;
-    uint32_t *counters; /* per member: index into fold_trace.counters (FOLD_NONE in statistics) */
+    uint32_t *counters; /* per member: index into fold_trace.counters (FOLD_NONE in statistics and tool time) */
     uint8_t *lost;      /* per member: 1 if it counts lost samples ("sampling:lost*") */
     int statistics;     /* 1: the tracer's sampling statistics */
+    int tool;           /* 1: the tracer's own time ("tool:time", "tool:cpu_time") */
+    int tool_time, tool_cpu; /* members of those two in a tool class, -1 if absent */
 } fold_counter_set;
 
 typedef struct {
-    uint64_t t;            /* ns */
+    uint64_t t;            /* ns, without the tracer's own time (see fold_instance) */
     uint32_t context;      /* leaf calling context of the sampled stack, or FOLD_NONE */
     const double *values;  /* per trace counter; NAN where not measured (never NULL when ncounters > 0) */
 } fold_sample;
 
-/* One instance of a region on one location. */
+/* One instance of a region on one location. Times and CPU-time counters are
+ * those of the program as if untraced: where the trace records the tracer's
+ * own time ("tool:*" metrics), a location's timestamps are read minus the
+ * tracer's time before them, and task-clock values minus its CPU time. */
 typedef struct {
     uint64_t t0, t1;       /* enter and leave (bursts: leave of the opening MPI call, enter of the closing one), ns */
+    uint64_t tool_ns;      /* the tracer's own time inside the instance, removed from t1 - t0 */
     const double *c0, *c1; /* counter values at t0/t1, per trace counter; NAN where not measured */
     size_t first_sample, nsamples; /* its samples: locations[location].samples[first_sample ...] */
     uint32_t location;     /* index into fold_trace.locations */
@@ -114,6 +122,7 @@ typedef struct {
     double median_ns, mad_ns;       /* duration statistics of the group (MAD unscaled) */
     double keep_lo_ns, keep_hi_ns;  /* durations kept: median -+ k * scale * MAD */
     double total_ns;       /* summed duration of all instances of the group */
+    double tool_ns;        /* the tracer's own time removed from them */
 } fold_region;
 
 typedef struct {
@@ -136,6 +145,7 @@ typedef struct {
     uint64_t nevents;            /* events read, all locations */
     uint64_t samples_read, samples_kept;
     uint64_t samples_lost;       /* reported by the tracer, all locations */
+    int tool_time;               /* the trace records the tracer's own time (a "tool:" class) */
     fold_region *folds;          /* the region keys found (after fold_regions_build) */
     size_t nfolds;
     double *nan_row;             /* ncounters NANs: values of events without counters */

@@ -39,6 +39,13 @@ typedef struct hct_thread {
     int extras;               /* counters or sampling: boundaries do more */
     int finished;             /* its counters and sampling were closed */
     hct_path path;            /* its current calling context, open regions */
+    /* the thread's time in the tracer so far, ns (hct_tooltime.h): added to by
+     * the sampling handler only outside the tracer (in_tool == 0), by region
+     * boundaries and sample drains only inside it, so never by both at once */
+    volatile uint64_t tool_ns, tool_cpu_ns;
+    /* the last region boundary's own work before and after its timestamp, ns,
+     * counted in place of one that held a preemption (hct_tool_work) */
+    uint64_t boundary_before, boundary_after;
 } hct_thread;
 
 enum hct_mode { HCT_OFF = 0, HCT_SERIAL, HCT_MPI_PENDING, HCT_MPI };

@@ -2,7 +2,9 @@
  * besides the region event itself. At a boundary, the thread's pending samples
  * are written first (they are older, and each location's timestamps must not
  * decrease), then its timestamp and counter values, read back to back: the
- * region event is written at that time. A thread
+ * region event is written at that time. The boundary's own time (draining,
+ * counters) is added to the thread's tool time, whose total at the timestamp
+ * is written with it (hct_tooltime.h). A thread
  * starts its counters and its sampling when it gets its location and ends them
  * when it exits or when recording stops. */
 #include "hct_boundary.h"
@@ -11,10 +13,12 @@
 
 #include "hct_counter_rotation.h"
 #include "hct_counters.h"
+#include "hct_delivery.h"
 #include "hct_frame_keys.h"
 #include "hct_sampling.h"
 #include "hct_self.h"
 #include "hct_rescue.h"
+#include "hct_tooltime.h"
 
 static pthread_key_t exit_key;
 static int have_exit_key;
@@ -43,6 +47,8 @@ void hct_extras_setup(void)
      * too: the libdw worker and its session ready before the first enter */
     if (hct.cfg.callsites)
         hct_frame_keys_start();
+    if (hct_extras_wanted())
+        hct_tool_setup();
     have_exit_key = pthread_key_create(&exit_key, on_thread_exit) == 0;
 }
 
@@ -65,15 +71,24 @@ void hct_extras_start(hct_thread *t)
 
 uint64_t hct_boundary(hct_thread *t, int enter, uint64_t not_before)
 {
-    hct_sampling_drain(t);
+    uint64_t start = hca_clock_now(), wall0 = t->tool_ns, cpu0 = t->tool_cpu_ns;
+    hct_sampling_drain(t); /* adds its own time (wall and CPU) to the thread's tool time */
+    uint64_t drain_wall = t->tool_ns - wall0, drain_cpu = t->tool_cpu_ns - cpu0;
     /* the boundary's time and its counter values back to back, time first, as
      * in a sample (take_sample): the same clock-to-counter offset everywhere */
-    uint64_t ts = hct_timestamp(t);
-    if (ts < not_before) {
+    uint64_t now = hca_clock_now();
+    uint64_t ts = now < t->last_ts ? t->last_ts : now;
+    if (ts < not_before)
         ts = not_before;
-        t->last_ts = ts;
-    }
+    t->last_ts = ts;
+    /* the tracer's time in this boundary before ts: the drain's, then its own
+     * work (CPU time), without a preemption (hct_delivery.h) */
+    uint64_t before = hct_tool_work(&t->boundary_before, now - start - drain_wall);
     hct_counters_boundary(t, ts, enter);
+    hct_tool_write(t, ts, wall0 + drain_wall + before, cpu0 + drain_cpu + before);
+    uint64_t after = hct_tool_work(&t->boundary_after, hca_clock_now() - now);
+    t->tool_ns = wall0 + drain_wall + before + after;
+    t->tool_cpu_ns = cpu0 + drain_cpu + before + after;
     return ts;
 }
 

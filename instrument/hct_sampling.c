@@ -4,8 +4,15 @@
  * perf_event_open is forbidden, a POSIX CPU-time timer (tick-quantized). Both
  * raise SIGPROF on that thread. The handler only takes a timestamp, reads the
  * thread's counter set right after it, unwinds with unw_backtrace into a
- * preallocated per-thread ring and re-arms the interrupt; samples that land inside the tracer or find the ring full
- * are counted as lost. Rings are drained into OTF2 CallingContextSample events
+ * preallocated per-thread ring and re-arms the interrupt; samples that land
+ * inside the tracer or find the ring full are counted as lost. Each sample's
+ * cost is measured and added to the thread's tool time (hct_tooltime.h): the
+ * handler's own time (from its first clock reading to the re-armed interrupt)
+ * and, where the source says when its interrupt was due (the perf source: each
+ * overflow's kernel timestamp and count, in a small perf ring buffer), the
+ * delivery from then to the handler (hct_delivery.h). Each sample
+ * carries the total as it was before it (docs/trace-format.md, "Tool time").
+ * Rings are drained into OTF2 CallingContextSample events
  * (with their counter values as a Metric just before) at region boundaries and
  * at the end, on the owning thread, or by the finishing thread after the
  * owners stopped. */
@@ -31,9 +38,11 @@
 #include "hct_callsite.h"
 #include "hct_path.h"
 #include "hct_counter_rotation.h"
+#include "hct_delivery.h"
 #include "hct_diag.h"
 #include "hct_self.h"
 #include "hct_ring.h"
+#include "hct_tooltime.h"
 
 #define MAX_FRAMES 64
 #define MAX_VALUES 16
@@ -46,6 +55,7 @@ typedef struct {
     uint32_t size;
     uint8_t set, nvalues, depth, flags;
     uint64_t ts;
+    uint64_t tool_ns, tool_cpu_ns; /* the thread's tool time before this sample */
     uint64_t data[]; /* nvalues counter values, then depth addresses, leaf first */
 } sample_rec;
 #define REC_TRUNCATED 1
@@ -57,11 +67,17 @@ struct hct_smp_thread {
     size_t memsize;
     volatile sig_atomic_t armed, warming;
     int fd;          /* SRC_PERF */
+    struct perf_event_mmap_page *ovf; /* SRC_PERF: its ring of overflow times, or NULL */
+    size_t ovf_size;                  /* mapped bytes: the header page and the data page */
+    uint64_t armed_period;            /* SRC_PERF: the period armed last, ns of task-clock */
+    uint64_t last_count;              /* SRC_PERF: the event's count when last re-armed (0: unknown) */
+    uint64_t delivery, handler_last;  /* the last delivery and handler's time counted, ns */
     timer_t timer;   /* SRC_TIMER */
     int has_timer;
-    uint64_t rng, cpu_target;
+    uint64_t rng, cpu_target; /* SRC_TIMER: the thread CPU time of the next interrupt */
     volatile uint64_t lost_in_tool, lost_full; /* written by the handler only */
     volatile uint64_t handler_ns;               /* time in the handler, samples taken */
+    volatile uint64_t delivery_ns;              /* ... and delivering their interrupts, where known */
     uint64_t drain_ns;                          /* time writing samples into the trace */
     uint64_t stats_written[NSTATS];
     uint64_t samples, lost_no_context, truncated;
@@ -81,7 +97,7 @@ static HCT_TLS hct_smp_thread *tls_smp;
 
 /* totals of the threads already closed, for HCATRACE_VERBOSE=2 */
 static struct {
-    _Atomic uint64_t samples, lost_in_tool, lost_full, lost_no_context, handler_ns, drain_ns;
+    _Atomic uint64_t samples, lost_in_tool, lost_full, lost_no_context, handler_ns, delivery_ns, drain_ns;
 } totals;
 
 /* ---- periods: jittered, deterministic per thread ------------------------------ */
@@ -100,9 +116,7 @@ static inline uint64_t next_period(hct_smp_thread *s)
 
 static inline uint64_t thread_cpu_ns(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    return hct_thread_cpu_ns();
 }
 
 static void arm_timer(hct_smp_thread *s)
@@ -121,9 +135,13 @@ static void arm_timer(hct_smp_thread *s)
 static void rearm(hct_smp_thread *s)
 {
     if (S.source == SRC_PERF) {
+        /* the count it resumes from: disabled since shortly after the overflow */
+        uint64_t count = 0;
+        s->last_count = s->ovf && read(s->fd, &count, sizeof(count)) == (ssize_t)sizeof(count) ? count : 0;
         uint64_t p = next_period(s);
         ioctl(s->fd, PERF_EVENT_IOC_PERIOD, &p);
         ioctl(s->fd, PERF_EVENT_IOC_REFRESH, 1);
+        s->armed_period = p;
     } else {
         arm_timer(s);
     }
@@ -131,16 +149,41 @@ static void rearm(hct_smp_thread *s)
 
 /* ---- the handler: async-signal-safe only ------------------------------------- */
 
-/* Takes a sample; returns its timestamp. The timestamp and the counter values
- * are read back to back, in the order of a region boundary (hct_boundary: time,
- * then counters), so that both carry the same small offset between the clock
- * and the counters, which folding cancels (docs/trace-format.md, "Metric
- * events"). */
-static uint64_t take_sample(hct_smp_thread *s, const ucontext_t *uc)
+/* SRC_PERF: when the last overflow was due (CLOCK_MONOTONIC ns, hct_perf_due),
+ * 0 when unknown; the ring emptied. Async-signal-safe: memory reads only. */
+static uint64_t perf_overflow_due(hct_smp_thread *s)
+{
+    struct perf_event_mmap_page *pg = s->ovf;
+    if (!pg)
+        return 0;
+    uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE), tail = pg->data_tail;
+    const unsigned char *data = (const unsigned char *)pg + pg->data_offset;
+    uint64_t size = pg->data_size, body[2] = { 0, 0 }; /* PERF_SAMPLE_TIME, PERF_SAMPLE_READ */
+    while (tail + sizeof(struct perf_event_header) <= head) {
+        struct perf_event_header h;
+        for (size_t i = 0; i < sizeof(h); i++) /* a record may wrap around the end */
+            ((unsigned char *)&h)[i] = data[(tail + i) % size];
+        if (h.size < sizeof(h))
+            break;
+        if (h.type == PERF_RECORD_SAMPLE && h.size >= sizeof(h) + sizeof(body))
+            for (size_t i = 0; i < sizeof(body); i++)
+                ((unsigned char *)body)[i] = data[(tail + sizeof(h) + i) % size];
+        tail += h.size;
+    }
+    __atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
+    return body[0] ? hct_perf_due(body[0], body[1], s->last_count, s->armed_period) : 0;
+}
+
+/* Takes a sample at time ts (the handler's first reading of the clock) into a
+ * reserved record, returned uncommitted (NULL when lost). The timestamp and the
+ * counter values are read back to back, in the order of a region boundary
+ * (hct_boundary: time, then counters), so that both carry the same small
+ * offset between the clock and the counters, which folding cancels
+ * (docs/trace-format.md, "Metric events"). */
+static sample_rec *take_sample(hct_smp_thread *s, const ucontext_t *uc, uint64_t ts)
 {
     uint64_t values[MAX_VALUES];
     int set = 0, nvalues = 0;
-    uint64_t ts = hca_clock_now();
     if (s->t->ctr) {
         nvalues = hct_counters_read_signal(s->t->ctr, &set, values);
         if (nvalues < 0 || nvalues > MAX_VALUES)
@@ -171,7 +214,7 @@ static uint64_t take_sample(hct_smp_thread *s, const ucontext_t *uc)
     sample_rec *r = hct_ring_reserve(&s->ring, size);
     if (!r) {
         s->lost_full++;
-        return ts;
+        return NULL;
     }
     r->size = (uint32_t)hct_ring_round(size);
     r->set = (uint8_t)set;
@@ -181,8 +224,7 @@ static uint64_t take_sample(hct_smp_thread *s, const ucontext_t *uc)
     r->ts = ts;
     memcpy(r->data, values, (size_t)nvalues * sizeof(uint64_t));
     memcpy(r->data + nvalues, frames, (size_t)depth * sizeof(uint64_t));
-    hct_ring_commit(&s->ring, size);
-    return ts;
+    return r;
 }
 
 static void on_signal(int sig, siginfo_t *si, void *ucv)
@@ -210,16 +252,30 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
         return;
     }
     if (s->armed) {
-        uint64_t t0 = 0;
-        if (s->t->in_tool)
+        uint64_t t0 = hca_clock_now();
+        int inside = s->t->in_tool;
+        sample_rec *r = NULL;
+        if (inside)
             s->lost_in_tool++;
         else
-            t0 = take_sample(s, ucv);
+            r = take_sample(s, ucv, t0);
+        /* read after the sample, not between its time and counters */
+        uint64_t before = hct_delivery(&s->delivery, S.source == SRC_PERF ? perf_overflow_due(s) : 0, t0);
+        if (r) {
+            r->tool_ns = s->t->tool_ns + before;
+            r->tool_cpu_ns = s->t->tool_cpu_ns + before;
+            hct_ring_commit(&s->ring, r->size);
+        }
         /* re-armed after the sample: this system call (microseconds in a VM)
          * must not sit between the sample's timestamp and its counter values */
         rearm(s);
-        if (t0)
-            s->handler_ns += hca_clock_now() - t0;
+        if (!inside) { /* inside, the tracer's own measurement covers this */
+            uint64_t spent = hct_tool_work(&s->handler_last, hca_clock_now() - t0);
+            s->handler_ns += spent;
+            s->delivery_ns += before;
+            s->t->tool_ns += before + spent;
+            s->t->tool_cpu_ns += before + spent;
+        }
     }
     errno = saved_errno;
 }
@@ -233,7 +289,7 @@ static int open_source(hct_smp_thread *s)
     a.size = sizeof(a);
     a.type = PERF_TYPE_SOFTWARE;
     a.config = PERF_COUNT_SW_TASK_CLOCK;
-    a.sample_period = next_period(s);
+    a.sample_period = s->armed_period = next_period(s);
     a.disabled = 1;
     /* CPU time in the kernel counts too where allowed: an overflow there is
      * delivered on the way back to user space and lands at the system call's
@@ -241,7 +297,16 @@ static int open_source(hct_smp_thread *s)
     a.exclude_kernel = (unsigned)S.user_only;
     a.exclude_hv = 1;
     a.wakeup_events = 1;
+    /* each overflow's time on the trace clock, into a ring read by the handler */
+    a.sample_type = PERF_SAMPLE_TIME | PERF_SAMPLE_READ; /* read_format 0: the count alone */
+    a.use_clockid = 1;
+    a.clockid = CLOCK_MONOTONIC;
     int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0 && errno == EINVAL) { /* a kernel without clockid: overflows without their time */
+        a.sample_type = 0;
+        a.use_clockid = 0;
+        fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    }
     if (fd < 0 && !S.user_only && (errno == EACCES || errno == EPERM)) {
         S.user_only = 1;
         a.exclude_kernel = 1;
@@ -256,6 +321,14 @@ static int open_source(hct_smp_thread *s)
         return -1;
     }
     s->fd = fd;
+    /* the header page and one page of records (16 bytes each, emptied by
+     * every handler); without it the handler's own time is still measured */
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    void *m = a.sample_type ? mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+    if (m != MAP_FAILED) {
+        s->ovf = m;
+        s->ovf_size = 2 * page;
+    }
     return 0;
 }
 
@@ -271,6 +344,8 @@ void hct_sampling_setup(void)
     probe.rng = 1;
     S.source = SRC_TIMER;
     if (open_source(&probe) == 0) {
+        if (probe.ovf)
+            munmap(probe.ovf, probe.ovf_size);
         close(probe.fd);
         S.source = SRC_PERF;
     }
@@ -424,7 +499,8 @@ void hct_sampling_drain(hct_thread *t)
     if (!s)
         return;
     if (!hct_ring_empty(&s->ring) && !atomic_exchange(&s->draining, 1)) {
-        uint64_t t0 = hca_clock_now();
+        int own = tls_smp == s; /* the owner: its tool time grows by the drain */
+        uint64_t t0 = hca_clock_now(), cpu0 = own ? hct_thread_cpu_ns() : 0;
         const sample_rec *r;
         while ((r = hct_ring_peek(&s->ring)) != NULL) {
             uint64_t ts = r->ts < t->last_ts ? t->last_ts : r->ts;
@@ -434,6 +510,7 @@ void hct_sampling_drain(hct_thread *t)
                 s->lost_no_context++;
             } else {
                 t->last_ts = ts;
+                hct_tool_write(t, ts, r->tool_ns, r->tool_cpu_ns);
                 if (r->nvalues)
                     hct_counters_write_sample(t, ts, r->set, r->data, r->nvalues);
                 hct_otf2_check(t, OTF2_EvtWriter_CallingContextSample(t->writer, NULL, ts, cc, ud, S.igen));
@@ -442,7 +519,13 @@ void hct_sampling_drain(hct_thread *t)
             }
             hct_ring_pop(&s->ring);
         }
-        s->drain_ns += hca_clock_now() - t0;
+        uint64_t wall = hca_clock_now() - t0;
+        s->drain_ns += wall;
+        if (own) { /* writing may wait for the disk: its CPU time apart */
+            uint64_t cpu = hct_thread_cpu_ns() - cpu0;
+            t->tool_ns += wall;
+            t->tool_cpu_ns += cpu < wall ? cpu : wall;
+        }
         atomic_store(&s->draining, 0);
     }
     write_stats(t, t->last_ts, 0);
@@ -476,9 +559,12 @@ void hct_sampling_thread_close(hct_thread *t)
     atomic_fetch_add(&totals.lost_full, s->lost_full);
     atomic_fetch_add(&totals.lost_no_context, s->lost_no_context);
     atomic_fetch_add(&totals.handler_ns, s->handler_ns);
+    atomic_fetch_add(&totals.delivery_ns, s->delivery_ns);
     atomic_fetch_add(&totals.drain_ns, s->drain_ns);
     if (tls_smp == s)
         tls_smp = NULL;
+    if (s->ovf)
+        munmap(s->ovf, s->ovf_size);
     if (s->fd >= 0)
         close(s->fd);
     if (s->has_timer)
@@ -496,8 +582,9 @@ void hct_sampling_report(void)
     unsigned long long n = atomic_load(&totals.samples), in_tool = atomic_load(&totals.lost_in_tool),
                        full = atomic_load(&totals.lost_full), no_cc = atomic_load(&totals.lost_no_context);
     unsigned long long taken = n + full + no_cc; /* the handler ran to the end for these */
-    hct_message("rank %d: %llu samples (%.0f ns in the handler, %.0f ns to write each), lost %llu in the tracer, "
-                "%llu to a full buffer, %llu to a full context table",
-                hct.rank, n, taken ? (double)atomic_load(&totals.handler_ns) / (double)taken : 0.0,
+    hct_message("rank %d: %llu samples (%.0f ns delivering the interrupt, %.0f ns in the handler, %.0f ns to write "
+                "each), lost %llu in the tracer, %llu to a full buffer, %llu to a full context table",
+                hct.rank, n, taken ? (double)atomic_load(&totals.delivery_ns) / (double)taken : 0.0,
+                taken ? (double)atomic_load(&totals.handler_ns) / (double)taken : 0.0,
                 n ? (double)atomic_load(&totals.drain_ns) / (double)n : 0.0, in_tool, full, no_cc);
 }

@@ -9,6 +9,7 @@
 
 void hct_sampling_setup(void) HCT_HIDDEN;
 hct_smp_thread *hct_sampling_thread_start(hct_thread *t) HCT_HIDDEN;
+/* Writes t's pending samples; on t itself, adds the time this took to t's tool time. */
 void hct_sampling_drain(hct_thread *t) HCT_HIDDEN;
 void hct_sampling_disarm(hct_thread *t) HCT_HIDDEN;
 void hct_sampling_finish(hct_thread *t, uint64_t ts, int self) HCT_HIDDEN;

@@ -88,6 +88,28 @@ enum hca_stat {
             HCA_STATS_PREFIX "lost_no_context", HCA_STATS_PREFIX "truncated"                       \
     }
 
+/* The tracer's own time on a location (docs/trace-format.md, "Tool time"): a
+ * class of its own with these two members, running totals in ns, written with
+ * every region boundary and every sample at its timestamp. A reader subtracts
+ * them to see the program as if untraced. */
+#define HCA_TOOL_PREFIX "tool:"
+#define HCA_TOOL_TIME HCA_TOOL_PREFIX "time"         /* wall-clock ns spent in the tracer */
+#define HCA_TOOL_CPU_TIME HCA_TOOL_PREFIX "cpu_time" /* the thread's CPU ns spent in the tracer */
+enum hca_tool_member { HCA_TOOL_MEMBER_TIME, HCA_TOOL_MEMBER_CPU, HCA_NTOOL };
+#define HCA_TOOL_NAMES { HCA_TOOL_TIME, HCA_TOOL_CPU_TIME }
+
+/* A member of the tool-time class ("tool:*"). */
+static inline int hca_is_tool_member(const char *name)
+{
+    return strncmp(name, HCA_TOOL_PREFIX, strlen(HCA_TOOL_PREFIX)) == 0;
+}
+/* A counter that counts the thread's CPU time, so also the tracer's own
+ * (hcafold subtracts tool:cpu_time from it). */
+static inline int hca_counts_cpu_time(const char *name)
+{
+    return strcmp(name, "task-clock") == 0 || strcmp(name, "cpu-clock") == 0;
+}
+
 /* A member of the sampling statistics ("sampling:*"). */
 static inline int hca_is_stats_member(const char *name)
 {

@@ -10,7 +10,7 @@
  *       of the same team, with region instances balanced inside, none left open
  *   records <kind> <count>                              (message and collective records)
  * Counters and samples (docs/trace-format.md, "Counters and samples"):
- *   metricclass <id> <kind: counters|sampling> <member>,<member>,...
+ *   metricclass <id> <kind: counters|sampling|tool> <member>,<member>,...
  *   counters <loc> metrics <n> classes <k> monotonic <yes|no> boundaries <n> with_counters <n>
  *            placement <ok|bad> first_class <id>
  *       classes: counter-set classes used on the location; monotonic: no member
@@ -19,6 +19,7 @@
  *       region or sample event, another Metric or the ProgramEnd, at its time
  *   counter <loc> <member> first <v> last <v> n <count>
  *   sampling <loc> <member>=<value> ...                  (last statistics of the location)
+ *   tool <loc> metrics <n> monotonic <yes|no> <member>=<value> ...   (the tracer's own time, last values)
  *   region <name> instances <n> samples <n> [<member>=<sum of deltas> ...]
  *       summed over locations; samples taken inside the innermost open instance;
  *       deltas of members read at both ends of an instance
@@ -70,6 +71,9 @@ typedef struct {
     values_t *open_values;  /* per open region instance */
     uint64_t stats[MAXVALUES];
     int have_stats;
+    /* the tracer's own time ("tool:" class) */
+    uint64_t tool[MAXVALUES], tool_metrics;
+    int tool_decreased;
 } loc_t;
 
 /* the global definitions: the schema's reading side (src/hca_schema_read.h) */
@@ -92,6 +96,7 @@ typedef struct {
         uint8_t n;
         uint32_t members[64];
         int sampling; /* the sampling statistics class */
+        int tool;     /* the tracer's own time */
     } *classes;
     uint64_t *cc_samples; /* samples per calling context, all locations */
     struct {
@@ -143,6 +148,8 @@ static void load_definitions(void)
         for (uint8_t k = 0; k < M.classes[c].n; k++)
             M.classes[c].members[k] = D.classes[c].members[k];
         M.classes[c].sampling = hca_trace_defs_class_is_stats(&D, c);
+        M.classes[c].tool =
+            M.classes[c].n && hca_is_tool_member(hca_trace_defs_member_name(&D, M.classes[c].members[0], "?"));
     }
 }
 
@@ -185,6 +192,17 @@ static OTF2_CallbackCode ev_metric(OTF2_LocationRef loc, OTF2_TimeStamp ts, uint
             if (M.classes[metric].members[k] < MAXVALUES)
                 l->stats[M.classes[metric].members[k]] = values[k].unsigned_int;
         l->have_stats = 1;
+        return OTF2_CALLBACK_SUCCESS;
+    }
+    if (M.classes[metric].tool) {
+        for (uint8_t k = 0; k < n; k++) {
+            uint32_t m = M.classes[metric].members[k];
+            if (m >= MAXVALUES)
+                continue;
+            l->tool_decreased |= values[k].unsigned_int < l->tool[m];
+            l->tool[m] = values[k].unsigned_int;
+        }
+        l->tool_metrics++;
         return OTF2_CALLBACK_SUCCESS;
     }
     if (l->pending && l->pending_ts != ts)
@@ -458,7 +476,7 @@ static OTF2_CallbackCode ev_team_end(OTF2_LocationRef loc, OTF2_TimeStamp ts, ui
 static void print_counters_and_samples(void)
 {
     for (uint32_t c = 0; c < M.nclasses; c++) {
-        printf("metricclass %u %s ", c, M.classes[c].sampling ? "sampling" : "counters");
+        printf("metricclass %u %s ", c, M.classes[c].sampling ? "sampling" : M.classes[c].tool ? "tool" : "counters");
         for (uint8_t k = 0; k < M.classes[c].n; k++)
             printf("%s%s", k ? "," : "", member(M.classes[c].members[k]));
         printf("\n");
@@ -480,6 +498,14 @@ static void print_counters_and_samples(void)
             for (uint32_t m = 0; m < D.nmembers && m < MAXVALUES; m++)
                 if (hca_is_stats_member(member(m)))
                     printf(" %s=%" PRIu64, member(m) + strlen(HCA_STATS_PREFIX), l->stats[m]);
+            printf("\n");
+        }
+        if (l->tool_metrics) {
+            printf("tool %" PRIu64 " metrics %" PRIu64 " monotonic %s", l->id, l->tool_metrics,
+                   l->tool_decreased ? "no" : "yes");
+            for (uint32_t m = 0; m < D.nmembers && m < MAXVALUES; m++)
+                if (hca_is_tool_member(member(m)))
+                    printf(" %s=%" PRIu64, member(m) + strlen(HCA_TOOL_PREFIX), l->tool[m]);
             printf("\n");
         }
     }

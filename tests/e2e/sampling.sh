@@ -76,6 +76,9 @@ trace=$(the_trace)
 check "mpi: otf2-print --silent -Werror accepts the trace" valid_otf2 "$trace"
 "$TRACESTAT" "$trace" > stat.txt
 ok $(($(grep -c '^metricclass [0-9]* counters ' stat.txt) != 2)) "mpi: one metric class per counter set"
+ok $(($(grep -c '^tool [0-9]* metrics [1-9][0-9]* monotonic yes time=[1-9]' stat.txt) != 2 ||
+    $(grep -c '^tool .* monotonic no' stat.txt) != 0)) \
+    "mpi: both ranks record the tracer's own time (tool:time, tool:cpu_time), never decreasing"
 ok "$(grep '^counters ' stat.txt | grep -vc ' classes 2 monotonic yes ')" \
     "mpi: every rank rotated through both sets; values never decrease across rotations"
 ok $(($(grep '^counters ' stat.txt | awk '{ print $NF }' | sort -u | wc -l) != 2)) "mpi: the two ranks start on different sets"

@@ -4,7 +4,8 @@
  * two MPI_Allreduce call sites, or a user region "iteration") whose counters
  * follow piecewise constant rates over normalized time, sampled by a timer with
  * jitter, with duration jitter, outlier instances, rotating counter sets, rate
- * noise, several ranks and threads. It also writes DIR/truth.txt (key=value) for
+ * noise, several ranks and threads, a tracer's cost per sample (its own time,
+ * recorded as the tracer does: "tool:" metrics). It also writes DIR/truth.txt (key=value) for
  * the tests. Same arguments, same bytes: every random number comes from our own
  * seeded streams, and the instances do not depend on the sampling period, so
  * --fine-factor K samples the very same run K times more often.
@@ -57,6 +58,7 @@ typedef struct {
     size_t nsets;
     double outliers, outlier_factor, noise, fine;
     double skew_us; /* a sample's counter values are those of this much later */
+    double sample_cost_us; /* the tracer's time per sample, after its timestamp (recorded) */
     synth_func funcs[SYNTH_MAX_FUNCS];
     size_t nfuncs;
     int kind;
@@ -76,6 +78,7 @@ typedef struct {
     hca_ref cc_func_in[SYNTH_MAX_FUNCS]; /* the functions under the open region (user, openmp) */
     hca_ref klass[SYNTH_MAX_SETS];
     hca_ref stats; /* the sampling statistics' class, as the tracer writes it */
+    hca_ref tool;  /* the tracer's own time ("tool:"), with --sample-cost-us */
     hca_ref igen, comm_world, s_prog, s_arg;
 } rank_defs;
 
@@ -122,6 +125,7 @@ typedef struct {
     uint64_t samples;                   /* written on this location */
     hca_ref path[PATH_MAX_DEPTH];       /* the location's current calling context, root first */
     int depth;
+    uint64_t tool;                      /* the tracer's time so far (--sample-cost-us), ns */
     int bad;
 } loc_writer;
 
@@ -130,7 +134,7 @@ static loc_writer *current; /* for the flush callback: deterministic timestamps 
 static uint64_t flush_time(void *user)
 {
     (void)user;
-    return current ? current->now - (uint64_t)current->offset : 0;
+    return current ? current->now + current->tool - (uint64_t)current->offset : 0;
 }
 
 static hca_flush_clock flush_clock = { flush_time, NULL };
@@ -169,6 +173,10 @@ static void usage(FILE *f)
             "                         does with HCATRACE_MODEL (HCATRACE::MODEL, MODEL_TEXT)\n"
             "  --skew-us S            a sample's counter values are those of S us after its time\n"
             "                         (a tracer's skew; default 0)\n"
+            "  --sample-cost-us C     the tracer spends C us after each sample's timestamp: every\n"
+            "                         later event is C us later, task-clock counts it, and the\n"
+            "                         trace records it as the tracer does (\"tool:\" metrics;\n"
+            "                         the truth stays the program's own; default 0: not recorded)\n"
             "  --lost-samples N       samples reported lost per location in the sampling statistics\n"
             "                         (written half way and at the end; default 0)\n"
             "  --creator NAME         the archive's creator (default hcasynth), to pose as another tool\n"
@@ -217,8 +225,9 @@ static int parse_options(int argc, char **argv, options *o)
         { "fine-factor", required_argument, NULL, 'K' },
         { "lost-samples", required_argument, NULL, 'L' },
         { "skew-us", required_argument, NULL, 'W' },
+        { "sample-cost-us", required_argument, NULL, 'C' },
         { "model", required_argument, NULL, 'M' },
-        { "creator", required_argument, NULL, 'C' },
+        { "creator", required_argument, NULL, 'Y' },
         { "nonconformant", no_argument, NULL, 'X' },
         { "verbose", no_argument, NULL, 'v' },
         { "help", no_argument, NULL, 'h' },
@@ -336,10 +345,13 @@ static int parse_options(int argc, char **argv, options *o)
         case 'W':
             bad = parse_num("skew-us", optarg, 0, 1e6, &o->skew_us);
             break;
+        case 'C':
+            bad = parse_num("sample-cost-us", optarg, 0, 1e6, &o->sample_cost_us);
+            break;
         case 'M':
             o->model = optarg;
             break;
-        case 'C':
+        case 'Y':
             o->creator = optarg;
             break;
         case 'v':
@@ -397,6 +409,18 @@ static int is_hardware(const char *name)
         if (strcmp(name, hw[i]) == 0)
             return 1;
     return 0;
+}
+
+/* A class of the tracer's running totals (its members named by `names`), as
+ * the tracer defines it. */
+static hca_ref tracer_class(hca_defs *d, int n, const char *const *names, const char *description, const char *unit,
+                            OTF2_MetricOccurrence mode)
+{
+    hca_ref members[HCA_MAX_CLASS_MEMBERS];
+    for (int i = 0; i < n && i < HCA_MAX_CLASS_MEMBERS; i++)
+        members[i] = hca_defs_metric_member(d, names[i], description, unit, OTF2_METRIC_TYPE_OTHER,
+                                            OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64);
+    return hca_defs_metric_class(d, (uint8_t)n, members, mode);
 }
 
 /* Rank r's local definitions, in an order that depends on r (odd ranks reverse
@@ -468,12 +492,14 @@ static int build_rank_defs(const options *o, uint32_t r, rank_defs *rd)
                                                               : OTF2_METRIC_SYNCHRONOUS);
     }
     static const char *const stat_names[HCA_NSTATS] = HCA_STAT_NAMES;
-    hca_ref stat[HCA_NSTATS];
-    for (int i = 0; i < HCA_NSTATS; i++)
-        stat[i] = hca_defs_metric_member(d, stat_names[i], "sampling statistics", HCA_UNIT_COUNT,
-                                         OTF2_METRIC_TYPE_OTHER, OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64);
-    rd->stats = hca_defs_metric_class(d, HCA_NSTATS, stat,
-                                      o->nonconformant ? OTF2_METRIC_SYNCHRONOUS_STRICT : OTF2_METRIC_ASYNCHRONOUS);
+    rd->stats = tracer_class(d, HCA_NSTATS, stat_names, "sampling statistics", HCA_UNIT_COUNT,
+                             o->nonconformant ? OTF2_METRIC_SYNCHRONOUS_STRICT : OTF2_METRIC_ASYNCHRONOUS);
+    rd->tool = HCA_UNDEF;
+    if (o->sample_cost_us > 0) {
+        static const char *const tool_names[HCA_NTOOL] = HCA_TOOL_NAMES;
+        /* with every boundary and sample: SYNCHRONOUS (not at every enter/leave: without a sample, none) */
+        rd->tool = tracer_class(d, HCA_NTOOL, tool_names, "the tracer's own time", HCA_UNIT_NS, OTF2_METRIC_SYNCHRONOUS);
+    }
     uint64_t period = (uint64_t)llround(o->period_ms * 1e6 / o->fine);
     rd->igen = hca_defs_interrupt_generator(d, "timer", OTF2_INTERRUPT_GENERATOR_MODE_TIME, period);
     rd->comm_world = HCA_UNDEF;
@@ -538,9 +564,23 @@ static double counter_at(const loc_writer *L, const segment *s, size_t c, uint64
 
 /* ---- events ------------------------------------------------------------- */
 
+/* The trace's time of the program's time t: later by the tracer's time so far. */
 static OTF2_TimeStamp local_time(const loc_writer *L, uint64_t t)
 {
-    return t - (uint64_t)L->offset;
+    return t + L->tool - (uint64_t)L->offset;
+}
+
+/* The tracer's time so far, as the tracer writes it with each boundary and sample. */
+static void ev_tool(loc_writer *L, uint64_t t)
+{
+    if (L->rd->tool == HCA_UNDEF)
+        return;
+    OTF2_Type types[HCA_NTOOL] = { OTF2_TYPE_UINT64, OTF2_TYPE_UINT64 };
+    OTF2_MetricValue values[HCA_NTOOL];
+    values[HCA_TOOL_MEMBER_TIME].unsigned_int = L->tool;
+    values[HCA_TOOL_MEMBER_CPU].unsigned_int = L->tool;
+    L->bad |= OTF2_EvtWriter_Metric(L->w, NULL, local_time(L, t), L->rd->tool, HCA_NTOOL, types, values) !=
+              OTF2_SUCCESS;
 }
 
 /* The Metric at time t, with the counter values of time tv (a sample's skew). */
@@ -555,6 +595,8 @@ static void ev_metric_at(loc_writer *L, const segment *s, uint64_t t, uint64_t t
     for (size_t i = 0; i < set->n; i++) {
         types[i] = OTF2_TYPE_UINT64;
         values[i].unsigned_int = (uint64_t)floor(counter_at(L, s, set->idx[i], tv));
+        if (hca_counts_cpu_time(o->counters[set->idx[i]].name)) /* the tracer's time is CPU time too */
+            values[i].unsigned_int += L->tool;
     }
     L->bad |= OTF2_EvtWriter_Metric(L->w, NULL, local_time(L, t), L->rd->klass[L->set], (uint8_t)set->n, types,
                                     values) != OTF2_SUCCESS;
@@ -586,6 +628,7 @@ static uint32_t unwind_to(loc_writer *L, hca_ref cc)
 
 static void ev_enter(loc_writer *L, const segment *s, uint64_t t, hca_ref cc)
 {
+    ev_tool(L, t);
     ev_metric(L, s, t);
     uint32_t unwind = unwind_to(L, cc);
     L->bad |= OTF2_EvtWriter_CallingContextEnter(L->w, NULL, local_time(L, t), cc, unwind) != OTF2_SUCCESS;
@@ -594,6 +637,7 @@ static void ev_enter(loc_writer *L, const segment *s, uint64_t t, hca_ref cc)
 
 static void ev_leave(loc_writer *L, const segment *s, uint64_t t, hca_ref cc)
 {
+    ev_tool(L, t);
     ev_metric(L, s, t);
     L->bad |= OTF2_EvtWriter_CallingContextLeave(L->w, NULL, local_time(L, t), cc) != OTF2_SUCCESS;
     unwind_to(L, L->rd->defs.ccs[cc].parent); /* OTF2: the parent is the next event's previous context */
@@ -620,6 +664,7 @@ static void ev_sample(loc_writer *L, const segment *s, uint64_t t)
         if (!s->in->outlier)
             L->tr->samples_in_used++;
     }
+    ev_tool(L, t);
     ev_metric_at(L, s, t, tv);
     uint32_t unwind = unwind_to(L, cc);
     L->bad |= OTF2_EvtWriter_CallingContextSample(L->w, NULL, local_time(L, t), cc, unwind, L->rd->igen) !=
@@ -627,6 +672,7 @@ static void ev_sample(loc_writer *L, const segment *s, uint64_t t)
     L->tr->samples++;
     L->samples++;
     L->now = t;
+    L->tool += (uint64_t)llround(o->sample_cost_us * 1e3); /* the tracer's time after the sample */
 }
 
 /* The sampling statistics (running counts), as the tracer writes them. */
@@ -802,7 +848,7 @@ static int write_location(OTF2_Archive *ar, const options *o, const rank_defs *r
     L.bad |= OTF2_Archive_CloseEvtWriter(ar, L.w) != OTF2_SUCCESS;
     current = NULL;
     *info = (hca_location_info){ id, rank, thread, nevents };
-    *end_time = t;
+    *end_time = t + L.tool;
     tr->events += nevents;
     return L.bad ? -1 : 0;
 }

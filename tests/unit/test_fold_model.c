@@ -99,7 +99,7 @@ static void build(fixture *fx, int with_model, size_t ncounters_in_region)
 {
     memset(fx, 0, sizeof(*fx));
     for (size_t i = 0; i < NC; i++)
-        fx->defs[i] = (fold_counter_def){ counter_names[i], "#" };
+        fx->defs[i] = (fold_counter_def){ .name = counter_names[i], .unit = "#" };
     fx->t.counters = fx->defs;
     fx->t.ncounters = NC;
     if (with_model) {

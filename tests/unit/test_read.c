@@ -227,16 +227,21 @@ static void assert_same_values(const double *a, const double *b, size_t n)
     }
 }
 
-static void assert_same_trace(const fold_trace *a, const fold_trace *b)
+/* The same instances and samples, at the same times with the same values
+ * (`events`: and the same numbers of events read). */
+static void assert_same_content(const fold_trace *a, const fold_trace *b, int events)
 {
     assert_int_equal(a->nlocations, b->nlocations);
-    assert_int_equal(a->nevents, b->nevents);
+    if (events)
+        assert_int_equal(a->nevents, b->nevents);
+    assert_int_equal(a->ncounters, b->ncounters);
     assert_int_equal(a->nfolds, b->nfolds);
     size_t nc = a->ncounters;
     for (size_t i = 0; i < a->nlocations; i++) {
         const fold_location *x = &a->locations[i], *y = &b->locations[i];
         assert_int_equal(x->id, y->id);
-        assert_int_equal(x->nevents, y->nevents);
+        if (events)
+            assert_int_equal(x->nevents, y->nevents);
         assert_int_equal(x->nsamples, y->nsamples);
         for (size_t s = 0; s < x->nsamples; s++) {
             assert_int_equal(x->samples[s].t, y->samples[s].t);
@@ -261,6 +266,11 @@ static void assert_same_trace(const fold_trace *a, const fold_trace *b)
             assert_same_values(p->c1, q->c1, nc);
         }
     }
+}
+
+static void assert_same_trace(const fold_trace *a, const fold_trace *b)
+{
+    assert_same_content(a, b, 1);
 }
 
 static void jobs_give_identical_results(void **state)
@@ -479,6 +489,41 @@ static void fine_factor_keeps_the_instances(void **state)
     tu_remove(fine);
 }
 
+/* A tracer whose samples cost 40 us each (hcasynth --sample-cost-us, recorded
+ * as "tool:" metrics): read as if the cost were absent, the very trace without
+ * it: every instance and sample at the same time, task-clock the same, the
+ * same exclusions; the removed time is each instance's samples x 40 us. */
+static void tool_time_is_removed(void **state)
+{
+    (void)state;
+    const char *args = "--ranks 2 --instances 400 --duration-ms 0.1 --duration-jitter 0.02 --outliers 0.02 "
+                       "--period-ms 2 --period-jitter 0.5 --counter task-clock:0-1=1e9 "
+                       "--counter instructions:0-0.5=1e9,0.5-1=3e9 --seed 5 ";
+    char with[512];
+    snprintf(with, sizeof(with), "%s--sample-cost-us 40", args);
+    char *plain = tu_synth(args), *costly = tu_synth(with);
+    assert_non_null(plain);
+    assert_non_null(costly);
+    fold_trace a, b;
+    read_ok(plain, 1, &a);
+    read_ok(costly, 2, &b);
+    assert_int_equal(a.tool_time, 0);
+    assert_int_equal(b.tool_time, 1);
+    assert_same_content(&a, &b, 0); /* tool:* are not counters; more events */
+    size_t with_samples = 0;
+    for (size_t f = 0; f < b.nfolds; f++)
+        for (size_t i = 0; i < b.folds[f].ninstances; i++) {
+            const fold_instance *q = &b.folds[f].instances[i];
+            assert_int_equal(q->tool_ns, 40000 * q->nsamples);
+            with_samples += q->nsamples > 0;
+        }
+    assert_true(with_samples > 50);
+    fold_trace_free(&a);
+    fold_trace_free(&b);
+    tu_remove(plain);
+    tu_remove(costly);
+}
+
 static void time_only_trace(void **state)
 {
     (void)state;
@@ -512,6 +557,7 @@ int main(void)
         cmocka_unit_test(bad_inputs_fail_cleanly),
         cmocka_unit_test(fine_factor_keeps_the_instances),
         cmocka_unit_test(time_only_trace),
+        cmocka_unit_test(tool_time_is_removed),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

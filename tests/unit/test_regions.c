@@ -2,10 +2,11 @@
  * hand-made traces: keys, names (bursts by both call sites, named regions with
  * their call site only when ambiguous), duration groups split at a wide gap and
  * only for groups of a sensible size, outliers excluded by median +- k * MAD
- * with its floor, BSC's unscaled rule as an option, order by total time, a
- * result that does not depend on the order instances were read in; call sites
- * whose lines differ only between locations as one region, code paths told
- * apart by samples, bimodal CPU times as two groups. */
+ * with its floor and widened by the tracer's time removed, BSC's unscaled rule
+ * as an option, order by total time, a result that does not depend on the
+ * order instances were read in; call sites whose lines differ only between
+ * locations as one region, code paths told apart by samples, bimodal CPU times
+ * as two groups. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -213,6 +214,31 @@ static void mad_floor(void **state)
     fold_trace_free(&t);
 }
 
+/* An instance the tracer's time was removed from keeps a window widened by 10 %
+ * of that time (its measurement's uncertainty); without that time, or with
+ * the tolerance off, the same duration is an outlier; its total is summed. */
+static void tool_time_widens_the_window(void **state)
+{
+    (void)state;
+    for (int off = 0; off < 2; off++) {
+        fold_region_options o;
+        fold_region_defaults(&o);
+        if (off)
+            o.tool_tolerance = 0;
+        fold_trace t;
+        make_trace(&t, 1);
+        for (int i = 0; i < 50; i++)
+            add_burst(&t, 0, 100e3);
+        add_burst(&t, 0, 104e3); /* +4 us: outside +-0.75 us */
+        t.locations[0].instances[50].tool_ns = 50000; /* 50 us removed: +-5 us more */
+        add_burst(&t, 0, 104e3); /* the same without tracer's time: excluded */
+        build(&t, &o);
+        assert_int_equal(t.folds[0].nexcluded, off ? 2 : 1);
+        assert_true(t.folds[0].tool_ns == 50000.0);
+        fold_trace_free(&t);
+    }
+}
+
 /* BSC folding's rule (unscaled MAD) drops a quarter of uniformly spread durations. */
 static void bsc_rule_is_an_option(void **state)
 {
@@ -323,7 +349,7 @@ static void make_halo_trace(fold_trace *t, size_t nlocs)
         { 3, FOLD_NONE, "src/cg.c", 5, 0 },  { 4, 6, "src/cg.c", 31, 1 },  { 5, 6, "src/cg.c", 41, 1 },
         { 6, 7, "src/cg.c", 51, 2 },         { 6, 8, "src/cg.c", 51, 2 },
     };
-    static fold_counter_def counters[] = { { "task-clock", "ns" } };
+    static fold_counter_def counters[] = { { "task-clock", "ns", 1 } };
     t->regions = malloc(sizeof(regions));
     t->contexts = malloc(sizeof(contexts));
     t->counters = malloc(sizeof(counters));
@@ -483,6 +509,7 @@ int main(void)
         cmocka_unit_test(small_clump_is_excluded),
         cmocka_unit_test(no_split_when_off_or_close),
         cmocka_unit_test(mad_floor),
+        cmocka_unit_test(tool_time_widens_the_window),
         cmocka_unit_test(bsc_rule_is_an_option),
         cmocka_unit_test(names_and_order),
         cmocka_unit_test(independent_of_reading_order),

@@ -1,0 +1,82 @@
+/* test_delivery.c: unit tests of a sampling interrupt's delivery time
+ * (instrument/hct_delivery.h): task-clock counted beyond the armed period
+ * moves the due time earlier, a preempted delivery (or handler, or
+ * boundary) counts as the previous one instead of its whole length, a source
+ * without due times adds nothing. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "hct_delivery.h"
+
+#define US 1000ull
+#define MS 1000000ull
+
+/* armed at count 10 ms with a 5 ms period: due at count 15 ms; the kernel saw
+ * 15.040 ms at its record's time 100.030 ms: due at 99.990 ms */
+static void test_perf_due_takes_the_late_count_off(void **state)
+{
+    (void)state;
+    assert_int_equal(hct_perf_due(100 * MS + 30 * US, 15 * MS + 40 * US, 10 * MS, 5 * MS), 100 * MS - 10 * US);
+    /* on time: the record's time */
+    assert_int_equal(hct_perf_due(100 * MS, 15 * MS, 10 * MS, 5 * MS), 100 * MS);
+    /* the count it was armed from unknown: the record's time */
+    assert_int_equal(hct_perf_due(100 * MS, 15 * MS + 40 * US, 0, 5 * MS), 100 * MS);
+}
+
+static void test_delivery_is_measured(void **state)
+{
+    (void)state;
+    uint64_t last = 0;
+    assert_int_equal(hct_delivery(&last, 100 * MS, 100 * MS + 70 * US), 70 * US);
+    assert_int_equal(last, 70 * US);
+}
+
+/* preempted for 5 ms between the interrupt and the handler: the program's
+ * time; the delivery counts as the previous one (70 us), not 5 ms */
+static void test_preempted_delivery_counts_as_the_previous(void **state)
+{
+    (void)state;
+    uint64_t last = 0;
+    hct_delivery(&last, 100 * MS, 100 * MS + 70 * US);
+    assert_int_equal(hct_delivery(&last, 200 * MS, 205 * MS), 70 * US);
+    assert_int_equal(hct_delivery(&last, 300 * MS, 300 * MS + 40 * US), 40 * US);
+    /* due after the handler started (clock skew): the previous one too */
+    assert_int_equal(hct_delivery(&last, 400 * MS + 1, 400 * MS), 40 * US);
+}
+
+/* a boundary's own work preempted for 0.6 ms (a time slice of another
+ * process): the previous boundary's 3 us, not 0.6 ms; the same for a delivery */
+static void test_preempted_work_counts_as_the_previous(void **state)
+{
+    (void)state;
+    uint64_t last = 0;
+    assert_int_equal(hct_tool_work(&last, 3 * US), 3 * US);
+    assert_int_equal(hct_tool_work(&last, 600 * US), 3 * US);
+    assert_int_equal(hct_tool_work(&last, 5 * US), 5 * US);
+    uint64_t delivery = 0;
+    hct_delivery(&delivery, 100 * MS, 100 * MS + 60 * US);
+    assert_int_equal(hct_delivery(&delivery, 200 * MS, 200 * MS + 600 * US), 60 * US);
+}
+
+static void test_no_due_time_adds_nothing(void **state)
+{
+    (void)state;
+    uint64_t last = 70 * US;
+    assert_int_equal(hct_delivery(&last, 0, 100 * MS), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_perf_due_takes_the_late_count_off),
+        cmocka_unit_test(test_delivery_is_measured),
+        cmocka_unit_test(test_preempted_delivery_counts_as_the_previous),
+        cmocka_unit_test(test_preempted_work_counts_as_the_previous),
+        cmocka_unit_test(test_no_due_time_adds_nothing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
