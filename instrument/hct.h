@@ -14,6 +14,7 @@
 #include "hca_defs.h"
 #include "hct_config.h"
 #include "hct_path.h"
+#include "hct_thin_keys.h"
 
 #define HCT_TLS __thread __attribute__((tls_model("initial-exec")))
 #define HCT_HIDDEN __attribute__((visibility("hidden")))
@@ -39,6 +40,7 @@ typedef struct hct_thread {
     int extras;               /* counters or sampling: boundaries do more */
     int finished;             /* its counters and sampling were closed */
     hct_path path;            /* its current calling context, open regions */
+    hct_thin_thread thin;     /* what it records of each region key (hct_thin.h) */
 } hct_thread;
 
 enum hct_mode { HCT_OFF = 0, HCT_SERIAL, HCT_MPI_PENDING, HCT_MPI };

@@ -65,6 +65,7 @@ void hct_extras_start(hct_thread *t)
 
 uint64_t hct_boundary(hct_thread *t, int enter, uint64_t not_before)
 {
+    hct_thin_flush(t);
     hct_sampling_drain(t);
     /* the boundary's time and its counter values back to back, time first, as
      * in a sample (take_sample): the same clock-to-counter offset everywhere */

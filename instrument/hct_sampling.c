@@ -62,6 +62,7 @@ struct hct_smp_thread {
     uint64_t rng, cpu_target;
     volatile uint64_t lost_in_tool, lost_full; /* written by the handler only */
     volatile uint64_t handler_ns;               /* time in the handler, samples taken */
+    volatile uint64_t taken;                    /* samples put in the ring (the handler only) */
     uint64_t drain_ns;                          /* time writing samples into the trace */
     uint64_t stats_written[NSTATS];
     uint64_t samples, lost_no_context, truncated;
@@ -182,6 +183,7 @@ static uint64_t take_sample(hct_smp_thread *s, const ucontext_t *uc)
     memcpy(r->data, values, (size_t)nvalues * sizeof(uint64_t));
     memcpy(r->data + nvalues, frames, (size_t)depth * sizeof(uint64_t));
     hct_ring_commit(&s->ring, size);
+    s->taken++;
     return ts;
 }
 
@@ -418,7 +420,8 @@ static uint32_t stack_cc(hct_thread *t, const uint64_t *frames, int nframes, uin
     return hct_path_sample(&t->path, addr, depth, unwind);
 }
 
-void hct_sampling_drain(hct_thread *t)
+/* The samples taken before `limit`, into the trace. */
+static void drain_until(hct_thread *t, uint64_t limit)
 {
     hct_smp_thread *s = t->smp;
     if (!s)
@@ -426,7 +429,7 @@ void hct_sampling_drain(hct_thread *t)
     if (!hct_ring_empty(&s->ring) && !atomic_exchange(&s->draining, 1)) {
         uint64_t t0 = hca_clock_now();
         const sample_rec *r;
-        while ((r = hct_ring_peek(&s->ring)) != NULL) {
+        while ((r = hct_ring_peek(&s->ring)) != NULL && r->ts < limit) {
             uint64_t ts = r->ts < t->last_ts ? t->last_ts : r->ts;
             uint32_t ud = 1;
             uint32_t cc = r->depth ? stack_cc(t, r->data + r->nvalues, r->depth, &ud) : HCA_UNDEF;
@@ -446,6 +449,21 @@ void hct_sampling_drain(hct_thread *t)
         atomic_store(&s->draining, 0);
     }
     write_stats(t, t->last_ts, 0);
+}
+
+void hct_sampling_drain(hct_thread *t)
+{
+    drain_until(t, UINT64_MAX);
+}
+
+void hct_sampling_drain_before(hct_thread *t, uint64_t ts)
+{
+    drain_until(t, ts);
+}
+
+uint64_t hct_sampling_taken(const hct_thread *t)
+{
+    return t->smp ? t->smp->taken : 0;
 }
 
 /* The end of a thread's samples: everything drained, final statistics.
