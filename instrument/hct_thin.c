@@ -46,12 +46,14 @@ void hct_thin_defer(hct_thread *t, uint32_t key, hct_thin_slot *slot, const uint
     t->thin.npending++;
 }
 
-void hct_thin_write_pending(hct_thread *t)
+void hct_thin_write_pending(hct_thread *t, int nested)
 {
     int n = t->thin.npending;
     t->thin.npending = 0;
     for (int i = 0; i < n; i++) {
         hct_thin_pending *p = &t->thin.pending[i];
+        if (nested)
+            p->slot->nests = 1;
         if (i > 0 && *t->thin.pending[i - 1].cc_out == HCA_UNDEF) {
             *p->cc_out = HCA_UNDEF; /* its parent could not be entered */
             continue;
@@ -82,7 +84,7 @@ uint32_t hct_thin_leave(hct_thread *t, uint32_t cc, uint64_t *ts)
             return HCA_UNDEF;
         }
         uint32_t *out = p->cc_out;
-        hct_thin_write_pending(t);
+        hct_thin_write_pending(t, 0);
         cc = *out;
     }
     if (cc == HCA_UNDEF)

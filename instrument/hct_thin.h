@@ -16,12 +16,13 @@
 #define HCT_CC_PENDING (HCA_UNDEF - 1) /* a region's context while its enter is kept back */
 
 /* The enters kept back, written now: something else is written on the
- * thread (t->in_tool > 0). */
-void hct_thin_write_pending(hct_thread *t) HCT_HIDDEN;
+ * thread (t->in_tool > 0). `nested`: because something nests in them; their
+ * keys are then written in full from now on (hct_thin_decide). */
+void hct_thin_write_pending(hct_thread *t, int nested) HCT_HIDDEN;
 static inline void hct_thin_flush(hct_thread *t)
 {
     if (t->thin.npending)
-        hct_thin_write_pending(t);
+        hct_thin_write_pending(t, 1);
 }
 
 /* At a region's enter (t->in_tool > 0): what to record of this instance;

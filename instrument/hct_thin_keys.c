@@ -27,5 +27,5 @@ enum hct_thin_mode hct_thin_decide(hct_thin_slot *s, unsigned full)
     s->seen++;
     if (s->filtered)
         return HCT_THIN_FILTER;
-    return full == 0 || s->seen <= full ? HCT_THIN_FULL : HCT_THIN_LAZY;
+    return full == 0 || s->seen <= full || s->nests ? HCT_THIN_FULL : HCT_THIN_LAZY;
 }

@@ -19,7 +19,8 @@ enum hct_thin_mode {
 
 typedef struct {
     uint32_t key;     /* + 1; 0 = empty */
-    uint32_t filtered;
+    uint16_t filtered;
+    uint16_t nests;   /* an instance written in full nested in one kept back: in full from then on */
     uint64_t seen;    /* instances entered */
     uint64_t thinned; /* instances not written, */
     uint64_t time_ns; /* and their total time */
@@ -57,7 +58,9 @@ typedef struct {
  * `name` then, when name is not NULL), NULL when the table is full. */
 hct_thin_slot *hct_thin_slot_of(hct_thin_keys *k, uint32_t key, const char *name, const hct_filter *filter);
 /* What to record of the instance being entered: counts it; the first `full`
- * instances of a key in full (full = 0: every instance). */
+ * instances of a key in full (full = 0: every instance), and every instance
+ * once something was seen nested in one (s->nests: a region that holds
+ * others keeps its counter values). */
 enum hct_thin_mode hct_thin_decide(hct_thin_slot *s, unsigned full);
 /* An instance of s that was not written, lasting ns. */
 static inline void hct_thin_count(hct_thin_slot *s, uint64_t ns)

@@ -103,3 +103,19 @@ check "thin: bad filter: stdout identical" cmp plain.out traced.out
 ok $(($(grep -c . traced.err) != 1 || $(grep -c '^hcatrace: invalid HCATRACE_FILTER .*untraced' traced.err) != 1)) "thin: bad filter: one hcatrace: line"
 ok $(($(ls -d hcatrace-* 2> /dev/null | wc -l) != 0)) "thin: bad filter: no trace"
 cd / && rm -rf "$dir"
+
+# a region holding instances written in full (MPI calls inside the marker
+# 'iteration' of mpi_phases): written in full again once that is seen, with
+# its counter values (one instance per location is written late, without)
+dir=$(fresh_dir)
+cd "$dir" || exit 1
+HCATRACE_THIN=5 traced_mpirun 2 "$EX/mpi_phases" -q -n 40 > out 2> err
+ok $? "thin: mpi_phases with HCATRACE_THIN=5: exit code 0"
+trace=$(the_trace)
+check "thin: mpi_phases: valid and conformant" valid_otf2 "$trace"
+"$TRACESTAT" "$trace" > stat.txt
+ok $(($(written stat.txt iteration) != 80 || $(grep -c '^thinned ' stat.txt) != 0)) "thin: every 'iteration' written ($(written stat.txt iteration))"
+awk '$1 == "counters" { for (i = 3; i < NF; i++) { if ($i == "boundaries") b = $(i + 1); if ($i == "with_counters") w = $(i + 1) }
+                        if (b - w > 4) bad = 1 } END { exit bad }' stat.txt
+ok $? "thin: region boundaries keep their counter values ($(awk '$1 == "counters" { printf "%s/%s ", $12, $10 }' stat.txt))"
+cd / && rm -rf "$dir"

@@ -103,6 +103,9 @@ static void first_instances_in_full_then_lazy(void **state)
     assert_int_equal(hct_thin_decide(s, 3), HCT_THIN_LAZY);
     assert_int_equal(hct_thin_decide(s, 3), HCT_THIN_LAZY);
     assert_int_equal(s->seen, 5);
+    s->nests = 1; /* something nested in an instance kept back: in full from then on */
+    assert_int_equal(hct_thin_decide(s, 3), HCT_THIN_FULL);
+    s->nests = 0;
     hct_thin_count(s, 40);
     hct_thin_count(s, 2);
     assert_int_equal(s->thinned, 2);
