@@ -76,6 +76,8 @@ TOOLS += $(BUILD)/tests/sampling_app $(BUILD)/bench/sample_cost $(BUILD)/tests/f
 TOOLS += $(BUILD)/tests/fault_app
 # known flat and stepped CPU rates: the folding skew (tests/e2e/fold_flat.sh, bench/skew.sh)
 TOOLS += $(BUILD)/tests/flat_app
+# many tiny OpenMP critical sections and user regions: thinning (tests/e2e/thin.sh)
+TOOLS += $(BUILD)/tests/thin_app
 # C++ with inlined call paths and aliased library names (tests/e2e/inline.sh), where there is a C++ compiler
 ifneq ($(shell command -v $(CXX) 2>/dev/null),)
 TOOLS += $(BUILD)/tests/inline_app
@@ -154,6 +156,9 @@ $(BUILD)/tests/fd_app: tests/fd_app.c
 $(BUILD)/tests/sampling_app: tests/sampling_app.c include/hcatrace.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $< -lpthread
+$(BUILD)/tests/thin_app: tests/thin_app.c include/hcatrace.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -g -O2 -fopenmp -Wall -Wextra -Werror -Iinclude -o $@ $<
 $(BUILD)/tests/flat_app: tests/flat_app.c include/hcatrace.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $<
@@ -222,10 +227,10 @@ $(TEST_TOOLS):
 # pattern, the modules it links are listed on its line. They link pure modules
 # only (not the preload machinery, whose constructor would trace the test itself).
 UNIT_OBJ := $(call lib_obj,src/hca_defs.c src/hca_names.c instrument/hct_config.c instrument/hct_expdir.c \
-    instrument/hct_launcher.c instrument/hct_events.c)
+    instrument/hct_launcher.c instrument/hct_events.c instrument/hct_filter.c instrument/hct_thin_keys.c)
 MODEL_OBJ := $(call lib_obj,$(MODEL_SRC) src/hca_names.c)
 $(BUILD)/tests/test_config $(BUILD)/tests/test_defs $(BUILD)/tests/test_events: $(UNIT_OBJ)
-$(BUILD)/tests/test_ring $(BUILD)/tests/test_sampling_config: $(UNIT_OBJ)
+$(BUILD)/tests/test_ring $(BUILD)/tests/test_sampling_config $(BUILD)/tests/test_thin: $(UNIT_OBJ)
 $(BUILD)/tests/test_model: $(MODEL_OBJ)
 # a thread's calling context against a model tree (the test stands in for hct_callsite.c)
 $(BUILD)/tests/test_path: $(call lib_obj,instrument/hct_path.c instrument/hct_self.c)

@@ -7,8 +7,9 @@
 # thread), wall time, the largest peak RSS of one process, and the traced /
 # untraced ratios of the medians. Also the samples taken and lost (from the
 # traces' sampling statistics, tests/tracestat).
-#   PROGRAMS   "name:args" list; default the examples mpi_omp_phases and
-#              mpi_phases, plus examples/halo3d when it is built
+#   PROGRAMS   "name:args" list (examples, else test programs: thin_app);
+#              default the examples mpi_omp_phases and mpi_phases, plus
+#              examples/halo3d when it is built
 #   RANKS      "1 2 8"      THREADS  "1 2"      PAIRS  5
 #   LIB        the library to measure (default build/lib/libhcatrace.so)
 # Builds nothing: run `make` first. Prints one table row per configuration
@@ -61,6 +62,7 @@ for prog in $PROGRAMS; do
     name=${prog%%:*}
     args=$(echo "${prog#*:}" | tr ',' ' ')
     exe=$EX/$name
+    [ -x "$exe" ] || exe=$ROOT/build/tests/$name # test programs (tests/thin_app)
     [ -x "$exe" ] || { echo "bench/whole_runs.sh: $exe is missing" >&2; exit 1; }
     for np in $RANKS; do
         for nt in $THREADS; do

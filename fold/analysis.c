@@ -677,6 +677,8 @@ enum fold_analysis_status fold_analyze(const char *trace_path, const fold_option
     report->nlocations = t->nlocations;
     report->samples_lost = t->samples_lost;
     report->tool_time = t->tool_time;
+    report->thinned = t->thinned;
+    report->nthinned = t->nthinned;
     report->regions = calloc(t->nfolds + 1, sizeof(*report->regions));
     report->skipped = calloc(t->nfolds + 1, sizeof(*report->skipped));
     if (!report->regions || !report->skipped || fold_run_build(t, &report->run) != 0) {

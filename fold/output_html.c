@@ -14,6 +14,7 @@
 #include "model.h"
 #include "outdir.h"
 #include "result.h"
+#include "trace.h"
 #include "units.h"
 
 #define MAX_CHART_COUNTERS 8 /* per region; fold.json has them all */
@@ -85,7 +86,19 @@ static void head(FILE *f, const fold_report *r)
         text(f, hca_model_id(r->model->model));
         fputs("</code>", f);
     }
-    fputs(". The numbers are those of fold.json beside this file.</p>\n<nav><a href=\"#run\">whole run</a>"
+    fputs(". The numbers are those of fold.json beside this file.</p>\n", f);
+    if (r->nthinned) {
+        fputs("<p id=\"thinned\">Not written by the tracer (thinned): ", f);
+        for (size_t i = 0; i < r->nthinned; i++) {
+            fputs(i ? "; <code>" : "<code>", f);
+            text(f, r->thinned[i].name);
+            fprintf(f, "</code> %llu instance%s, %.6f s, on %zu location%s", (unsigned long long)r->thinned[i].instances,
+                    r->thinned[i].instances == 1 ? "" : "s", (double)r->thinned[i].time_ns * 1e-9,
+                    r->thinned[i].locations, r->thinned[i].locations == 1 ? "" : "s");
+        }
+        fputs(".</p>\n", f);
+    }
+    fputs("<nav><a href=\"#run\">whole run</a>"
           "<a href=\"#regions\">regions</a>",
           f);
     for (size_t i = 0; i < r->nregions; i++)

@@ -8,6 +8,7 @@
 
 #include "model.h"
 #include "result.h"
+#include "trace.h"
 #include "outdir.h"
 
 static cJSON *numbers(const double *v, size_t n)
@@ -389,6 +390,15 @@ int fold_write_json(const fold_report *r, const char *dir, char *err, size_t err
     cJSON_AddNumberToObject(root, "locations", (double)r->nlocations);
     cJSON_AddNumberToObject(root, "samples_lost", (double)r->samples_lost);
     cJSON_AddBoolToObject(root, "tool_time_removed", r->tool_time);
+    cJSON *thinned = cJSON_AddArrayToObject(root, "thinned");
+    for (size_t i = 0; i < r->nthinned; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "region", r->thinned[i].name);
+        cJSON_AddNumberToObject(o, "instances", (double)r->thinned[i].instances);
+        cJSON_AddNumberToObject(o, "time_s", (double)r->thinned[i].time_ns * 1e-9);
+        cJSON_AddNumberToObject(o, "locations", (double)r->thinned[i].locations);
+        cJSON_AddItemToArray(thinned, o);
+    }
     cJSON_AddNumberToObject(root, "regions_skipped", (double)r->regions_skipped);
     cJSON_AddItemToObject(root, "run", run_json(&r->run));
     cJSON *skipped = cJSON_AddArrayToObject(root, "skipped");

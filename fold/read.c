@@ -103,6 +103,7 @@ void fold_trace_free(fold_trace *t)
         free(t->strings[i]);
     free(t->strings);
     free(t->regions);
+    free(t->thinned);
     free(t->contexts);
     free(t->counters);
     free(t->nan_row);

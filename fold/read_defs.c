@@ -154,6 +154,26 @@ static int finish_defs(hca_trace_defs *st, fold_trace *t, char *err, size_t errl
             set->counters[k] = set->statistics || set->tool ? FOLD_NONE : counter_of[c->members[k]];
     }
     free(counter_of);
+    /* what the tracer did not write: per region name (a name may have several IDs) */
+    t->thinned = calloc(st->nthinned + 1, sizeof(*t->thinned));
+    if (!t->thinned)
+        return fold_fail(err, errlen, FOLD_ERR_NOMEM, "out of memory reading the definitions");
+    size_t nthinned = 0;
+    for (size_t i = 0; i < st->nthinned; i++) {
+        const hca_read_thinned *th = &st->thinned[i];
+        if (th->region >= st->nregions || !st->regions[th->region].defined)
+            return fold_fail(err, errlen, FOLD_ERR_CORRUPT, "corrupt definitions: thinned region %u", th->region);
+        const char *name = t->regions[th->region].name;
+        size_t k = 0;
+        while (k < nthinned && strcmp(t->thinned[k].name, name) != 0)
+            k++;
+        if (k == nthinned)
+            t->thinned[nthinned++].name = name;
+        t->thinned[k].instances += th->instances;
+        t->thinned[k].time_ns += th->time_ns;
+        t->thinned[k].locations++;
+    }
+    t->nthinned = nthinned;
     qsort(st->locations, st->nlocations, sizeof(*st->locations), cmp_loc);
     for (size_t i = 0; i < st->nlocations; i++) {
         if (i && st->locations[i].id == st->locations[i - 1].id)

@@ -129,6 +129,8 @@ typedef struct fold_report {
     const char *trace;         /* path of traces.otf2 */
     uint64_t samples_lost;
     int tool_time;             /* the trace records the tracer's own time: it was removed */
+    const struct fold_thinned *thinned; /* instances the tracer did not write, per region (in the trace) */
+    size_t nthinned;
     size_t nlocations;
     fold_region_result *regions; /* sorted by total time, largest first */
     size_t nregions;

@@ -6,6 +6,7 @@
 
 #include "model.h"
 #include "result.h"
+#include "trace.h"
 #include "units.h"
 
 static const size_t summary_counters = 6; /* per phase line; fold.json has them all */
@@ -92,6 +93,11 @@ void fold_write_summary(const fold_report *r, FILE *out)
         fprintf(out, " (%zu skipped, listed at the end)", r->regions_skipped);
     fprintf(out, ", %zu location%s, %llu samples lost\n", r->nlocations, r->nlocations == 1 ? "" : "s",
             (unsigned long long)r->samples_lost);
+    for (size_t i = 0; i < r->nthinned; i++)
+        fprintf(out, "not written by the tracer (thinned): %s, %llu instance%s, %.6f s, on %zu location%s\n",
+                r->thinned[i].name, (unsigned long long)r->thinned[i].instances,
+                r->thinned[i].instances == 1 ? "" : "s", (double)r->thinned[i].time_ns * 1e-9, r->thinned[i].locations,
+                r->thinned[i].locations == 1 ? "" : "s");
     run_summary(&r->run, out);
     for (size_t i = 0; i < r->nregions; i++) {
         const fold_region_result *g = &r->regions[i];

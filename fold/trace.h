@@ -125,6 +125,15 @@ typedef struct {
     double tool_ns;        /* the tracer's own time removed from them */
 } fold_region;
 
+/* Instances of a region the tracer did not write (HCATRACE_THIN,
+ * HCATRACE_FILTER; the locations' HCATRACE::THINNED properties), summed over
+ * the locations that thinned it. */
+typedef struct fold_thinned {
+    const char *name;          /* the region's name */
+    uint64_t instances, time_ns;
+    size_t locations;
+} fold_thinned;
+
 typedef struct {
     char *path;                  /* anchor file read */
     char *creator;               /* the archive's creator ("hcatrace 1.0", "hcasynth", ...) */
@@ -149,6 +158,8 @@ typedef struct {
     fold_region *folds;          /* the region keys found (after fold_regions_build) */
     size_t nfolds;
     double *nan_row;             /* ncounters NANs: values of events without counters */
+    fold_thinned *thinned;       /* instances the tracer did not write, per region name */
+    size_t nthinned;
     char **property_names;       /* the archive's trace file properties (OTF2_Archive_SetProperty), */
     char **property_values;      /* e.g. HCATRACE::MODEL (docs/trace-format.md) */
     size_t nproperties;

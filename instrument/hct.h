@@ -14,6 +14,7 @@
 #include "hca_defs.h"
 #include "hct_config.h"
 #include "hct_path.h"
+#include "hct_thin_keys.h"
 
 #define HCT_TLS __thread __attribute__((tls_model("initial-exec")))
 #define HCT_HIDDEN __attribute__((visibility("hidden")))
@@ -46,6 +47,7 @@ typedef struct hct_thread {
     /* the last region boundary's own work before and after its timestamp, ns,
      * counted in place of one that held a preemption (hct_tool_work) */
     uint64_t boundary_before, boundary_after;
+    hct_thin_thread thin;     /* what it records of each region key (hct_thin.h) */
 } hct_thread;
 
 enum hct_mode { HCT_OFF = 0, HCT_SERIAL, HCT_MPI_PENDING, HCT_MPI };

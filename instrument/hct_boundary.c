@@ -72,6 +72,7 @@ void hct_extras_start(hct_thread *t)
 uint64_t hct_boundary(hct_thread *t, int enter, uint64_t not_before)
 {
     uint64_t start = hca_clock_now(), wall0 = t->tool_ns, cpu0 = t->tool_cpu_ns;
+    hct_thin_flush(t);     /* a held-back enter this boundary nests in: written first */
     hct_sampling_drain(t); /* adds its own time (wall and CPU) to the thread's tool time */
     uint64_t drain_wall = t->tool_ns - wall0, drain_cpu = t->tool_cpu_ns - cpu0;
     /* the boundary's time and its counter values back to back, time first, as

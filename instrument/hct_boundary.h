@@ -7,17 +7,20 @@
 #include <stdint.h>
 
 #include "hct.h"
+#include "hct_thin.h"
 
 /* At load: which counters and which sampling this process records. */
 void hct_extras_setup(void) HCT_HIDDEN;
 /* On the thread itself, when it gets its location: counters and sampling. */
 void hct_extras_start(hct_thread *t) HCT_HIDDEN;
-/* A region boundary of t (t->in_tool > 0): pending samples are written first,
+/* A region boundary of t (t->in_tool > 0): an enter kept back (hct_thin.h)
+ * and pending samples are written first,
  * then the counter values at the returned time (not before `not_before`, when
  * non-zero); the caller writes its region event at that time. */
 uint64_t hct_boundary(hct_thread *t, int enter, uint64_t not_before) HCT_HIDDEN;
 static inline uint64_t hct_boundary_ts(hct_thread *t, int enter)
 {
+    hct_thin_flush(t); /* an enter kept back: something nests in it */
     return t->extras ? hct_boundary(t, enter, 0) : hct_timestamp(t);
 }
 /* The end of recording: every thread's sampling stopped; t's last samples and

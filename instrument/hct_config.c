@@ -16,8 +16,10 @@ static const char *const known_names[] = {
     "HCATRACE_ENABLE", "HCATRACE_DIR", "HCATRACE_VERBOSE", "HCATRACE_CALLSITES",
     "HCATRACE_CLOCK_SYNC_ROUNDS", "HCATRACE_COUNTERS", "HCATRACE_COUNTERS_ROTATE",
     "HCATRACE_SAMPLING", "HCATRACE_SAMPLING_BUFFER", "HCATRACE_MODEL", "HCATRACE_MODEL_PATH",
-    "HCATRACE_TOTAL_MEMORY",
+    "HCATRACE_TOTAL_MEMORY", "HCATRACE_THIN", "HCATRACE_FILTER",
 };
+
+static hct_filter filter; /* HCATRACE_FILTER's patterns */
 
 static const char *closest_name(const char *name)
 {
@@ -173,6 +175,25 @@ int hct_config_parse_rotate(const char *v, unsigned *instances, uint64_t *ns)
     return 0;
 }
 
+int hct_config_parse_thin(const char *v, unsigned *full, uint64_t *ns)
+{
+    if (is_off(v)) {
+        *full = 0;
+        *ns = 0;
+        return 0;
+    }
+    char n[32];
+    size_t len = strcspn(v, ",");
+    if (len == 0 || len >= sizeof(n))
+        return -1;
+    memcpy(n, v, len);
+    n[len] = 0;
+    if (parse_uint(n, 1, 1000000000u, full) != 0)
+        return -1;
+    *ns = HCT_DEFAULT_THIN_NS;
+    return v[len] == ',' ? hct_config_parse_duration(v + len + 1, 1000, ns) : 0;
+}
+
 int hct_config_read(hct_config *cfg, char *const *envp, void (*report)(const char *line))
 {
     char line[512];
@@ -192,6 +213,10 @@ int hct_config_read(hct_config *cfg, char *const *envp, void (*report)(const cha
     cfg->sampling_jitter_pct = HCT_DEFAULT_SAMPLING_JITTER_PCT;
     cfg->sampling_buffer_kib = HCT_DEFAULT_SAMPLING_BUFFER_KIB;
     cfg->total_memory_mib = HCT_DEFAULT_TOTAL_MEMORY_MIB;
+    cfg->thin_full = HCT_DEFAULT_THIN_FULL;
+    cfg->thin_ns = HCT_DEFAULT_THIN_NS;
+    cfg->filter = NULL;
+    int filter_bad = 0;
     for (char *const *e = envp; e && *e; e++) {
         if (strncmp(*e, "HCATRACE_", 9) != 0)
             continue;
@@ -254,6 +279,28 @@ int hct_config_read(hct_config *cfg, char *const *envp, void (*report)(const cha
             bad = parse_uint(v, 2, 1048576, &u);
             if (!bad)
                 cfg->total_memory_mib = u;
+        } else if (strcmp(name, "HCATRACE_THIN") == 0) {
+            unsigned n;
+            uint64_t t;
+            bad = hct_config_parse_thin(v, &n, &t);
+            if (!bad) {
+                cfg->thin_full = n;
+                cfg->thin_ns = t;
+            }
+        } else if (strcmp(name, "HCATRACE_FILTER") == 0) {
+            char why[300];
+            if (!*v) {
+                cfg->filter = NULL;
+            } else if (hct_filter_parse(&filter, v, why, sizeof(why)) == 0) {
+                cfg->filter = &filter;
+            } else {
+                /* a filter is what the user wants left out: no trace rather than a wrong one */
+                snprintf(line, sizeof(line), "invalid HCATRACE_FILTER (%s); running untraced", why);
+                report(line);
+                problems++;
+                filter_bad = 1;
+                continue;
+            }
         } else if (strcmp(name, "HCATRACE_DIR") == 0) {
             if (!*v)
                 bad = 1;
@@ -272,5 +319,7 @@ int hct_config_read(hct_config *cfg, char *const *envp, void (*report)(const cha
             problems++;
         }
     }
+    if (filter_bad)
+        cfg->enable = 0;
     return problems;
 }

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hct_filter.h"
+
 typedef struct {
     int enable;        /* HCATRACE_ENABLE: 0 leaves the program untraced */
     int verbose;       /* HCATRACE_VERBOSE: 0 quiet, 1 summary, 2 details */
@@ -30,6 +32,14 @@ typedef struct {
     unsigned sampling_jitter_pct; /* +- percent of the period */
     unsigned sampling_buffer_kib; /* HCATRACE_SAMPLING_BUFFER: per-thread sample buffer */
     unsigned total_memory_mib;    /* HCATRACE_TOTAL_MEMORY: the process's event buffers */
+    /* HCATRACE_THIN: per thread and region key, the first thin_full instances
+     * in full, then only those lasting thin_ns or more (or holding a sample,
+     * or something nested); thin_full = 0: everything in full */
+    unsigned thin_full;
+    uint64_t thin_ns;
+    /* HCATRACE_FILTER: regions never written (NULL: none); a bad value
+     * leaves the program untraced (enable = 0) */
+    const hct_filter *filter;
 } hct_config;
 
 #define HCT_DEFAULT_SAMPLING_PERIOD_NS 20000000ull /* 20 ms, see docs/benchmarks.md */
@@ -37,7 +47,9 @@ typedef struct {
 #define HCT_DEFAULT_SAMPLING_JITTER_PCT 10u
 #define HCT_DEFAULT_ROTATE_NS 100000000ull /* 100 ms */
 #define HCT_DEFAULT_SAMPLING_BUFFER_KIB 1024u
-#define HCT_DEFAULT_TOTAL_MEMORY_MIB 16u /* event buffers per process, flushed when full */
+#define HCT_DEFAULT_TOTAL_MEMORY_MIB 16u
+#define HCT_DEFAULT_THIN_FULL 1000u    /* instances of a region key recorded in full, per thread */
+#define HCT_DEFAULT_THIN_NS 50000ull   /* then: instances of at least 50 us */ /* event buffers per process, flushed when full */
 
 /* Reads the environment into cfg (defaults first). Each problem is reported
  * through report(line) as one line; the returned value is the number of
@@ -47,6 +59,8 @@ int hct_config_read(hct_config *cfg, char *const *envp, void (*report)(const cha
 /* Parsers of the values above, exposed for tests: 0 on success, -1 if invalid. */
 int hct_config_parse_sampling(const char *v, int *on, uint64_t *period_ns, unsigned *jitter_pct);
 int hct_config_parse_rotate(const char *v, unsigned *instances, uint64_t *ns);
+/* HCATRACE_THIN: "off" (full = 0), "N" or "N,DURATION" (a bare duration in us). */
+int hct_config_parse_thin(const char *v, unsigned *full, uint64_t *ns);
 /* A duration "20ms", "0.5s", "500us", "20000ns"; a bare number is in
  * default_unit_ns. */
 int hct_config_parse_duration(const char *v, uint64_t default_unit_ns, uint64_t *ns);

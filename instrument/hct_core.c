@@ -77,7 +77,7 @@ static void serial_finish(void)
     hct_stop_recording();
     hca_location_info *locs = NULL;
     uint32_t nlocs = hct_writer_close_locations(&locs);
-    int bad = hct_callsite_define(hct_region_def) != 0 || hct_comms_define() != 0;
+    int bad = hct_callsite_define(hct_region_def) != 0 || hct_regions_define_thinned() != 0 || hct_comms_define() != 0;
     hca_defs global;
     hca_defs_init(&global);
     hca_defs_map map;

@@ -13,6 +13,7 @@
 #include "hct_locations.h"
 #include "hct_markers.h"
 #include "hct_rescue.h"
+#include "hct_thin.h"
 
 #define MAX_NAMES 1024
 #define MAX_DEPTH 64
@@ -23,6 +24,9 @@ static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
 
 typedef struct {
     uint32_t key, cc;
+    int mode;            /* enum hct_thin_mode */
+    uint64_t t0;         /* filtered out: its begin's time */
+    hct_thin_slot *slot; /* filtered out: its key's statistics */
 } open_region;
 static HCT_TLS open_region stack[MAX_DEPTH];
 static HCT_TLS int depth;
@@ -53,6 +57,33 @@ const char *hct_marker_name(uint32_t key)
     return key >= HCT_USER_KEY_BASE && i < atomic_load(&nnames) ? names[i] : NULL;
 }
 
+/* The end of region r: its leave with counter values (not before not_before,
+ * when non-zero), or as thinning says (hct_thin.h). */
+static void leave(hct_thread *t, const open_region *r, uint64_t not_before)
+{
+    if (r->mode == HCT_THIN_FILTER) {
+        hct_thin_count(r->slot, hca_clock_now() - r->t0);
+        return;
+    }
+    uint64_t ts = 0;
+    uint32_t cc = r->cc;
+    if (r->mode == HCT_THIN_LAZY) {
+        cc = hct_thin_leave(t, r->cc, &ts);
+        if (ts < not_before)
+            ts = t->last_ts = not_before;
+    } else if (t->extras) {
+        ts = hct_boundary(t, 0, not_before);
+    } else {
+        ts = hct_timestamp(t);
+        if (ts < not_before)
+            ts = t->last_ts = not_before;
+    }
+    if (cc == HCA_UNDEF)
+        return;
+    hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, ts, cc));
+    hct_path_leave(&t->path);
+}
+
 __attribute__((visibility("default"))) void hcatrace_region_begin(const char *name)
 {
     hct_thread *t = hct_thread_get();
@@ -60,13 +91,24 @@ __attribute__((visibility("default"))) void hcatrace_region_begin(const char *na
         return;
     t->in_tool++;
     uint32_t key = key_of(name);
-    if (key != HCA_UNDEF) {
+    hct_thin_slot *slot = NULL;
+    int mode = key != HCA_UNDEF ? (int)hct_thin_enter(t, key, name, &slot) : HCT_THIN_FULL;
+    if (key != HCA_UNDEF && mode == HCT_THIN_FILTER) {
+        stack[depth++] = (open_region){ key, HCA_UNDEF, mode, hca_clock_now(), slot };
+    } else if (key != HCA_UNDEF) {
         uintptr_t frames[HCT_PATH_FRAMES];
         int n = hct.cfg.callsites ? hct_path_unwind(__builtin_return_address(0), frames) : 0;
+        if (mode == HCT_THIN_LAZY) {
+            stack[depth] = (open_region){ key, HCA_UNDEF, mode, 0, slot };
+            hct_thin_defer(t, key, slot, frames, n, &stack[depth].cc);
+            depth++;
+            hct_tool_exit(t);
+            return;
+        }
         uint64_t ts = hct_boundary_ts(t, 1);
         uint32_t unwind = 0, cc = hct_path_enter(&t->path, key, frames, n, &unwind);
         if (cc != HCA_UNDEF) {
-            stack[depth++] = (open_region){ key, cc };
+            stack[depth++] = (open_region){ key, cc, HCT_THIN_FULL, 0, NULL };
             hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, ts, cc, unwind));
         } else {
             t->dropped_events++;
@@ -85,8 +127,7 @@ __attribute__((visibility("default"))) void hcatrace_region_end(const char *name
         return; /* not the innermost open region: ignored */
     t->in_tool++;
     depth--;
-    hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, hct_boundary_ts(t, 0), stack[depth].cc));
-    hct_path_leave(&t->path);
+    leave(t, &stack[depth], 0);
     hct_tool_exit(t);
 }
 
@@ -96,8 +137,6 @@ void hct_markers_close_open(hct_thread *t, uint64_t ts)
 {
     while (depth > 0) {
         depth--;
-        uint64_t at = t->extras ? hct_boundary(t, 0, ts) : ts;
-        hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, at, stack[depth].cc));
-        hct_path_leave(&t->path);
+        leave(t, &stack[depth], ts);
     }
 }

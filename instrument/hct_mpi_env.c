@@ -277,7 +277,7 @@ void hct_mpi_finish(void)
 
     hca_location_info *locs = NULL;
     uint32_t nlocs = hct_writer_close_locations(&locs);
-    int ok = hct_callsite_define(hct_region_def) == 0 && hct_comms_define() == 0;
+    int ok = hct_callsite_define(hct_region_def) == 0 && hct_regions_define_thinned() == 0 && hct_comms_define() == 0;
 
     hca_defs global;
     hca_defs_init(&global);
@@ -355,7 +355,7 @@ void hct_mpi_rescue(const char *how)
     uint64_t last_ts = hca_clock_now();
     hca_location_info *locs = NULL;
     uint32_t nlocs = hct_writer_flush_locations(&locs);
-    int bad = hct_callsite_define(hct_region_def) != 0 || hct_comms_define() != 0 || !locs;
+    int bad = hct_callsite_define(hct_region_def) != 0 || hct_regions_define_thinned() != 0 || hct_comms_define() != 0 || !locs;
     unsigned char *defs = NULL;
     size_t len = 0;
     bad |= hca_defs_serialize(&hct.defs, &defs, &len) != 0;

@@ -20,6 +20,7 @@
 #include "hct_locations.h"
 #include "hct_sampling.h"
 #include "hct_symbols.h"
+#include "hct_thin.h"
 #include "hct_rescue.h"
 
 /* ---- the adapter that records ---------------------------------------------- */
@@ -119,20 +120,28 @@ static void symbolize_fns(void)
     nfn_symbols = n;
 }
 
+static const struct {
+    const char *name;
+    OTF2_RegionRole role;
+} constructs[] = {
+    { "omp barrier", OTF2_REGION_ROLE_BARRIER },
+    { "omp implicit barrier", OTF2_REGION_ROLE_IMPLICIT_BARRIER },
+    { "omp critical", OTF2_REGION_ROLE_CRITICAL },
+    { "omp for", OTF2_REGION_ROLE_LOOP },
+    { "omp sections", OTF2_REGION_ROLE_SECTIONS },
+    { "omp single", OTF2_REGION_ROLE_SINGLE },
+    { "omp taskwait", OTF2_REGION_ROLE_TASK_WAIT },
+};
+
+/* A construct's region name (HCATRACE_FILTER matches it), NULL for other keys. */
+static const char *construct_name(uint32_t key)
+{
+    uint32_t k = key - HCT_OMP_KEY_BASE;
+    return key >= HCT_OMP_KEY_BASE && k < sizeof(constructs) / sizeof(constructs[0]) ? constructs[k].name : NULL;
+}
+
 hca_ref hct_omp_region_def(hca_defs *d, uint32_t key)
 {
-    static const struct {
-        const char *name;
-        OTF2_RegionRole role;
-    } constructs[] = {
-        { "omp barrier", OTF2_REGION_ROLE_BARRIER },
-        { "omp implicit barrier", OTF2_REGION_ROLE_IMPLICIT_BARRIER },
-        { "omp critical", OTF2_REGION_ROLE_CRITICAL },
-        { "omp for", OTF2_REGION_ROLE_LOOP },
-        { "omp sections", OTF2_REGION_ROLE_SECTIONS },
-        { "omp single", OTF2_REGION_ROLE_SINGLE },
-        { "omp taskwait", OTF2_REGION_ROLE_TASK_WAIT },
-    };
     if (key < HCT_OMP_KEY_FN_BASE) {
         uint32_t k = key - HCT_OMP_KEY_BASE;
         if (k >= sizeof(constructs) / sizeof(constructs[0]))
@@ -247,6 +256,7 @@ static HCT_TLS uint32_t share_depth;
 /* The time of a record that is not a region boundary: pending samples first. */
 static uint64_t record_ts(hct_thread *t)
 {
+    hct_thin_flush(t);
     if (t->extras)
         hct_sampling_drain(t);
     return hct_timestamp(t);
@@ -338,8 +348,20 @@ int hct_omp_region_enter(hct_omp_region *r, uint32_t key, const void *return_add
     if (!t)
         return 0;
     t->in_tool++;
+    r->t = t;
+    r->mode = (int)hct_thin_enter(t, key, construct_name(key), &r->slot);
+    if (r->mode == HCT_THIN_FILTER) {
+        r->t0 = hca_clock_now();
+        hct_tool_exit(t);
+        return 1;
+    }
     uintptr_t frames[HCT_PATH_FRAMES];
     int n = hct.cfg.callsites ? hct_path_unwind(return_address, frames) : 0;
+    if (r->mode == HCT_THIN_LAZY) {
+        hct_thin_defer(t, key, r->slot, frames, n, &r->cc);
+        hct_tool_exit(t);
+        return 1;
+    }
     uint64_t ts = hct_boundary_ts(t, 1);
     uint32_t unwind = 0, cc = hct_path_enter(&t->path, key, frames, n, &unwind);
     if (cc == HCA_UNDEF) {
@@ -358,6 +380,27 @@ void hct_omp_region_leave(hct_omp_region *r)
 {
     hct_thread *t = r->t;
     t->in_tool++;
+    if (r->mode == HCT_THIN_FILTER) {
+        hct_thin_count(r->slot, hca_clock_now() - r->t0);
+        hct_tool_exit(t);
+        return;
+    }
+    if (r->mode == HCT_THIN_LAZY) {
+        uint64_t ts = 0;
+        if (recording(t)) {
+            uint32_t cc = hct_thin_leave(t, r->cc, &ts);
+            if (cc != HCA_UNDEF) {
+                hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, ts, cc));
+                hct_path_leave(&t->path);
+            }
+        } else if (r->cc == HCT_CC_PENDING) {
+            t->thin.npending -= t->thin.npending > 0; /* never written */
+        } else if (r->cc != HCA_UNDEF) {
+            hct_path_leave(&t->path); /* its enter was written before recording stopped */
+        }
+        hct_tool_exit(t);
+        return;
+    }
     if (recording(t))
         hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, hct_boundary_ts(t, 0), r->cc));
     hct_path_leave(&t->path);

@@ -72,6 +72,9 @@ void hct_omp_share_end(hct_omp_share *s) HCT_HIDDEN;
 typedef struct {
     hct_thread *t;
     uint32_t cc;
+    int mode;            /* enum hct_thin_mode: written in full, kept back, filtered out */
+    uint64_t t0;         /* filtered out: its enter's time */
+    hct_thin_slot *slot; /* filtered out: its key's statistics */
 } hct_omp_region;
 int hct_omp_region_enter(hct_omp_region *r, uint32_t key, const void *return_address) HCT_HIDDEN;
 void hct_omp_region_leave(hct_omp_region *r) HCT_HIDDEN;

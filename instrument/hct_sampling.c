@@ -78,6 +78,7 @@ struct hct_smp_thread {
     volatile uint64_t lost_in_tool, lost_full; /* written by the handler only */
     volatile uint64_t handler_ns;               /* time in the handler, samples taken */
     volatile uint64_t delivery_ns;              /* ... and delivering their interrupts, where known */
+    volatile uint64_t taken;                    /* samples put in the ring (the handler only) */
     uint64_t drain_ns;                          /* time writing samples into the trace */
     uint64_t stats_written[NSTATS];
     uint64_t samples, lost_no_context, truncated;
@@ -265,6 +266,7 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
             r->tool_ns = s->t->tool_ns + before;
             r->tool_cpu_ns = s->t->tool_cpu_ns + before;
             hct_ring_commit(&s->ring, r->size);
+            s->taken++;
         }
         /* re-armed after the sample: this system call (microseconds in a VM)
          * must not sit between the sample's timestamp and its counter values */
@@ -493,7 +495,8 @@ static uint32_t stack_cc(hct_thread *t, const uint64_t *frames, int nframes, uin
     return hct_path_sample(&t->path, addr, depth, unwind);
 }
 
-void hct_sampling_drain(hct_thread *t)
+/* The samples taken before `limit`, into the trace. */
+static void drain_until(hct_thread *t, uint64_t limit)
 {
     hct_smp_thread *s = t->smp;
     if (!s)
@@ -502,7 +505,7 @@ void hct_sampling_drain(hct_thread *t)
         int own = tls_smp == s; /* the owner: its tool time grows by the drain */
         uint64_t t0 = hca_clock_now(), cpu0 = own ? hct_thread_cpu_ns() : 0;
         const sample_rec *r;
-        while ((r = hct_ring_peek(&s->ring)) != NULL) {
+        while ((r = hct_ring_peek(&s->ring)) != NULL && r->ts < limit) {
             uint64_t ts = r->ts < t->last_ts ? t->last_ts : r->ts;
             uint32_t ud = 1;
             uint32_t cc = r->depth ? stack_cc(t, r->data + r->nvalues, r->depth, &ud) : HCA_UNDEF;
@@ -529,6 +532,21 @@ void hct_sampling_drain(hct_thread *t)
         atomic_store(&s->draining, 0);
     }
     write_stats(t, t->last_ts, 0);
+}
+
+void hct_sampling_drain(hct_thread *t)
+{
+    drain_until(t, UINT64_MAX);
+}
+
+void hct_sampling_drain_before(hct_thread *t, uint64_t ts)
+{
+    drain_until(t, ts);
+}
+
+uint64_t hct_sampling_taken(const hct_thread *t)
+{
+    return t->smp ? t->smp->taken : 0;
 }
 
 /* The end of a thread's samples: everything drained, final statistics.

@@ -11,6 +11,10 @@ void hct_sampling_setup(void) HCT_HIDDEN;
 hct_smp_thread *hct_sampling_thread_start(hct_thread *t) HCT_HIDDEN;
 /* Writes t's pending samples; on t itself, adds the time this took to t's tool time. */
 void hct_sampling_drain(hct_thread *t) HCT_HIDDEN;
+/* Only the samples taken before ts (older than a region enter written late). */
+void hct_sampling_drain_before(hct_thread *t, uint64_t ts) HCT_HIDDEN;
+/* Samples the thread's handler has put in its buffer so far. */
+uint64_t hct_sampling_taken(const hct_thread *t) HCT_HIDDEN;
 void hct_sampling_disarm(hct_thread *t) HCT_HIDDEN;
 void hct_sampling_finish(hct_thread *t, uint64_t ts, int self) HCT_HIDDEN;
 void hct_sampling_thread_close(hct_thread *t) HCT_HIDDEN;

@@ -2,6 +2,7 @@
  * deduplication, and write as OTF2 global definitions and mapping tables. */
 #include "hca_defs.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +101,7 @@ void hca_defs_free(hca_defs *d)
     free(d->members);
     free(d->classes);
     free(d->igens);
+    free(d->thinned);
     free(d->ix_region.slots);
     free(d->ix_scl.slots);
     free(d->ix_cc.slots);
@@ -202,6 +204,12 @@ hca_ref hca_defs_metric_class(hca_defs *d, uint8_t nmembers, const hca_ref *memb
     return APPEND(d, classes, nclasses, cap_classes, c);
 }
 
+hca_ref hca_defs_thinned(hca_defs *d, uint64_t location, hca_ref region, uint64_t instances, uint64_t time_ns)
+{
+    hca_thinned_def th = { location, region, instances, time_ns };
+    return APPEND(d, thinned, nthinned, cap_thinned, th);
+}
+
 hca_ref hca_defs_interrupt_generator(hca_defs *d, const char *name,
                                      OTF2_InterruptGeneratorMode mode, uint64_t period_ns)
 {
@@ -276,6 +284,8 @@ int hca_defs_serialize(const hca_defs *d, unsigned char **buf, size_t *len)
     put(&o, d->classes, d->nclasses * sizeof(*d->classes));
     put_u32(&o, d->nigens);
     put(&o, d->igens, d->nigens * sizeof(*d->igens));
+    put_u32(&o, d->nthinned);
+    put(&o, d->thinned, d->nthinned * sizeof(*d->thinned));
     if (o.failed) {
         free(o.p);
         return -1;
@@ -372,6 +382,7 @@ int hca_defs_deserialize(hca_defs *d, const unsigned char *buf, size_t len)
         get_array(&in, (void **)&d->members, &d->nmembers, &d->cap_members, sizeof(*d->members)) ||
         get_array(&in, (void **)&d->classes, &d->nclasses, &d->cap_classes, sizeof(*d->classes)) ||
         get_array(&in, (void **)&d->igens, &d->nigens, &d->cap_igens, sizeof(*d->igens)) ||
+        get_array(&in, (void **)&d->thinned, &d->nthinned, &d->cap_thinned, sizeof(*d->thinned)) ||
         in.pos != in.len)
         goto fail;
     return 0;
@@ -607,6 +618,12 @@ int hca_defs_merge(hca_defs *g, const hca_defs *l, hca_defs_map *m)
         if ((m->igens[i] = out_) == HCA_UNDEF)
             goto fail;
     }
+    for (uint32_t i = 0; i < l->nthinned; i++) {
+        hca_thinned_def th = l->thinned[i];
+        th.region = map_ref(m->regions, m->nregions, th.region);
+        if (th.region == HCA_UNDEF || APPEND(g, thinned, nthinned, cap_thinned, th) == HCA_UNDEF)
+            goto fail;
+    }
 #undef S
     free(member_map);
     return 0;
@@ -657,9 +674,33 @@ static OTF2_StringRef sref(hca_ref r)
     return r == HCA_UNDEF ? OTF2_UNDEFINED_STRING : r;
 }
 
+/* The value of a location's HCA_PROP_THINNED property, as a string of g
+ * ("REGION INSTANCES TIME_NS" per thinned region, separated by ';'), or
+ * HCA_UNDEF when the location thinned nothing. */
+static hca_ref thinned_value(hca_defs *g, uint64_t location)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return HCA_UNDEF;
+    int n = 0;
+    for (uint32_t i = 0; i < g->nthinned; i++) {
+        const hca_thinned_def *th = &g->thinned[i];
+        if (th->location == location)
+            fprintf(f, "%s%u %" PRIu64 " %" PRIu64, n++ ? ";" : "", th->region, th->instances, th->time_ns);
+    }
+    hca_ref r = HCA_UNDEF;
+    if (fclose(f) == 0 && n)
+        r = hca_defs_string(g, text);
+    free(text);
+    return r;
+}
+
 int hca_defs_write_global(hca_defs *g, const hca_system_info *sys, OTF2_GlobalDefWriter *w)
 {
     int bad = 0;
+    hca_ref *s_thin = NULL;
     /* strings needed by the system tree and groups: added first, written with all */
     hca_ref s_machine = hca_defs_string(g, HCA_STN_CLASS_MACHINE);
     hca_ref s_node = hca_defs_string(g, HCA_STN_CLASS_NODE);
@@ -689,6 +730,14 @@ int hca_defs_write_global(hca_defs *g, const hca_system_info *sys, OTF2_GlobalDe
             snprintf(name, sizeof(name), HCA_THREAD_NAME_FMT, sys->locs[i].thread);
         s_loc[i] = hca_defs_string(g, name);
     }
+    hca_ref s_thinned_name = g->nthinned ? hca_defs_string(g, HCA_PROP_THINNED) : HCA_UNDEF;
+    s_thin = calloc(sys->nlocs + 1, sizeof(hca_ref));
+    if (!s_thin) {
+        bad = -1;
+        goto out;
+    }
+    for (uint32_t i = 0; i < sys->nlocs; i++)
+        s_thin[i] = g->nthinned ? thinned_value(g, sys->locs[i].id) : HCA_UNDEF;
 
     bad |= OTF2_GlobalDefWriter_WriteClockProperties(w, sys->clock_resolution, sys->global_offset,
                                                      sys->trace_length, sys->realtime_ns) != OTF2_SUCCESS;
@@ -719,6 +768,14 @@ int hca_defs_write_global(hca_defs *g, const hca_system_info *sys, OTF2_GlobalDe
                                                   l->nevents, l->rank) != OTF2_SUCCESS;
         if (l->thread == 0 && l->rank < sys->nranks)
             master_loc[l->rank] = l->id;
+    }
+    for (uint32_t i = 0; i < sys->nlocs; i++) {
+        if (s_thin[i] == HCA_UNDEF)
+            continue;
+        OTF2_AttributeValue v;
+        v.stringRef = s_thin[i];
+        bad |= OTF2_GlobalDefWriter_WriteLocationProperty(w, sys->locs[i].id, s_thinned_name, OTF2_TYPE_STRING,
+                                                          v) != OTF2_SUCCESS;
     }
 
     for (uint32_t i = 0; i < g->nregions; i++) {
@@ -829,6 +886,7 @@ int hca_defs_write_global(hca_defs *g, const hca_system_info *sys, OTF2_GlobalDe
                                                             OTF2_BASE_DECIMAL, -9, ig->period_ns) != OTF2_SUCCESS;
     }
 out:
+    free(s_thin);
     free(s_host);
     free(s_proc);
     free(s_loc);

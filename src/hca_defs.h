@@ -70,6 +70,14 @@ typedef struct {
     uint64_t period_ns;
 } hca_igen_def;
 
+/* What a location did not write of a region (the tracer's thinning,
+ * docs/trace-format.md "Thinned regions"): instances and their total time. */
+typedef struct {
+    uint64_t location;
+    hca_ref region;
+    uint64_t instances, time_ns;
+} hca_thinned_def;
+
 typedef struct {
     char **items;
     uint32_t n, cap;
@@ -99,6 +107,8 @@ typedef struct {
     uint32_t nclasses, cap_classes;
     hca_igen_def *igens;
     uint32_t nigens, cap_igens;
+    hca_thinned_def *thinned; /* not deduplicated: merged ones are appended */
+    uint32_t nthinned, cap_thinned;
     /* content indexes, used when the set is a merge target */
     hca_index ix_region, ix_scl, ix_cc, ix_member, ix_class, ix_igen;
 } hca_defs;
@@ -138,6 +148,8 @@ hca_ref hca_defs_metric_member(hca_defs *d, const char *name, const char *descri
  * values written anywhere (docs/trace-format.md, "Metric classes"). */
 hca_ref hca_defs_metric_class(hca_defs *d, uint8_t nmembers, const hca_ref *members,
                               OTF2_MetricOccurrence occurrence);
+/* Instances of `region` that `location` did not write, and their time. */
+hca_ref hca_defs_thinned(hca_defs *d, uint64_t location, hca_ref region, uint64_t instances, uint64_t time_ns);
 hca_ref hca_defs_interrupt_generator(hca_defs *d, const char *name,
                                      OTF2_InterruptGeneratorMode mode, uint64_t period_ns);
 

@@ -25,6 +25,13 @@
 #define HCA_PROP_MODEL_MISSING "HCATRACE::MODEL_MISSING" /* ALIAS=WHY;... */
 #define HCA_PMU_NONE "none"
 
+/* ---- location properties (global definitions) ---------------------------- */
+
+/* What the location did not write of regions it thinned (HCATRACE_THIN,
+ * HCATRACE_FILTER): "REGION INSTANCES TIME_NS" per region (REGION a global
+ * region ID, TIME_NS the instances' total time), separated by ';'. */
+#define HCA_PROP_THINNED "HCATRACE::THINNED"
+
 /* ---- system tree, location groups, locations ---------------------------- */
 
 #define HCA_MACHINE_NAME "cluster"       /* system tree root, class HCA_STN_CLASS_MACHINE */

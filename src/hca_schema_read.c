@@ -186,6 +186,34 @@ static OTF2_CallbackCode def_igen(void *u, OTF2_InterruptGeneratorRef self, OTF2
     return OTF2_CALLBACK_SUCCESS;
 }
 
+/* HCA_PROP_THINNED: "REGION INSTANCES TIME_NS;..." (other properties ignored). */
+static OTF2_CallbackCode def_location_property(void *u, OTF2_LocationRef location, OTF2_StringRef name,
+                                               OTF2_Type type, OTF2_AttributeValue value)
+{
+    hca_trace_defs *d = u;
+    if (type != OTF2_TYPE_STRING || strcmp(hca_trace_defs_string(d, name, ""), HCA_PROP_THINNED) != 0)
+        return OTF2_CALLBACK_SUCCESS;
+    const char *p = hca_trace_defs_string(d, value.stringRef, "");
+    while (*p) {
+        unsigned region;
+        uint64_t instances, ns;
+        int used = 0;
+        if (sscanf(p, "%u %" SCNu64 " %" SCNu64 "%n", &region, &instances, &ns, &used) != 3 || used <= 0 ||
+            (p[used] != ';' && p[used] != 0)) {
+            d->bad = 1;
+            snprintf(d->why, sizeof(d->why), "malformed %s property", HCA_PROP_THINNED);
+            return OTF2_CALLBACK_INTERRUPT;
+        }
+        if (hca_grow((void **)&d->thinned, &d->cap_thinned, d->nthinned + 1, sizeof(*d->thinned))) {
+            d->bad = -1;
+            return OTF2_CALLBACK_INTERRUPT;
+        }
+        d->thinned[d->nthinned++] = (hca_read_thinned){ location, region, instances, ns };
+        p += used + (p[used] == ';');
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 OTF2_ErrorCode hca_read_global_defs(OTF2_Reader *r, OTF2_GlobalDefReader *gd, hca_trace_defs *d)
 {
     memset(d, 0, sizeof(*d));
@@ -202,6 +230,7 @@ OTF2_ErrorCode hca_read_global_defs(OTF2_Reader *r, OTF2_GlobalDefReader *gd, hc
     OTF2_GlobalDefReaderCallbacks_SetMetricMemberCallback(cb, def_member);
     OTF2_GlobalDefReaderCallbacks_SetMetricClassCallback(cb, def_class);
     OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, def_location);
+    OTF2_GlobalDefReaderCallbacks_SetLocationPropertyCallback(cb, def_location_property);
     OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, def_group);
     OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb, def_comm);
     OTF2_GlobalDefReaderCallbacks_SetInterruptGeneratorCallback(cb, def_igen);
@@ -229,6 +258,7 @@ void hca_trace_defs_free(hca_trace_defs *d)
     free(d->locations);
     free(d->groups);
     free(d->comms);
+    free(d->thinned);
     memset(d, 0, sizeof(*d));
 }
 

@@ -47,6 +47,13 @@ typedef struct {
     uint32_t type, size; /* OTF2_GroupType; members listed */
 } hca_read_group;
 
+/* What a location did not write of a region (its HCA_PROP_THINNED property). */
+typedef struct {
+    uint64_t location;
+    uint32_t region; /* OTF2 region ID */
+    uint64_t instances, time_ns;
+} hca_read_thinned;
+
 typedef struct {
     uint32_t name, group;
 } hca_read_comm;
@@ -73,6 +80,8 @@ typedef struct {
     size_t ngroups, cap_groups;
     hca_read_comm *comms;
     size_t ncomms, cap_comms;
+    hca_read_thinned *thinned; /* in definition order */
+    size_t nthinned, cap_thinned;
     uint64_t clock_resolution, global_offset, trace_length;
     uint64_t sample_period_ns; /* of interrupt generator 0 (else the first), 0 if none */
     int bad;                   /* -1 out of memory, 1 corrupt (why says what) */

@@ -23,6 +23,7 @@
  *   region <name> instances <n> samples <n> [<member>=<sum of deltas> ...]
  *       summed over locations; samples taken inside the innermost open instance;
  *       deltas of members read at both ends of an instance
+ *   thinned <region> instances <n> time_ns <t>    (HCATRACE::THINNED, summed over locations)
  *   stack <count> <fn>@<file>:<line> < <fn>@<file>:<line> ...   (leaf first, up to 8 frames)
  * Exit status 0 when the archive could be read, 1 otherwise.
  * Archive properties (the anchor file only):
@@ -518,6 +519,22 @@ static void print_counters_and_samples(void)
             if (M.region_stats[r].has[m])
                 printf(" %s=%" PRIu64, member(m), M.region_stats[r].delta[m]);
         printf("\n");
+    }
+    for (size_t i = 0; i < D.nthinned; i++) {
+        uint64_t n = 0, ns = 0;
+        int seen = 0; /* summed at the region's first entry */
+        for (size_t k = 0; k < i; k++)
+            seen |= D.thinned[k].region == D.thinned[i].region;
+        if (seen)
+            continue;
+        for (size_t k = i; k < D.nthinned; k++)
+            if (D.thinned[k].region == D.thinned[i].region) {
+                n += D.thinned[k].instances;
+                ns += D.thinned[k].time_ns;
+            }
+        uint32_t r = D.thinned[i].region;
+        printf("thinned %s instances %" PRIu64 " time_ns %" PRIu64 "\n", r < D.nregions ? str(D.regions[r].name) : "?",
+               n, ns);
     }
     /* stacks: samples of contexts with the same symbolic path are summed */
     typedef struct {

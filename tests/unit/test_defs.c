@@ -215,6 +215,46 @@ static void teams_merge_per_process(void **state)
     hca_defs_free(&g);
 }
 
+/* What locations did not write (thinning) survives serialization and merges
+ * with its region mapped to the global set, one entry per location. */
+static void thinned_regions_merge_per_location(void **state)
+{
+    (void)state;
+    hca_defs a, b, g;
+    hca_defs_init(&a);
+    hca_defs_init(&b);
+    hca_defs_init(&g);
+    hca_defs_region(&a, "x", HCA_KIND_USER, "", 0, 0, OTF2_REGION_ROLE_CODE, OTF2_PARADIGM_USER);
+    hca_ref ra = hca_defs_region(&a, "omp critical", HCA_KIND_OPENMP, "", 0, 0, OTF2_REGION_ROLE_CRITICAL,
+                                 OTF2_PARADIGM_OPENMP);
+    hca_ref rb = hca_defs_region(&b, "omp critical", HCA_KIND_OPENMP, "", 0, 0, OTF2_REGION_ROLE_CRITICAL,
+                                 OTF2_PARADIGM_OPENMP);
+    assert_int_not_equal(hca_defs_thinned(&a, 5, ra, 100, 2000), HCA_UNDEF);
+    assert_int_not_equal(hca_defs_thinned(&b, (1ull << 32) | 1, rb, 7, 70), HCA_UNDEF);
+    unsigned char *buf;
+    size_t len;
+    assert_int_equal(hca_defs_serialize(&b, &buf, &len), 0);
+    hca_defs b2;
+    assert_int_equal(hca_defs_deserialize(&b2, buf, len), 0);
+    free(buf);
+    assert_int_equal(b2.nthinned, 1);
+    hca_defs_map ma, mb;
+    assert_int_equal(hca_defs_merge(&g, &b2, &mb), 0);
+    assert_int_equal(hca_defs_merge(&g, &a, &ma), 0);
+    assert_int_equal(g.nthinned, 2);
+    assert_int_equal(g.thinned[0].region, g.thinned[1].region); /* the same region in both */
+    assert_int_equal(g.thinned[1].region, ma.regions[ra]);
+    assert_int_equal(g.thinned[0].location, (1ull << 32) | 1);
+    assert_int_equal(g.thinned[1].instances, 100);
+    assert_int_equal(g.thinned[1].time_ns, 2000);
+    hca_defs_map_free(&ma);
+    hca_defs_map_free(&mb);
+    hca_defs_free(&a);
+    hca_defs_free(&b);
+    hca_defs_free(&b2);
+    hca_defs_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -224,6 +264,7 @@ int main(void)
         cmocka_unit_test(large_sets_merge_by_content),
         cmocka_unit_test(comm_keys_tell_communicators_apart),
         cmocka_unit_test(teams_merge_per_process),
+        cmocka_unit_test(thinned_regions_merge_per_location),
     };
     return cmocka_run_group_tests_name("hca_defs", tests, NULL, NULL);
 }

@@ -1,0 +1,95 @@
+/* hct_thin.c: the enters of thinned instances kept back in the thread's state
+ * and written late, when an instance turns out to be needed. Written late,
+ * they keep the trace's rules: for each enter kept back, outermost first, the
+ * samples taken before it are written (under the enclosing context), then the
+ * enter at its own time and call path; the samples inside follow. Such an
+ * instance carries no counter values (they were not read), at its enter nor
+ * at its leave. No allocation, no lock: the state is the thread's own. */
+#include "hct_thin.h"
+
+#include <string.h>
+
+#include "hct_diag.h"
+#include "hct_sampling.h"
+
+_Static_assert(HCT_THIN_FRAMES == HCT_PATH_FRAMES, "a kept-back call path is a region enter's");
+
+enum hct_thin_mode hct_thin_enter(hct_thread *t, uint32_t key, const char *name, hct_thin_slot **slot)
+{
+    enum hct_thin_mode mode = HCT_THIN_FULL;
+    *slot = NULL;
+    if (hct.cfg.thin_full != 0 || hct.cfg.filter) {
+        *slot = hct_thin_slot_of(&t->thin.keys, key, name, hct.cfg.filter);
+        if (*slot)
+            mode = hct_thin_decide(*slot, hct.cfg.thin_full);
+    }
+    if (mode == HCT_THIN_LAZY && t->thin.npending == HCT_THIN_DEPTH)
+        mode = HCT_THIN_FULL;
+    /* an instance written in full nests in the ones kept back: they are needed */
+    if (mode == HCT_THIN_FULL)
+        hct_thin_flush(t);
+    return mode;
+}
+
+void hct_thin_defer(hct_thread *t, uint32_t key, hct_thin_slot *slot, const uintptr_t *frames, int n,
+                    uint32_t *cc_out)
+{
+    hct_thin_pending *p = &t->thin.pending[t->thin.npending];
+    p->key = key;
+    p->slot = slot;
+    p->cc_out = cc_out;
+    p->nframes = n;
+    memcpy(p->frames, frames, (size_t)n * sizeof(frames[0]));
+    p->samples = hct_sampling_taken(t);
+    *cc_out = HCT_CC_PENDING;
+    p->ts = hca_clock_now();
+    t->thin.npending++;
+}
+
+void hct_thin_write_pending(hct_thread *t, int nested)
+{
+    int n = t->thin.npending;
+    t->thin.npending = 0;
+    for (int i = 0; i < n; i++) {
+        hct_thin_pending *p = &t->thin.pending[i];
+        if (nested)
+            p->slot->nests = 1;
+        if (i > 0 && *t->thin.pending[i - 1].cc_out == HCA_UNDEF) {
+            *p->cc_out = HCA_UNDEF; /* its parent could not be entered */
+            continue;
+        }
+        hct_sampling_drain_before(t, p->ts); /* older samples: under the enclosing context */
+        uint64_t ts = p->ts < t->last_ts ? t->last_ts : p->ts;
+        uint32_t unwind = 0, cc = hct_path_enter(&t->path, p->key, p->frames, p->nframes, &unwind);
+        *p->cc_out = cc;
+        if (cc == HCA_UNDEF) {
+            t->dropped_events++;
+            continue;
+        }
+        t->last_ts = ts;
+        hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, ts, cc, unwind));
+    }
+}
+
+uint32_t hct_thin_leave(hct_thread *t, uint32_t cc, uint64_t *ts)
+{
+    if (cc == HCT_CC_PENDING) { /* the innermost enter kept back is this instance's */
+        if (t->thin.npending == 0)
+            return HCA_UNDEF;
+        hct_thin_pending *p = &t->thin.pending[t->thin.npending - 1];
+        uint64_t now = hca_clock_now();
+        if (now - p->ts < hct.cfg.thin_ns && hct_sampling_taken(t) == p->samples) {
+            t->thin.npending--; /* short, nothing in it: counted only */
+            hct_thin_count(p->slot, now - p->ts);
+            return HCA_UNDEF;
+        }
+        uint32_t *out = p->cc_out;
+        hct_thin_write_pending(t, 0);
+        cc = *out;
+    }
+    if (cc == HCA_UNDEF)
+        return HCA_UNDEF;
+    hct_sampling_drain(t);
+    *ts = hct_timestamp(t);
+    return cc;
+}

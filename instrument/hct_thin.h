@@ -1,0 +1,44 @@
+/* hct_thin.h: cost that follows what the analysis needs (HCATRACE_THIN,
+ * HCATRACE_FILTER; design decision 13). Per thread and region key, the first
+ * instances are recorded in full; after them an instance's enter is kept back
+ * (time and call path in the thread's state) and written only if the instance
+ * turns out to be needed: a sample lands in it, something nests in it, or it
+ * lasts at least the threshold; otherwise it is only counted (instances, total
+ * time), and the trace says so at the end (hct_thin.c; docs/trace-format.md,
+ * "Thinned regions"). */
+#ifndef HCT_THIN_H
+#define HCT_THIN_H
+
+#include <stdint.h>
+
+#include "hct.h"
+
+#define HCT_CC_PENDING (HCA_UNDEF - 1) /* a region's context while its enter is kept back */
+
+/* The enters kept back, written now: something else is written on the
+ * thread (t->in_tool > 0). `nested`: because something nests in them; their
+ * keys are then written in full from now on (hct_thin_decide). */
+void hct_thin_write_pending(hct_thread *t, int nested) HCT_HIDDEN;
+static inline void hct_thin_flush(hct_thread *t)
+{
+    if (t->thin.npending)
+        hct_thin_write_pending(t, 1);
+}
+
+/* At a region's enter (t->in_tool > 0): what to record of this instance;
+ * *slot: the key's statistics (NULL when the thread's table is full: then
+ * always HCT_THIN_FULL). Before an instance in full, the enters kept back are
+ * written (something nests in them). */
+enum hct_thin_mode hct_thin_enter(hct_thread *t, uint32_t key, const char *name, hct_thin_slot **slot) HCT_HIDDEN;
+/* An HCT_THIN_LAZY instance of `key` entered now from the call path `frames`
+ * (root first): its enter kept back; *cc_out is HCT_CC_PENDING until the enter
+ * is written, then the region's context (HCA_UNDEF if it could not be). */
+void hct_thin_defer(hct_thread *t, uint32_t key, hct_thin_slot *slot, const uintptr_t *frames, int n,
+                    uint32_t *cc_out) HCT_HIDDEN;
+/* The leave of an HCT_THIN_LAZY instance whose context is cc: HCA_UNDEF when
+ * nothing is to be written (the instance was counted, or its enter could not
+ * be written); else the context to leave at *ts, the thread's samples written
+ * before it (no counter values: the enter has none either). */
+uint32_t hct_thin_leave(hct_thread *t, uint32_t cc, uint64_t *ts) HCT_HIDDEN;
+
+#endif

@@ -1,0 +1,72 @@
+/* hct_thin_keys.h: what a thread records of each region key (HCATRACE_THIN,
+ * HCATRACE_FILTER): a small per-thread table of the keys it entered, with
+ * their instance counts and what was not written (hct_thin_keys.c). Pure: the
+ * mechanics of a deferred enter are hct_thin.c. */
+#ifndef HCT_THIN_KEYS_H
+#define HCT_THIN_KEYS_H
+
+#include <stdint.h>
+
+#include "hct_filter.h"
+
+#define HCT_THIN_SLOTS 128 /* keys per thread; beyond: recorded in full */
+
+enum hct_thin_mode {
+    HCT_THIN_FULL,   /* enter and leave written with counter values */
+    HCT_THIN_LAZY,   /* the enter kept back: written only if the instance turns out to be needed */
+    HCT_THIN_FILTER, /* never written (HCATRACE_FILTER) */
+};
+
+typedef struct {
+    uint32_t key;     /* + 1; 0 = empty */
+    uint16_t filtered;
+    uint16_t nests;   /* an instance written in full nested in one kept back: in full from then on */
+    uint64_t seen;    /* instances entered */
+    uint64_t thinned; /* instances not written, */
+    uint64_t time_ns; /* and their total time */
+} hct_thin_slot;
+
+typedef struct {
+    hct_thin_slot slot[HCT_THIN_SLOTS];
+} hct_thin_keys;
+
+#define HCT_THIN_FRAMES 64 /* = HCT_PATH_FRAMES */
+
+#define HCT_THIN_DEPTH 4 /* enters kept back at once (nested); deeper ones are written */
+
+/* An enter kept back. */
+typedef struct {
+    uint32_t key;
+    uint64_t ts;           /* the enter's time */
+    uint64_t samples;      /* the thread's samples taken then */
+    hct_thin_slot *slot;
+    uint32_t *cc_out;      /* where the region's context goes once written */
+    int nframes;           /* the enter's call path, root first */
+    uintptr_t frames[HCT_THIN_FRAMES];
+} hct_thin_pending;
+
+/* A thread's thinning: its keys and the enters it keeps back (the innermost
+ * open regions, while it is not known whether they are needed, outermost
+ * first); a member of hct_thread (hct.h), zero at its start. */
+typedef struct {
+    hct_thin_keys keys;
+    int npending;
+    hct_thin_pending pending[HCT_THIN_DEPTH];
+} hct_thin_thread;
+
+/* The slot of `key` (created on first sight, matched against the filter by
+ * `name` then, when name is not NULL), NULL when the table is full. */
+hct_thin_slot *hct_thin_slot_of(hct_thin_keys *k, uint32_t key, const char *name, const hct_filter *filter);
+/* What to record of the instance being entered: counts it; the first `full`
+ * instances of a key in full (full = 0: every instance), and every instance
+ * once something was seen nested in one (s->nests: a region that holds
+ * others keeps its counter values). */
+enum hct_thin_mode hct_thin_decide(hct_thin_slot *s, unsigned full);
+/* An instance of s that was not written, lasting ns. */
+static inline void hct_thin_count(hct_thin_slot *s, uint64_t ns)
+{
+    s->thinned++;
+    s->time_ns += ns;
+}
+
+#endif

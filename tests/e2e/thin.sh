@@ -1,0 +1,121 @@
+# thin.sh: cost that follows what the analysis needs (HCATRACE_THIN,
+# HCATRACE_FILTER): tests/thin_app opens many tiny OpenMP critical sections and
+# user regions "tiny" on 2 threads, and every LONG-th iteration a critical
+# section and a region "long" of about 2 ms. After the first instances of a
+# key, only the instances that last, hold a sample or hold another written
+# instance are written; the others are counted in the trace (HCATRACE::THINNED),
+# and written plus counted is every instance. The trace stays conformant.
+. "$(dirname "$0")/lib.sh"
+
+APP="$BUILD/tests/thin_app"
+[ -d "$TOP/build/tests" ] && [ -x "$TOP/build/tests/thin_app" ] && APP="$TOP/build/tests/thin_app" # never sanitized
+ITER=5000
+LONG=500
+ALL=$((2 * ITER))
+LONGS=$((2 * ITER / LONG))
+export OMP_NUM_THREADS=2
+
+# instances of region $2 written (tracestat's "region" line) and counted as thinned
+written() { awk -v r="$2" '$1 == "region" { name = $2; for (i = 3; i < NF && $i != "instances"; i++) name = name " " $i; if (name == r) print $(i + 1) }' "$1" | head -1; }
+thinned() { awk -v r="$2" '$1 == "thinned" { name = $2; for (i = 3; i < NF && $i != "instances"; i++) name = name " " $i; if (name == r) print $(i + 1) }' "$1" | head -1; }
+
+dir=$(fresh_dir)
+cd "$dir" || exit 1
+"$APP" $ITER $LONG > plain.out 2> plain.err
+LD_PRELOAD="$PRELOAD" "$APP" $ITER $LONG > traced.out 2> traced.err
+ok $? "thin: exit code 0"
+check "thin: stdout identical" cmp plain.out traced.out
+trace=$(the_trace)
+check "thin: the trace is valid and conformant" valid_otf2 "$trace"
+"$TRACESTAT" "$trace" > stat.txt
+for r in tiny "omp critical"; do
+    w=$(written stat.txt "$r")
+    t=$(thinned stat.txt "$r")
+    ok $((${w:-0} + ${t:-0} != ALL)) "thin: '$r' written ($w) + thinned ($t) = every instance ($ALL)"
+    ok $((${t:-0} < ALL / 2)) "thin: most instances of '$r' thinned by default ($t)"
+done
+ok $(($(written stat.txt long) != LONGS)) "thin: every 'long' instance written ($(written stat.txt long) of $LONGS)"
+# the long critical sections after the first 1000 per thread: above the threshold, written
+w=$(written stat.txt "omp critical")
+ok $((w < 2000 + LONGS - 2 * (1000 / LONG))) "thin: the long critical sections written ($w)"
+grep -q '^location .* balanced yes monotonic yes' stat.txt
+ok $? "thin: regions balanced, time monotonic"
+awk '$1 == "thinned" { if ($0 !~ / time_ns [1-9][0-9]*$/) bad = 1 } END { exit bad }' stat.txt
+ok $? "thin: thinned instances have their total time"
+# hcafold says what was not written: summary, fold.json, report.html
+"$BUILD/bin/hcafold" -o fold "$trace" > fold.txt 2> fold.err
+t=$(thinned stat.txt tiny)
+grep -q "^not written by the tracer (thinned): tiny, $t instances, [0-9.]* s, on 2 locations$" fold.txt
+ok $? "thin: hcafold's summary lists the thinned instances of 'tiny' ($t)"
+"$OTF2_PYTHON" - fold/fold.json "$t" << 'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+tiny = [x for x in d["thinned"] if x["region"] == "tiny"]
+sys.exit(0 if len(tiny) == 1 and tiny[0]["instances"] == int(sys.argv[2]) and tiny[0]["time_s"] > 0 and tiny[0]["locations"] == 2 else 1)
+PY
+ok $? "thin: fold.json lists them"
+grep -q "<p id=\"thinned\">.*<code>tiny</code> $t instances" fold/report.html
+ok $? "thin: report.html lists them"
+cd / && rm -rf "$dir"
+
+# off: everything written
+dir=$(fresh_dir)
+cd "$dir" || exit 1
+HCATRACE_THIN=off LD_PRELOAD="$PRELOAD" "$APP" $ITER $LONG > traced.out 2> traced.err
+trace=$(the_trace)
+"$TRACESTAT" "$trace" > stat.txt
+ok $(($(written stat.txt tiny) != ALL || $(grep -c '^thinned ' stat.txt) != 0)) "thin: HCATRACE_THIN=off writes every instance"
+cd / && rm -rf "$dir"
+
+# a sample lands in an instance: it is written, whatever its length (threshold 1 s)
+dir=$(fresh_dir)
+cd "$dir" || exit 1
+HCATRACE_THIN=1,1s HCATRACE_SAMPLING=1ms LD_PRELOAD="$PRELOAD" "$APP" $ITER $LONG > traced.out 2> traced.err
+trace=$(the_trace)
+check "thin: samples in kept-back instances: valid and conformant" valid_otf2 "$trace"
+"$TRACESTAT" "$trace" > stat.txt
+w=$(written stat.txt long)
+t=$(thinned stat.txt long)
+ok $((${w:-0} + ${t:-0} != LONGS || ${w:-0} <= 2)) "thin: 'long' instances holding samples written ($w, thinned $t)"
+s=$(awk '$1 == "region" && $2 == "long" { for (i = 3; i < NF; i++) if ($i == "samples") print $(i + 1) }' stat.txt)
+ok $((${s:-0} < ${w:-0} - 2)) "thin: their samples inside them ($s samples in $w instances)"
+cd / && rm -rf "$dir"
+
+# HCATRACE_FILTER: never written, counted
+dir=$(fresh_dir)
+cd "$dir" || exit 1
+HCATRACE_FILTER='tiny, omp crit*' LD_PRELOAD="$PRELOAD" "$APP" $ITER $LONG > traced.out 2> traced.err
+trace=$(the_trace)
+check "thin: filtered: valid and conformant" valid_otf2 "$trace"
+"$TRACESTAT" "$trace" > stat.txt
+ok $(($(grep -c '^region tiny \|^region omp critical ' stat.txt) != 0)) "thin: filtered regions not written"
+ok $(($(thinned stat.txt tiny) != ALL || $(thinned stat.txt "omp critical") != ALL)) "thin: filtered instances counted"
+ok $(($(written stat.txt long) != LONGS)) "thin: other regions written"
+cd / && rm -rf "$dir"
+
+# a bad filter: one line, an untraced run, the same output
+dir=$(fresh_dir)
+cd "$dir" || exit 1
+HCATRACE_FILTER='omp [crit' LD_PRELOAD="$PRELOAD" "$APP" $ITER $LONG > traced.out 2> traced.err
+ok $? "thin: bad filter: exit code 0"
+"$APP" $ITER $LONG > plain.out
+check "thin: bad filter: stdout identical" cmp plain.out traced.out
+ok $(($(grep -c . traced.err) != 1 || $(grep -c '^hcatrace: invalid HCATRACE_FILTER .*untraced' traced.err) != 1)) "thin: bad filter: one hcatrace: line"
+ok $(($(ls -d hcatrace-* 2> /dev/null | wc -l) != 0)) "thin: bad filter: no trace"
+cd / && rm -rf "$dir"
+
+# a region holding instances written in full (MPI calls inside the marker
+# 'iteration' of mpi_phases): written in full again once that is seen, with
+# its counter values (one instance per location is written late, without)
+dir=$(fresh_dir)
+cd "$dir" || exit 1
+HCATRACE_THIN=5 traced_mpirun 2 "$EX/mpi_phases" -q -n 40 > out 2> err
+ok $? "thin: mpi_phases with HCATRACE_THIN=5: exit code 0"
+trace=$(the_trace)
+check "thin: mpi_phases: valid and conformant" valid_otf2 "$trace"
+"$TRACESTAT" "$trace" > stat.txt
+ok $(($(written stat.txt iteration) != 80 || $(grep -c '^thinned ' stat.txt) != 0)) "thin: every 'iteration' written ($(written stat.txt iteration))"
+awk '$1 == "counters" { for (i = 3; i < NF; i++) { if ($i == "boundaries") b = $(i + 1); if ($i == "with_counters") w = $(i + 1) }
+                        if (b - w > 4) bad = 1 } END { exit bad }' stat.txt
+ok $? "thin: region boundaries keep their counter values ($(awk '$1 == "counters" { printf "%s/%s ", $12, $10 }' stat.txt))"
+cd / && rm -rf "$dir"

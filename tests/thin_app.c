@@ -1,0 +1,56 @@
+/* thin_app.c: test program for thinning and filtering (tests/e2e/thin.sh,
+ * bench/whole_runs.sh): on every OpenMP thread, ITER iterations, each a tiny
+ * critical section adding one term and a tiny user region "tiny"; every
+ * LONG-th iteration the critical section and a user region "long" each work
+ * for about 2 ms (instances above the default thinning threshold). The
+ * shape of a set-up phase that opens hundreds of thousands of critical
+ * sections. Usage: thin_app [ITER [LONG]] (defaults 20000, 1000); prints the
+ * sum and the number of long instances per thread, the same traced or not. */
+#include <hcatrace.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+/* about 2 ms of work: until the thread's CPU clock has advanced that far */
+static double work_2ms(void)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+    double x = 0;
+    do {
+        for (int i = 0; i < 1000; i++)
+            x += 1e-9 * i;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    } while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 2000000L);
+    return x > 0 ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    long iter = argc > 1 ? atol(argv[1]) : 20000, every = argc > 2 ? atol(argv[2]) : 1000;
+    if (iter < 1 || every < 1) {
+        fprintf(stderr, "usage: thin_app [ITER [LONG]]\n");
+        return 2;
+    }
+    long sum = 0, longs = 0;
+#pragma omp parallel reduction(+ : longs)
+    for (long i = 0; i < iter; i++) {
+        int is_long = i % every == every - 1;
+        HCATRACE_BEGIN("tiny");
+#pragma omp critical
+        {
+            sum += i % 7;
+            if (is_long)
+                sum += (long)work_2ms() - 1;
+        }
+        HCATRACE_END("tiny");
+        if (is_long) {
+            HCATRACE_BEGIN("long");
+            longs += (long)work_2ms();
+            HCATRACE_END("long");
+        }
+    }
+    printf("thin_app: threads %d sum %ld long %ld\n", omp_get_max_threads(), sum, longs);
+    return 0;
+}

@@ -1,0 +1,194 @@
+/* test_thin.c: unit tests of what the tracer records of each region key:
+ * HCATRACE_FILTER's patterns (instrument/hct_filter.c), the per-thread key
+ * table and its decisions (instrument/hct_thin_keys.c), and the parsing of
+ * HCATRACE_THIN and HCATRACE_FILTER (instrument/hct_config.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "hct_config.h"
+#include "hct_filter.h"
+#include "hct_thin_keys.h"
+
+static int nreported;
+static char last_report[512];
+
+static void report(const char *line)
+{
+    nreported++;
+    snprintf(last_report, sizeof(last_report), "%s", line);
+}
+
+static void filter_lists_and_globs(void **state)
+{
+    (void)state;
+    static hct_filter f;
+    char why[256];
+    assert_int_equal(hct_filter_parse(&f, "omp crit*, tiny ,MPI_[TI]est", why, sizeof(why)), 0);
+    assert_string_equal(f.pattern[0], "omp crit*"); /* spaces inside kept, around dropped */
+    assert_int_equal(f.n, 3);
+    assert_string_equal(f.pattern[1], "tiny");
+    assert_true(hct_filter_match(&f, "omp critical"));
+    assert_true(hct_filter_match(&f, "tiny"));
+    assert_true(hct_filter_match(&f, "MPI_Test"));
+    assert_true(hct_filter_match(&f, "MPI_Iest"));
+    assert_false(hct_filter_match(&f, "MPI_Testall"));
+    assert_false(hct_filter_match(&f, "tiny2"));
+    assert_false(hct_filter_match(&f, "omp barrier"));
+}
+
+static void filter_bad_syntax_says_why(void **state)
+{
+    (void)state;
+    static hct_filter f;
+    char why[256];
+    const char *bad[] = { "a,,b", "", ",a", "a,", "MPI_[TI", " , " };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        why[0] = 0;
+        assert_int_equal(hct_filter_parse(&f, bad[i], why, sizeof(why)), -1);
+        assert_true(why[0] != 0);
+    }
+    char many[HCT_FILTER_MAX * 3 + 8] = "";
+    for (int i = 0; i <= HCT_FILTER_MAX; i++)
+        strcat(many, i ? ",x" : "x");
+    assert_int_equal(hct_filter_parse(&f, many, why, sizeof(why)), -1);
+    assert_non_null(strstr(why, "patterns"));
+}
+
+static void filter_from_a_file(void **state)
+{
+    (void)state;
+    static hct_filter f;
+    char why[256], path[] = "/tmp/test_thin_filterXXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *out = fdopen(fd, "w");
+    fputs("# regions left out\n\n  omp [critical  \nMPI_Iprobe\n", out);
+    fclose(out);
+    assert_int_equal(hct_filter_parse(&f, path, why, sizeof(why)), -1);
+    assert_non_null(strstr(why, ":3:")); /* the file's line */
+    out = fopen(path, "w");
+    fputs("# regions left out\n\n  omp critical  \nMPI_Iprobe\n", out);
+    fclose(out);
+    assert_int_equal(hct_filter_parse(&f, path, why, sizeof(why)), 0);
+    assert_int_equal(f.n, 2);
+    assert_true(hct_filter_match(&f, "omp critical"));
+    assert_true(hct_filter_match(&f, "MPI_Iprobe"));
+    out = fopen(path, "w");
+    fputs("# nothing\n", out);
+    fclose(out);
+    assert_int_equal(hct_filter_parse(&f, path, why, sizeof(why)), -1);
+    unlink(path);
+    assert_int_equal(hct_filter_parse(&f, path, why, sizeof(why)), -1);
+    assert_non_null(strstr(why, "cannot read"));
+}
+
+static void first_instances_in_full_then_lazy(void **state)
+{
+    (void)state;
+    static hct_thin_keys k;
+    memset(&k, 0, sizeof(k));
+    hct_thin_slot *s = hct_thin_slot_of(&k, 7, "a", NULL);
+    assert_non_null(s);
+    assert_ptr_equal(hct_thin_slot_of(&k, 7, "a", NULL), s);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(hct_thin_decide(s, 3), HCT_THIN_FULL);
+    assert_int_equal(hct_thin_decide(s, 3), HCT_THIN_LAZY);
+    assert_int_equal(hct_thin_decide(s, 3), HCT_THIN_LAZY);
+    assert_int_equal(s->seen, 5);
+    s->nests = 1; /* something nested in an instance kept back: in full from then on */
+    assert_int_equal(hct_thin_decide(s, 3), HCT_THIN_FULL);
+    s->nests = 0;
+    hct_thin_count(s, 40);
+    hct_thin_count(s, 2);
+    assert_int_equal(s->thinned, 2);
+    assert_int_equal(s->time_ns, 42);
+    /* full = 0: thinning off */
+    hct_thin_slot *o = hct_thin_slot_of(&k, 8, "b", NULL);
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(hct_thin_decide(o, 0), HCT_THIN_FULL);
+}
+
+static void filtered_keys_and_a_full_table(void **state)
+{
+    (void)state;
+    static hct_thin_keys k;
+    static hct_filter f;
+    char why[64];
+    memset(&k, 0, sizeof(k));
+    assert_int_equal(hct_filter_parse(&f, "omp*", why, sizeof(why)), 0);
+    hct_thin_slot *s = hct_thin_slot_of(&k, 0, "omp critical", &f);
+    assert_int_equal(hct_thin_decide(s, 1000), HCT_THIN_FILTER);
+    hct_thin_slot *u = hct_thin_slot_of(&k, 1, NULL, &f); /* a key without a name: never filtered */
+    assert_int_equal(hct_thin_decide(u, 1000), HCT_THIN_FULL);
+    for (uint32_t key = 2; key < HCT_THIN_SLOTS; key++)
+        assert_non_null(hct_thin_slot_of(&k, key, "x", &f));
+    assert_null(hct_thin_slot_of(&k, 100000, "y", &f));
+    assert_non_null(hct_thin_slot_of(&k, 0, "omp critical", &f)); /* known keys are still found */
+}
+
+static void thin_and_filter_variables(void **state)
+{
+    (void)state;
+    unsigned n;
+    uint64_t ns;
+    assert_int_equal(hct_config_parse_thin("off", &n, &ns), 0);
+    assert_int_equal(n, 0);
+    assert_int_equal(hct_config_parse_thin("200", &n, &ns), 0);
+    assert_int_equal(n, 200);
+    assert_int_equal(ns, HCT_DEFAULT_THIN_NS);
+    assert_int_equal(hct_config_parse_thin("10,1ms", &n, &ns), 0);
+    assert_int_equal(ns, 1000000);
+    assert_int_equal(hct_config_parse_thin("10,20", &n, &ns), 0); /* a bare duration in us */
+    assert_int_equal(ns, 20000);
+    assert_int_equal(hct_config_parse_thin("0", &n, &ns), 0); /* off */
+    assert_int_equal(n, 0);
+    assert_int_equal(hct_config_parse_thin("-3", &n, &ns), -1);
+    assert_int_equal(hct_config_parse_thin("10,1parsec", &n, &ns), -1);
+    assert_int_equal(hct_config_parse_thin("x", &n, &ns), -1);
+    assert_int_equal(hct_config_parse_thin(",1ms", &n, &ns), -1);
+
+    hct_config cfg;
+    char *env[] = { "HCATRACE_THIN=50,10us", "HCATRACE_FILTER=tiny,omp*", NULL };
+    nreported = 0;
+    assert_int_equal(hct_config_read(&cfg, env, report), 0);
+    assert_int_equal(cfg.enable, 1);
+    assert_int_equal(cfg.thin_full, 50);
+    assert_int_equal(cfg.thin_ns, 10000);
+    assert_non_null(cfg.filter);
+    assert_true(hct_filter_match(cfg.filter, "omp barrier"));
+
+    char *defaults[] = { NULL };
+    assert_int_equal(hct_config_read(&cfg, defaults, report), 0);
+    assert_int_equal(cfg.thin_full, HCT_DEFAULT_THIN_FULL);
+    assert_null(cfg.filter);
+
+    /* a bad filter: one line, and no trace (even when HCATRACE_ENABLE comes after it) */
+    char *bad[] = { "HCATRACE_FILTER=MPI_[Test", "HCATRACE_ENABLE=1", NULL };
+    nreported = 0;
+    assert_int_equal(hct_config_read(&cfg, bad, report), 1);
+    assert_int_equal(nreported, 1);
+    assert_int_equal(cfg.enable, 0);
+    assert_non_null(strstr(last_report, "HCATRACE_FILTER"));
+    assert_non_null(strstr(last_report, "untraced"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(filter_lists_and_globs),
+        cmocka_unit_test(filter_bad_syntax_says_why),
+        cmocka_unit_test(filter_from_a_file),
+        cmocka_unit_test(first_instances_in_full_then_lazy),
+        cmocka_unit_test(filtered_keys_and_a_full_table),
+        cmocka_unit_test(thin_and_filter_variables),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
