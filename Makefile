@@ -42,11 +42,11 @@ LIB_LIBS := $(OTF2_LIBS) $(MPI_LIBS) $(DW_LIBS) $(UNWIND_LIBS) $(PFM_LIBS) -lpth
 lib_obj = $(patsubst %.c,$(BUILD)/obj/lib/%.o,$(1))
 fold_obj = $(patsubst fold/%.c,$(BUILD)/obj/fold/%.o,$(1))
 
-SRC_COMMON := src/hca_defs.c src/hca_archive.c src/hca_names.c src/hca_partial.c
+SRC_COMMON := src/hca_defs.c src/hca_archive.c src/hca_names.c src/hca_partial.c src/hca_journal.c
 # the schema's reading side: hcafold and the test tools
 SCHEMA_READ_SRC := src/hca_schema_read.c
 # rebuilding a trace after an abnormal end (hcafold)
-RECOVER_SRC := src/hca_recover.c src/hca_partial.c src/hca_archive.c
+RECOVER_SRC := src/hca_recover.c src/hca_partial.c src/hca_journal.c src/hca_archive.c
 # the model language and model lookup: used by the tracer and hcafold
 MODEL_SRC := src/hca_model.c src/hca_model_lex.c src/hca_model_parse.c src/hca_model_check.c src/hca_model_eval.c \
     src/hca_model_path.c
@@ -230,7 +230,7 @@ UNIT_OBJ := $(call lib_obj,src/hca_defs.c src/hca_names.c instrument/hct_config.
     instrument/hct_launcher.c instrument/hct_events.c instrument/hct_filter.c instrument/hct_thin_keys.c)
 MODEL_OBJ := $(call lib_obj,$(MODEL_SRC) src/hca_names.c)
 $(BUILD)/tests/test_config $(BUILD)/tests/test_defs $(BUILD)/tests/test_events: $(UNIT_OBJ)
-$(BUILD)/tests/test_ring $(BUILD)/tests/test_sampling_config $(BUILD)/tests/test_thin: $(UNIT_OBJ)
+$(BUILD)/tests/test_journal: $(UNIT_OBJ) $(call lib_obj,src/hca_journal.c src/hca_partial.c)
 $(BUILD)/tests/test_model: $(MODEL_OBJ)
 # a thread's calling context against a model tree (the test stands in for hct_callsite.c)
 $(BUILD)/tests/test_path: $(call lib_obj,instrument/hct_path.c instrument/hct_self.c)

@@ -8,7 +8,9 @@
  * one node here and unwind distances agree with them. (parent, node key) -> ID
  * is looked up under a lock, never in a signal handler; hct_path.c keeps a
  * per-thread cache in front. At the end of the run every address is
- * symbolized once and the contexts become definitions (docs/trace-format.md). */
+ * symbolized once and the contexts become definitions (docs/trace-format.md);
+ * the contexts made since the last flush of an event buffer become definitions at
+ * that flush too (hct_journal.c). */
 #include "hct_callsite.h"
 
 #include <pthread.h>
@@ -371,19 +373,22 @@ typedef struct {
     hca_ref region;
 } key_region;
 
+/* contexts [0, defined) are definitions of hct.defs already (an earlier call) */
+static uint32_t defined;
+
 int hct_callsite_define(hca_ref (*region_def)(hca_defs *d, uint32_t key))
 {
     /* held throughout: the frames' symbolizer is not used by a drain
      * meanwhile, and the table does not move */
     pthread_mutex_lock(&insert_lock);
-    uint32_t n = atomic_load(&ncontexts);
+    uint32_t n = atomic_load(&ncontexts), first = defined;
     key_region *known = NULL;
     size_t nknown = 0;
     int rc = 0;
     sym_cache cache;
     memset(&cache, 0, sizeof(cache));
     cache.cap = 1024;
-    while (cache.cap < 2 * n && cache.cap < (1u << 24))
+    while (cache.cap < 2 * (n - first) && cache.cap < (1u << 24))
         cache.cap *= 2;
     cache.dcap = cache.cap;
     cache.slots = calloc(cache.cap, sizeof(*cache.slots));
@@ -397,7 +402,7 @@ int hct_callsite_define(hca_ref (*region_def)(hca_defs *d, uint32_t key))
     }
     memset(cache.region_of, 0xff, cache.dcap * sizeof(hca_ref));
     memset(cache.scl_of, 0xff, cache.dcap * sizeof(hca_ref));
-    for (uint32_t i = 0; i < n && rc == 0; i++) {
+    for (uint32_t i = first; i < n && rc == 0; i++) {
         const context *c = &contexts[i];
         hca_ref region = HCA_UNDEF, scl = HCA_UNDEF;
         if (c->key == KEY_FRAME) {
@@ -420,6 +425,8 @@ int hct_callsite_define(hca_ref (*region_def)(hca_defs *d, uint32_t key))
         }
         if (hca_defs_cc(&hct.defs, region, scl, c->parent) != i)
             rc = -1;
+        else
+            defined = i + 1;
     }
 out:
     free(known);

@@ -23,7 +23,8 @@ uint32_t hct_region_cc(uint32_t parent, uint32_t region_key) HCT_HIDDEN;
 uint32_t hct_sample_cc(uint32_t parent, uintptr_t address, uint32_t *nodes) HCT_HIDDEN;
 /* Room for n frame nodes, allocated and touched now (at load). */
 void hct_sample_cc_reserve(uint32_t n) HCT_HIDDEN;
-/* At finalize: symbolize frames and add regions and contexts to hct.defs.
+/* At finalize, and at each flush of an event buffer: symbolize the frames and add
+ * the regions and contexts made since the last call to hct.defs.
  * region_def(key) adds the region definition of an instrumented region. */
 int hct_callsite_define(hca_ref (*region_def)(hca_defs *d, uint32_t key)) HCT_HIDDEN;
 

@@ -3,7 +3,8 @@
  * IDs are dense and handed out under a lock when a communicator or team first
  * appears; a team's members are collected while it runs (one bit per thread,
  * set without a lock). At the end every entry becomes a definition of
- * hct.defs, in ID order (docs/trace-format.md, "Communicators"). */
+ * hct.defs, in ID order (docs/trace-format.md, "Communicators"); so do the entries
+ * made since the last flush of an event buffer, at that flush (hct_journal.c). */
 #include "hct_comms.h"
 
 #include <pthread.h>
@@ -71,14 +72,30 @@ _Atomic uint64_t *hct_comms_add_team(const char *name, uint64_t key, uint32_t *i
     return *id == HCA_UNDEF ? NULL : bits;
 }
 
+/* A defined team's members as they are now (more threads may have joined it). */
+static int update_team(hca_comm_def *c, const uint32_t *members, uint32_t n)
+{
+    if (n == c->nmembers)
+        return 0;
+    uint32_t *m = malloc((n + 1) * sizeof(*m));
+    if (!m)
+        return -1;
+    memcpy(m, members, n * sizeof(*m));
+    free(c->members);
+    c->members = m;
+    c->nmembers = n;
+    return 0;
+}
+
 int hct_comms_define(void)
 {
     int rc = 0;
     pthread_mutex_lock(&lock);
+    uint32_t defined = hct.defs.ncomms; /* by an earlier call (a flush during the run) */
     for (uint32_t i = 0; i < nentries && rc == 0; i++) {
         const comm_entry *e = &entries[i];
         if (!e->team) {
-            if (hca_defs_comm(&hct.defs, e->name, e->parent, e->key, e->nmembers, e->members) != i)
+            if (i >= defined && hca_defs_comm(&hct.defs, e->name, e->parent, e->key, e->nmembers, e->members) != i)
                 rc = -1;
             continue;
         }
@@ -86,7 +103,9 @@ int hct_comms_define(void)
         for (uint32_t k = 0; k < HCT_MAX_THREADS; k++)
             if (atomic_load_explicit(&e->team[k / 64], memory_order_relaxed) & (1ull << (k % 64)))
                 members[n++] = k;
-        if (hca_defs_team(&hct.defs, e->name, (uint32_t)hct.rank, e->key, n, members) != i)
+        if (i < defined)
+            rc = update_team(&hct.defs.comms[i], members, n);
+        else if (hca_defs_team(&hct.defs, e->name, (uint32_t)hct.rank, e->key, n, members) != i)
             rc = -1;
     }
     pthread_mutex_unlock(&lock);

@@ -13,7 +13,8 @@ uint32_t hct_comms_add(const char *name, uint32_t parent, uint64_t key, uint32_t
 /* An OpenMP thread team: *id gets its local ID; the returned bitmap (one bit
  * per thread index) collects its members. NULL when memory ran out. */
 _Atomic uint64_t *hct_comms_add_team(const char *name, uint64_t key, uint32_t *id) HCT_HIDDEN;
-/* At the end: every communicator and team becomes a definition of hct.defs. */
+/* At the end, and at each flush of an event buffer: the communicators and teams made
+ * since the last call become definitions of hct.defs (teams: their members now). */
 int hct_comms_define(void) HCT_HIDDEN;
 
 #endif

@@ -17,6 +17,7 @@
 #include "hct_comms.h"
 #include "hct_diag.h"
 #include "hct_expdir.h"
+#include "hct_journal.h"
 #include "hct_launcher.h"
 #include "hct_locations.h"
 #include "hct_mpi_env.h"
@@ -60,7 +61,7 @@ static void serial_start(void)
         hct_message("%s", err);
     hct.rank = 0;
     hct.size = 1;
-    if (hct_writer_open(NULL, err, sizeof(err)) != 0) {
+    if (hct_writer_open(NULL, hct_journal_before_flush, err, sizeof(err)) != 0) {
         hct_message("%s; running untraced", err);
         hct.mode = HCT_OFF;
         return;
@@ -75,6 +76,14 @@ static void serial_start(void)
 static void serial_finish(void)
 {
     hct_stop_recording();
+    if (hct.write_error[0]) {
+        /* a write failed during the run (a full disk): OTF2 cannot close a file after
+         * that (it writes its buffered data again and crashes), and the definitions
+         * would not fit either; what was written before stays, with its journal */
+        hct_message("writing the trace in %s failed: %s; the trace is incomplete: what was written before the "
+                    "failure is kept (hcafold %s rebuilds it)", hct.expdir, hct.write_error, hct.expdir);
+        return;
+    }
     hca_location_info *locs = NULL;
     uint32_t nlocs = hct_writer_close_locations(&locs);
     int bad = hct_callsite_define(hct_region_def) != 0 || hct_regions_define_thinned() != 0 || hct_comms_define() != 0;
@@ -101,6 +110,8 @@ static void serial_finish(void)
     for (uint32_t i = 0; i < nlocs; i++)
         nevents += locs[i].nevents;
     hct_writer_report(bad, nevents, nlocs);
+    if (!bad && !hct.write_error[0])
+        hct_journal_remove();
     free(locs);
     hca_defs_free(&global);
 }

@@ -18,6 +18,7 @@
 #include "hct_comms.h"
 #include "hct_diag.h"
 #include "hct_expdir.h"
+#include "hct_journal.h"
 #include "hct_mpi.h"
 #include "hct_mpi_env.h"
 #include "hct_recording.h"
@@ -74,6 +75,8 @@ static void measure_clock_offset(void)
         my_offset = result[0];
         my_stddev = (double)result[1] / 2.0; /* the offset is exact to within half a round trip */
     }
+    if (noffsets == 0)
+        hct_journal_clock_offset(my_time, my_offset);
     if (noffsets < 2)
         offsets[noffsets++] = (hct_clock_offset){ my_time, my_offset, my_stddev };
 }
@@ -110,7 +113,7 @@ int hct_mpi_start(void)
     snprintf(hct.expdir, sizeof(hct.expdir), "%s", claim.text);
 
     char err[512] = "";
-    int ok = hct_writer_open(set_mpi_collectives, err, sizeof(err)) == 0, all_ok = 0;
+    int ok = hct_writer_open(set_mpi_collectives, hct_journal_before_flush, err, sizeof(err)) == 0, all_ok = 0;
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, hct_private_comm);
     if (!all_ok) {
         if (!ok)
@@ -338,6 +341,8 @@ void hct_mpi_finish(void)
     PMPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, hct_private_comm);
     if (hct.rank == 0)
         hct_writer_report(any_failed, nevents, total_locs);
+    if (!any_failed)
+        hct_journal_remove();
     hca_defs_map_free(&map);
     hca_defs_free(&global);
     PMPI_Comm_free(&hct_private_comm);
@@ -375,6 +380,8 @@ void hct_mpi_rescue(const char *how)
     snprintf(h.exe, sizeof(h.exe), "%s", hct.exe);
     if (!bad && hca_partial_write(hct.expdir, &h, locs, defs, len) != 0)
         bad = 1;
+    if (!bad)
+        hct_journal_remove(); /* the partial definitions hold all of it */
     if (bad)
         hct_message("rank %d ended by %s; writing its partial trace in %s failed%s%s", hct.rank, how, hct.expdir,
                     hct.write_error[0] ? ": " : "", hct.write_error);

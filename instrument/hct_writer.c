@@ -20,10 +20,12 @@ static uint64_t flush_time(void *user)
     return hca_clock_now();
 }
 
-static hca_flush_clock flush_clock = { flush_time, NULL };
+static hca_flush_clock flush_clock = { flush_time, NULL, NULL };
 
-int hct_writer_open(OTF2_ErrorCode (*set_collectives)(OTF2_Archive *), char *err, size_t errlen)
+int hct_writer_open(OTF2_ErrorCode (*set_collectives)(OTF2_Archive *),
+                    int (*before_flush)(void *user, OTF2_FileType type, bool final), char *err, size_t errlen)
 {
+    flush_clock.before = before_flush;
     OTF2_Archive *ar = OTF2_Archive_Open(hct.expdir, HCA_ARCHIVE_NAME, OTF2_FILEMODE_WRITE, OTF2_CHUNK_SIZE_EVENTS_DEFAULT,
                                          OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT, OTF2_SUBSTRATE_POSIX,
                                          OTF2_COMPRESSION_NONE);

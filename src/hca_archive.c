@@ -4,11 +4,11 @@
 
 static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc, void *caller, bool final)
 {
-    (void)user;
-    (void)type;
     (void)loc;
     (void)caller;
-    (void)final;
+    const hca_flush_clock *clock = user;
+    if (clock && clock->before && !clock->before(clock->user, type, final))
+        return OTF2_NO_FLUSH;
     return OTF2_FLUSH;
 }
 

@@ -391,6 +391,94 @@ fail:
     return -1;
 }
 
+/* ---- deltas (journals) -------------------------------------------------- */
+
+void hca_defs_marks_of(const hca_defs *d, hca_defs_marks *m)
+{
+    *m = (hca_defs_marks){ d->strings.n, d->nregions, d->nscls, d->nccs, d->nmembers, d->nclasses, d->nigens };
+}
+
+int hca_defs_serialize_since(const hca_defs *d, const hca_defs_marks *since, unsigned char **buf, size_t *len)
+{
+    hca_defs_marks now;
+    hca_defs_marks_of(d, &now);
+    if (since->strings > now.strings || since->regions > now.regions || since->scls > now.scls ||
+        since->ccs > now.ccs || since->members > now.members || since->classes > now.classes ||
+        since->igens > now.igens)
+        return -1;
+    /* a view of the tails: serialization reads only the items and their counts */
+    hca_defs view;
+    hca_defs_init(&view);
+    view.strings.items = d->strings.items + since->strings;
+    view.strings.n = now.strings - since->strings;
+    view.regions = d->regions + since->regions;
+    view.nregions = now.regions - since->regions;
+    view.scls = d->scls + since->scls;
+    view.nscls = now.scls - since->scls;
+    view.ccs = d->ccs + since->ccs;
+    view.nccs = now.ccs - since->ccs;
+    view.comms = d->comms;
+    view.ncomms = d->ncomms;
+    view.members = d->members + since->members;
+    view.nmembers = now.members - since->members;
+    view.classes = d->classes + since->classes;
+    view.nclasses = now.classes - since->classes;
+    view.igens = d->igens + since->igens;
+    view.nigens = now.igens - since->igens;
+    return hca_defs_serialize(&view, buf, len);
+}
+
+#define APPEND_ALL(d, arr, n, cap, from, count)                                                 \
+    (grow((void **)&(d)->arr, &(d)->cap, (d)->n + (count), sizeof(*(d)->arr))                  \
+         ? -1                                                                                   \
+         : ((count) ? memcpy((d)->arr + (d)->n, (from), (size_t)(count) * sizeof(*(d)->arr)) : NULL, \
+            (d)->n += (count), 0))
+
+int hca_defs_append(hca_defs *d, const hca_defs_marks *since, const hca_defs *delta)
+{
+    hca_defs_marks now;
+    hca_defs_marks_of(d, &now);
+    if (memcmp(&now, since, sizeof(now)) != 0)
+        return -1;
+    for (uint32_t i = 0; i < delta->strings.n; i++)
+        if (strtab_add(&d->strings, delta->strings.items[i]) != since->strings + i)
+            return -1; /* a string defined twice: not a delta of this set */
+    hca_comm_def *comms = calloc(delta->ncomms + 1, sizeof(*comms));
+    if (!comms)
+        return -1;
+    for (uint32_t i = 0; i < delta->ncomms; i++) {
+        comms[i] = delta->comms[i];
+        comms[i].members = NULL;
+        if (delta->comms[i].nmembers) {
+            comms[i].members = malloc(delta->comms[i].nmembers * sizeof(uint32_t));
+            if (!comms[i].members) {
+                for (uint32_t k = 0; k < i; k++)
+                    free(comms[k].members);
+                free(comms);
+                return -1;
+            }
+            memcpy(comms[i].members, delta->comms[i].members, delta->comms[i].nmembers * sizeof(uint32_t));
+        }
+    }
+    for (uint32_t i = 0; i < d->ncomms; i++)
+        free(d->comms[i].members);
+    free(d->comms);
+    d->comms = comms;
+    d->ncomms = d->cap_comms = delta->ncomms;
+    if (d->cap_comms == 0) {
+        free(d->comms);
+        d->comms = NULL;
+    }
+    if (APPEND_ALL(d, regions, nregions, cap_regions, delta->regions, delta->nregions) ||
+        APPEND_ALL(d, scls, nscls, cap_scls, delta->scls, delta->nscls) ||
+        APPEND_ALL(d, ccs, nccs, cap_ccs, delta->ccs, delta->nccs) ||
+        APPEND_ALL(d, members, nmembers, cap_members, delta->members, delta->nmembers) ||
+        APPEND_ALL(d, classes, nclasses, cap_classes, delta->classes, delta->nclasses) ||
+        APPEND_ALL(d, igens, nigens, cap_igens, delta->igens, delta->nigens))
+        return -1;
+    return 0;
+}
+
 /* ---- merging ------------------------------------------------------------ */
 
 static hca_ref map_ref(const uint64_t *map, uint32_t n, hca_ref r)

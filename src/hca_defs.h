@@ -157,6 +157,21 @@ hca_ref hca_defs_interrupt_generator(hca_defs *d, const char *name,
 int hca_defs_serialize(const hca_defs *d, unsigned char **buf, size_t *len);
 int hca_defs_deserialize(hca_defs *d, const unsigned char *buf, size_t len);
 
+/* How many definitions of each kind a set held at some moment: the definitions
+ * added since are a delta (hca_journal.h: one per flush of a running process). */
+typedef struct {
+    uint32_t strings, regions, scls, ccs, members, classes, igens;
+} hca_defs_marks;
+void hca_defs_marks_of(const hca_defs *d, hca_defs_marks *m);
+/* Serializes the definitions added since `since` (every kind but communicators) and
+ * all communicators (an OpenMP team's members grow while it runs), in the format of
+ * hca_defs_serialize. */
+int hca_defs_serialize_since(const hca_defs *d, const hca_defs_marks *since, unsigned char **buf, size_t *len);
+/* Appends a delta (deserialized) to the set it was taken from, whose marks it was
+ * taken since; the delta's communicators replace the set's. 0, or -1 when the set
+ * does not hold exactly what the delta follows, or out of memory. */
+int hca_defs_append(hca_defs *d, const hca_defs_marks *since, const hca_defs *delta);
+
 /* Merge a local set into a global one, deduplicating by content; fills map. */
 int hca_defs_merge(hca_defs *global, const hca_defs *local, hca_defs_map *map);
 void hca_defs_map_free(hca_defs_map *m);

@@ -6,9 +6,11 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <otf2/otf2.h>
@@ -16,15 +18,30 @@
 #include "hca_archive.h"
 #include "hca_clock.h"
 #include "hca_defs.h"
+#include "hca_journal.h"
 #include "hca_partial.h"
 #include "hca_schema.h"
 
 #define RECOVER_NAME "recover"
 
-static int is_partial(const struct dirent *e)
+/* rank-N.partial (the rank wrote its definitions at its end) or rank-N.journal (the
+ * definitions it appended during the run, at each flush: what a rank killed without
+ * warning leaves) */
+static int named(const char *name, const char *format)
 {
     int rank, end = 0;
-    return sscanf(e->d_name, "rank-%d.partial%n", &rank, &end) == 1 && e->d_name[end] == 0;
+    return sscanf(name, format, &rank, &end) == 1 && end > 0 && name[end] == 0;
+}
+
+static int is_partial(const struct dirent *e)
+{
+    return named(e->d_name, "rank-%d.partial%n") || named(e->d_name, "rank-%d.journal%n");
+}
+
+static int is_journal(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 8 && strcmp(name + n - 8, ".journal") == 0;
 }
 
 int hca_recover_needed(const char *dir)
@@ -50,7 +67,58 @@ static int by_rank(const void *a, const void *b)
     return (x->h.rank > y->h.rank) - (x->h.rank < y->h.rank);
 }
 
-/* Reads every DIR/rank-N.partial, sorted by rank. */
+/* OTF2's chunk layout (OTF2_Buffer.c): a chunk starts with CHUNK_HEADER, the byte
+ * order, the numbers of its first and last events (uint64); an event file's last
+ * chunk holds END_OF_FILE after its events. A buffer flushed during the run ends
+ * each chunk with END_OF_CHUNK only: the file of a process killed then has no end. */
+enum { CHUNK_HEADER = 3, END_OF_FILE = 2, CHUNK_HEADER_LEN = 18 };
+
+/* Ends an event file of whole chunks, written during the run, with one chunk of no
+ * events that holds END_OF_FILE (as OTF2 ends a file at its close). */
+static int end_event_file(const char *path, off_t size)
+{
+    const off_t chunk = (off_t)OTF2_CHUNK_SIZE_EVENTS_DEFAULT;
+    unsigned char head[CHUNK_HEADER_LEN + 1];
+    int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int bad = pread(fd, head, CHUNK_HEADER_LEN, size - chunk) != CHUNK_HEADER_LEN || head[0] != CHUNK_HEADER;
+    if (!bad) {
+        uint64_t first, last;
+        memcpy(&last, head + 10, sizeof(last));
+        first = last + 1;
+        memcpy(head + 2, &first, sizeof(first)); /* no events: first = last + 1 */
+        head[CHUNK_HEADER_LEN] = END_OF_FILE;
+        bad = pwrite(fd, head, sizeof(head), size) != (ssize_t)sizeof(head) || ftruncate(fd, size + chunk) != 0;
+    }
+    bad |= close(fd) != 0;
+    return bad ? -1 : 0;
+}
+
+/* A rank known from its journal: its locations whose events reached a file (a
+ * location's first flush may not have come), each file cut to whole chunks (a flush
+ * cut short by a full disk or a kill leaves part of one, which OTF2 cannot read) and
+ * ended. */
+static void keep_flushed(const char *dir, hca_partial *p)
+{
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < p->h.nlocs; i++) {
+        char path[4096];
+        struct stat st;
+        snprintf(path, sizeof(path), "%s/%s/%llu.evt", dir, HCA_ARCHIVE_NAME, (unsigned long long)p->locs[i].id);
+        if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        off_t whole = st.st_size - st.st_size % (off_t)OTF2_CHUNK_SIZE_EVENTS_DEFAULT;
+        if (whole != st.st_size && truncate(path, whole) != 0)
+            continue;
+        if (whole > 0 && end_event_file(path, whole) == 0)
+            p->locs[kept++] = p->locs[i];
+    }
+    p->h.nlocs = kept;
+}
+
+/* Reads every DIR/rank-N.partial (or, where a rank left none, its journal), sorted by
+ * rank. */
 static int read_all(const char *dir, hca_partial **out, size_t *n, char *err, size_t errlen)
 {
     struct dirent **names = NULL;
@@ -66,8 +134,15 @@ static int read_all(const char *dir, hca_partial **out, size_t *n, char *err, si
         char path[4096];
         snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
         /* a file that cannot be read is a rank that left nothing (said in the summary) */
-        if (p && hca_partial_read(path, &p[m], err, errlen) == 0)
+        unsigned records;
+        int torn;
+        int journal = is_journal(names[i]->d_name);
+        if (p && (journal ? hca_journal_read(path, &p[m], &records, &torn, err, errlen)
+                          : hca_partial_read(path, &p[m], err, errlen)) == 0) {
+            if (journal)
+                keep_flushed(dir, &p[m]);
             m++;
+        }
         free(names[i]);
     }
     free(names);
@@ -78,6 +153,19 @@ static int read_all(const char *dir, hca_partial **out, size_t *n, char *err, si
         return -1;
     }
     qsort(p, m, sizeof(*p), by_rank);
+    /* a rank's partial definitions hold all its journal does, and more */
+    size_t kept = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (kept > 0 && p[kept - 1].h.rank == p[i].h.rank) {
+            int previous_is_journal = strcmp(p[kept - 1].h.how, HCA_JOURNAL_HOW) == 0;
+            hca_partial_free(previous_is_journal ? &p[kept - 1] : &p[i]);
+            if (previous_is_journal)
+                p[kept - 1] = p[i];
+            continue;
+        }
+        p[kept++] = p[i];
+    }
+    m = kept;
     *out = p;
     *n = m;
     return 0;
@@ -139,7 +227,7 @@ static uint64_t flush_time(void *user)
 static int write_defs(const char *dir, hca_defs *global, hca_defs_map *maps, const hca_partial *p, size_t n,
                       const hca_system_info *sys, const char *summary)
 {
-    hca_flush_clock clock = { flush_time, NULL };
+    hca_flush_clock clock = { flush_time, NULL, NULL };
     OTF2_Archive *ar = OTF2_Archive_Open(dir, RECOVER_NAME, OTF2_FILEMODE_WRITE, OTF2_CHUNK_SIZE_EVENTS_DEFAULT,
                                          OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT, OTF2_SUBSTRATE_POSIX,
                                          OTF2_COMPRESSION_NONE);

@@ -2,9 +2,12 @@
  * iterations of compute then MPI_Allreduce on every rank; half way, rank RANK ends as
  * MODE says: "abort" (MPI_Abort, error code 3), "segv" (a write through a null
  * pointer), "exit" (exit(5) without MPI_Finalize), "hang" (every rank sleeps until it
- * is killed: for SIGTERM to mpirun), or "none" (a normal end). Prints "done" at a
- * normal end. Usage: fault_app MODE RANK ITERS */
+ * is killed: for SIGTERM to mpirun), "kill" (SIGKILL, which no program can act on;
+ * iterations of about 10 us instead of 10 ms, so that many events are written before),
+ * or "none" (a normal end). Prints "done" at a normal end.
+ * Usage: fault_app MODE RANK ITERS */
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +24,7 @@ static double compute(long n)
 int main(int argc, char **argv)
 {
     if (argc != 4) {
-        fprintf(stderr, "usage: fault_app abort|segv|exit|hang|none RANK ITERS\n");
+        fprintf(stderr, "usage: fault_app abort|segv|exit|hang|kill|none RANK ITERS\n");
         return 2;
     }
     const char *mode = argv[1];
@@ -29,8 +32,10 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     double total = 0;
+    int short_iterations = strcmp(mode, "kill") == 0;
     for (int i = 0; i < iters; i++) {
-        double x = compute(5000000), sum = 0; /* about 10 ms */
+        long work = short_iterations ? 5000 : 5000000; /* about 10 us or 10 ms */
+        double x = compute(work), sum = 0;
         MPI_Allreduce(&x, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
         total += sum;
         if (i != iters / 2)
@@ -48,6 +53,8 @@ int main(int argc, char **argv)
             *(volatile int *)(argv[0] - (size_t)argv[0]) = 1; /* null */
         if (strcmp(mode, "exit") == 0)
             exit(5);
+        if (strcmp(mode, "kill") == 0)
+            raise(SIGKILL);
     }
     MPI_Finalize();
     if (rank == 0)

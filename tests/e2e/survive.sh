@@ -5,7 +5,8 @@
 # rank that could act left its partial definitions, hcafold rebuilds the trace and
 # says per rank how it ended and up to when, otf2-print reads the rebuilt trace, and
 # hcafold folds it. With a small HCATRACE_TOTAL_MEMORY the events reach the disk during
-# the run, so even SIGKILL leaves them.
+# the run, each process's definitions before them (its journal), so even SIGKILL of a
+# serial program or of one rank leaves a trace that is rebuilt, read and folded.
 . "$(dirname "$0")/lib.sh"
 APP="$BUILD/tests/fault_app"
 [ -x "$APP" ] || APP="$TOP/build/tests/fault_app"
@@ -158,15 +159,112 @@ F90
 fi
 
 # streaming: with HCATRACE_TOTAL_MEMORY=2 (MiB) the event buffers reach the disk during
-# the run, so even SIGKILL, which no tracer can act on, leaves the events flushed before
-# (every instance written: HCATRACE_THIN=off)
+# the run, and before them the definitions they use (rank-N.journal), so even SIGKILL,
+# which no tracer can act on, leaves a trace of what was flushed before (markers_app:
+# every instance written, HCATRACE_THIN=off, so that its events fill the buffers)
+
+# wait_for_bytes PATTERN BYTES SECONDS: until the file PATTERN names (a glob, expanded
+# each time: its directory may not exist yet) holds at least BYTES; 1 when it never did
+wait_for_bytes() {
+    tries=0
+    while :; do
+        for f in $1; do
+            [ "$(stat -c %s "$f" 2>/dev/null || echo 0)" -ge "$2" ] && return 0
+        done
+        tries=$((tries + 1))
+        [ $tries -gt $(($3 * 5)) ] && return 1
+        sleep 0.2
+    done
+}
+
+# the rebuilt trace of a job whose rank(s) were killed: read, folded (exit FOLDED: 0,
+# or 4 for a program whose regions are too short to fold even after a normal end),
+# the loss said
+killed_trace_checks() {
+    name=$1 trace=$2 ranks=$3 folded=$4
+    "$FOLD" -q -o fold "$trace" > fold.out 2> fold.err
+    frc=$?
+    ok $((frc != folded)) "$name: hcafold rebuilds and reads the trace (exit $frc)"
+    [ $frc -eq "$folded" ] || sed 's/^/#   /' fold.err
+    grep -q "^hcafold: $trace: .*its trace was rebuilt from what each rank wrote: $ranks" fold.err
+    ok $? "$name: hcafold says how the killed rank ended and up to when the trace holds"
+    check "$name: otf2-print reads the rebuilt trace" valid_otf2 "$trace/traces.otf2"
+    "$TRACESTAT" "$trace/traces.otf2" > stat.txt 2>&1
+    grep -q "^stack [0-9]* main@tests/" stat.txt
+    ok $? "$name: the killed process's call paths are named (its journal's definitions)"
+}
+
 dir=$(fresh_dir)
 cd "$dir" || exit 1
 HCATRACE_THIN=off HCATRACE_TOTAL_MEMORY=2 LD_PRELOAD="$PRELOAD" "$BUILD/tests/markers_app" 100000000 > /dev/null 2> err &
 pid=$!
-sleep 8
+wait_for_bytes 'hcatrace-markers_app-*/traces/0.evt' 4194304 120
+ok $? "serial, SIGKILL: 4 MiB of events reached the disk during the run"
+sleep 1
 kill -KILL $pid
 wait $pid
-evt=$(stat -c %s hcatrace-markers_app-*/traces/0.evt 2>/dev/null || echo 0)
-ok $((evt < 2097152)) "SIGKILL with HCATRACE_TOTAL_MEMORY=2: events flushed during the run are on disk ($evt bytes)"
+trace=$(ls -d hcatrace-markers_app-*)
+ls "$trace"/rank-0.journal > /dev/null 2>&1
+ok $? "serial, SIGKILL: the definitions journal is on disk"
+# markers_app's regions (30 us) are too short to fold (exit 4), as after a normal end
+killed_trace_checks "serial, SIGKILL" "$trace" \
+    "rank 0: no end recorded (SIGKILL or a crash), trace up to [0-9.]* s$" 4
+cd / && rm -rf "$dir"
+
+# one rank of an MPI job killed (SIGKILL); mpirun then ends the other with SIGTERM.
+# The iterations of 10 us that write events fast enough are too short to fold (exit 4)
+dir=$(fresh_dir)
+cd "$dir" || exit 1
+KILL_ITERS=160000 # rank 1 is killed after 80,000 iterations: more than 4 MiB of events
+untraced_mpirun 2 "$APP" kill 1 $KILL_ITERS > plain.out 2> /dev/null
+want=$?
+HCATRACE_TOTAL_MEMORY=2 traced_mpirun 2 "$APP" kill 1 $KILL_ITERS > out 2> err
+rc=$?
+ok $((rc != want)) "one rank SIGKILLed: exit status of the untraced run kept ($rc, untraced $want)"
+check "one rank SIGKILLed: stdout unchanged" cmp plain.out out
+trace=$(ls -d hcatrace-fault_app-*)
+ls "$trace"/rank-1.journal > /dev/null 2>&1
+ok $? "one rank SIGKILLed: its definitions journal is on disk"
+killed_trace_checks "one rank SIGKILLed" "$trace" \
+    "rank 0: SIGTERM, trace up to [0-9.]* s; rank 1: no end recorded (SIGKILL or a crash), trace up to [0-9.]* s$" 4
+cd / && rm -rf "$dir"
+
+# a full disk during the run (a 6 MiB tmpfs, events flushed in 2 MiB steps): the
+# program ends as untraced, and everything written before the disk filled is readable
+if command -v mount > /dev/null && dir=$(fresh_dir) && cd "$dir" && mkdir small &&
+    mount -t tmpfs -o size=6m tmpfs small 2> /dev/null; then
+    "$BUILD/tests/markers_app" 100000 > plain.out
+    HCATRACE_THIN=off HCATRACE_TOTAL_MEMORY=2 HCATRACE_DIR=small/trace LD_PRELOAD="$PRELOAD" "$BUILD/tests/markers_app" 100000 \
+        > out 2> err
+    rc=$?
+    ok $rc "full tmpfs during the run: exit status of the untraced run kept ($rc)"
+    check "full tmpfs during the run: stdout unchanged" cmp plain.out out
+    grep -q "^hcatrace: writing the trace in small/trace failed: .*No space left on device.*; the trace is incomplete: what was written before the failure is kept" err
+    ok $? "full tmpfs during the run: says the trace is incomplete"
+    cp -r small/trace copy
+    umount small
+    "$FOLD" --recover copy > /dev/null 2> fold.err
+    ok $? "full tmpfs during the run: the trace is rebuilt from what was written"
+    check "full tmpfs during the run: otf2-print reads it" valid_otf2 copy/traces.otf2
+    "$TRACESTAT" copy/traces.otf2 > stat.txt 2>&1
+    grep -q "^region iteration instances [1-9][0-9]* " stat.txt
+    ok $? "full tmpfs during the run: the regions written before are in it"
+    cd / && rm -rf "$dir"
+else
+    ok 0 "full tmpfs during the run # SKIP cannot mount a tmpfs here"
+fi
+
+# memory stays flat, journal included: peak RSS over a 5x longer run within 10 % (the
+# shorter run long enough for the steady state: the 2 MiB of buffers and OTF2's 4 MiB
+# file buffer in use; with HCATRACE_TOTAL_MEMORY=1024, nothing flushed, this fails)
+dir=$(fresh_dir)
+cd "$dir" || exit 1
+peak_kb() {
+    HCATRACE_THIN=off HCATRACE_TOTAL_MEMORY=2 /usr/bin/time -f "%M" -o rss.txt env LD_PRELOAD="$PRELOAD" \
+        "$BUILD/tests/markers_app" "$1" > /dev/null 2>&1
+    cat rss.txt
+}
+short=$(peak_kb 60000)
+long=$(peak_kb 300000)
+ok $((long * 10 > short * 11)) "memory flat over a 5x longer run ($short kB, $long kB peak RSS)"
 cd / && rm -rf "$dir"

@@ -137,7 +137,7 @@ static uint64_t flush_time(void *user)
     return current ? current->now + current->tool - (uint64_t)current->offset : 0;
 }
 
-static hca_flush_clock flush_clock = { flush_time, NULL };
+static hca_flush_clock flush_clock = { flush_time, NULL, NULL };
 
 /* ---- options ------------------------------------------------------------ */
 
