@@ -80,6 +80,8 @@ TOOLS += $(BUILD)/tests/flat_app
 ifneq ($(shell command -v $(CXX) 2>/dev/null),)
 TOOLS += $(BUILD)/tests/inline_app
 endif
+# an MPI program that records its own exact CPU time and page faults (tests/e2e/fold_truth.sh)
+TOOLS += $(BUILD)/tests/truth_app
 # OpenMP: the cost of a parallel region
 TOOLS += $(BUILD)/bench/omp_region_cost
 # hcafold's reading side (fold/read, regions, points) and its test tools
@@ -140,6 +142,9 @@ $(BUILD)/tests/flat_app: tests/flat_app.c include/hcatrace.h
 $(BUILD)/tests/inline_app: tests/inline_app.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++11 -g -O2 -Wall -Wextra -Werror -o $@ $<
+$(BUILD)/tests/truth_app: tests/truth_app.c include/hcatrace.h
+	@mkdir -p $(dir $@)
+	$(MPICC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $<
 $(BUILD)/bench/omp_region_cost: bench/omp_region_cost.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -fopenmp -Wall -Wextra -Werror -o $@ $<

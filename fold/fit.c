@@ -57,6 +57,8 @@ void fold_fit_defaults(fold_fit_options *o)
     o->grid = 101;
     o->max_points = 20000;
     o->smoothing = 0.0;
+    o->offset_given = 0;
+    o->offset = 0.0;
 }
 
 void fold_curve_free(fold_curve *c)
@@ -82,6 +84,12 @@ size_t fold_cap_points(size_t n, size_t max, size_t *chosen)
     for (size_t k = 0; k < max; k++)
         chosen[k] = k * q + (k * r) / max;
     return max;
+}
+
+/* y of a point: an instance's curve may end above 1 (its rate above the mean) */
+static double nonneg(double v)
+{
+    return v < 0.0 ? 0.0 : v;
 }
 
 static double clamp01(double v)
@@ -672,7 +680,7 @@ static size_t edge_line(const fold_cloud *cloud, int far, edge_fit *e)
         double x = clamp01(cloud->x[i]), u = far ? x - 1.0 : x;
         if (fabs(u) > FOLD_EDGE_WIDTH)
             continue;
-        double v = clamp01(cloud->y[i]) - (far ? 1.0 : 0.0);
+        double v = nonneg(cloud->y[i]) - (far ? 1.0 : 0.0);
         su += u;
         sv += v;
         suu += u * u;
@@ -744,10 +752,10 @@ int fold_fit_cumulative(const fold_cloud *cloud, const fold_fit_options *o, fold
     if (!chosen || !px || !py)
         goto done;
     size_t used = fold_cap_points(n, o->max_points, chosen);
-    double offset = fold_cloud_offset(cloud);
+    double offset = o->offset_given ? o->offset : fold_cloud_offset(cloud);
     for (size_t i = 0; i < used; i++) {
         px[i] = clamp01(cloud->x[chosen[i]] + offset);
-        py[i] = clamp01(cloud->y[chosen[i]]);
+        py[i] = nonneg(cloud->y[chosen[i]]);
     }
 
     /* many knots (the penalty, not the knots, sets the smoothness), fewer
@@ -911,7 +919,7 @@ fold_fit_design *fold_fit_design_new(const fold_cloud *cloud, const fold_curve *
             goto fail;
         d->nb[i] = (unsigned char)ps_basis(&d->s, clamp01(cloud->x[i] + like->offset), Bv, &d->lo[i],
                                            d->b + i * SPLINE_ORDER);
-        d->y[i] = clamp01(cloud->y[i]);
+        d->y[i] = nonneg(cloud->y[i]); /* an instance may end above 1 (fit.h) */
     }
     for (size_t g = 0; g < d->grid; g++) {
         gsl_bspline_deriv_eval((double)g / (double)(d->grid - 1), 1, dB, d->s.bw);
@@ -932,7 +940,7 @@ fail:
     return NULL;
 }
 
-int fold_fit_refit(fold_fit_design *d, const double *w, double *cum, double *rate)
+int fold_fit_refit(fold_fit_design *d, const double *w, double yscale, double *cum, double *rate)
 {
     pspline *s = &d->s;
     size_t K = s->K, m = s->m, L = K - 1;
@@ -943,7 +951,7 @@ int fold_fit_refit(fold_fit_design *d, const double *w, double *cum, double *rat
     for (size_t i = 0; i < d->n; i++) {
         double wi = w ? w[i] : 1.0;
         if (wi > 0.0 && d->nb[i]) {
-            ps_add_point(s, d->lo[i], d->b + i * SPLINE_ORDER, d->nb[i], d->y[i], wi);
+            ps_add_point(s, d->lo[i], d->b + i * SPLINE_ORDER, d->nb[i], yscale * d->y[i], wi);
             total += wi;
         }
     }

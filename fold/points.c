@@ -1,9 +1,19 @@
 /* points.c: folding one region's instances onto normalized time (points.h).
  * Counter sets rotate between instances, so each instance contributes to the
  * clouds of exactly the counters it measured at entry, at exit and at every
- * sample inside; the rate factor of a counter sums totals and durations over
- * those same instances. Points come in instance order (location, time), then
- * sample order: deterministic. */
+ * sample inside; the rate factor of a counter sums totals and durations
+ * over those same instances. A point's y is the counter's increase since
+ * entry in absolute units, divided by the instance's duration and the rate
+ * factor. Samples on a wall-clock schedule fall in each instance in
+ * proportion to its duration, so a fit of the points is the
+ * duration-weighted mean of these curves, which ends at 1: its slope times
+ * the rate factor is the duration-weighted mean of the instances' rates at
+ * x, at most one CPU per thread for task-clock. Cumulative fractions of
+ * each instance's own total (the former y) weighed a thread that got a small
+ * share of a CPU like one that had a whole one, which gave task-clock rates
+ * above one CPU when instances were preempted at different places
+ * (docs/benchmarks.md, "Sampling clock against truth"). Points come in
+ * instance order (location, time), then sample order: deterministic. */
 #include "points.h"
 
 #include <math.h>
@@ -15,12 +25,12 @@ typedef struct {
     size_t n, cap;
 } vec2;
 
-/* Appends the instance (its used index, first point, total, duration) to the
- * counter's list, growing it in doublings (the capacity is the first power of
- * two >= instances). */
-static int push_instance(fold_counter_points *cp, size_t used_index, size_t first, double total, double dur)
+/* Sets entry k (the instances listed so far) of the counter's list: the
+ * instance's used index, first point, total, duration; growing the list in
+ * doublings (the capacity is the first power of two >= instances). */
+static int push_instance(fold_counter_points *cp, size_t k, size_t used_index, size_t first, double total,
+                         double dur)
 {
-    size_t k = cp->instances;
     if ((k & (k - 1)) == 0) { /* 0, 1, 2, 4, ...: full */
         size_t cap = k ? 2 * k : 1;
         size_t *ni = realloc(cp->inst, cap * sizeof(*ni));
@@ -80,6 +90,16 @@ static int measured_throughout(const fold_location *L, const fold_instance *in, 
     return 1;
 }
 
+/* The counter's total of an instance that measured it throughout, or -1
+ * (not measured throughout, or went backwards). */
+static double instance_total(const fold_location *L, const fold_instance *in, size_t c)
+{
+    if (!in->c0 || !in->c1 || !measured_throughout(L, in, c))
+        return -1.0;
+    double total = in->c1[c] - in->c0[c];
+    return total < 0 ? -1.0 : total;
+}
+
 int fold_points_build(const fold_trace *t, const fold_region *r, fold_points *out)
 {
     memset(out, 0, sizeof(*out));
@@ -87,13 +107,34 @@ int fold_points_build(const fold_trace *t, const fold_region *r, fold_points *ou
     out->ncounters = nc;
     out->counters = calloc(nc ? nc : 1, sizeof(*out->counters));
     vec2 *used = calloc(nc ? nc : 1, sizeof(*used)), *excl = calloc(nc ? nc : 1, sizeof(*excl));
-    if (!out->counters || !used || !excl)
+    vec2 *frac = calloc(nc ? nc : 1, sizeof(*frac)); /* x unused */
+    size_t *listed = calloc(nc ? nc : 1, sizeof(*listed)); /* per counter: instances in its list */
+    if (!out->counters || !used || !excl || !frac || !listed)
         goto nomem;
     double dur_sum = 0.0;
     size_t ns = 0;
     for (size_t i = 0; i < r->ninstances; i++)
         if (r->instances[i].excluded == FOLD_USED && r->instances[i].t1 > r->instances[i].t0)
             ns += r->instances[i].nsamples;
+    /* first the rate factor of each counter, which scales every y */
+    for (size_t i = 0; i < r->ninstances; i++) {
+        const fold_instance *in = &r->instances[i];
+        if (in->t1 <= in->t0 || in->excluded != FOLD_USED)
+            continue;
+        for (size_t c = 0; c < nc && in->c0 && in->c1; c++) {
+            fold_counter_points *cp = &out->counters[c];
+            double total = instance_total(&t->locations[in->location], in, c);
+            if (total < 0) {
+                if (!(isnan(in->c0[c]) && isnan(in->c1[c])))
+                    cp->dropped++; /* measured in part only, or went backwards */
+                continue;
+            }
+            cp->instances++;
+            cp->sum_total += total;
+            cp->sum_duration_ns += (double)(in->t1 - in->t0);
+            cp->zero_total += total == 0;
+        }
+    }
     out->sx = malloc((ns ? ns : 1) * sizeof(*out->sx));
     out->scontext = malloc((ns ? ns : 1) * sizeof(*out->scontext));
     out->sinstance = malloc((ns ? ns : 1) * sizeof(*out->sinstance));
@@ -120,32 +161,18 @@ int fold_points_build(const fold_trace *t, const fold_region *r, fold_points *ou
         }
         for (size_t c = 0; c < nc && in->c0 && in->c1; c++) {
             fold_counter_points *cp = &out->counters[c];
-            if (!measured_throughout(L, in, c)) {
-                if (is_used && !(isnan(in->c0[c]) && isnan(in->c1[c])))
-                    cp->dropped++; /* measured in part only */
-                continue;
-            }
-            double total = in->c1[c] - in->c0[c];
-            if (total < 0) {
-                if (is_used)
-                    cp->dropped++;
-                continue;
-            }
-            if (is_used) {
-                if (push_instance(cp, out->used_instances - 1, used[c].n, total, d) != 0)
-                    goto nomem;
-                cp->instances++;
-                cp->sum_total += total;
-                cp->sum_duration_ns += d;
-            }
-            if (total == 0) {
-                if (is_used)
-                    cp->zero_total++;
-                continue;
-            }
+            double mean_rate = fold_points_rate_factor(cp);
+            double total = instance_total(L, in, c);
+            if (!(mean_rate > 0) || total < 0)
+                continue; /* nothing counted in any used instance, or not measured here */
+            if (is_used && push_instance(cp, listed[c]++, out->used_instances - 1, used[c].n, total, d) != 0)
+                goto nomem;
+            /* y: the increase over (duration x rate factor): the duration-weighted mean at 1 is 1 */
+            double scale = 1.0 / (d * 1e-9 * mean_rate);
             vec2 *v = is_used ? &used[c] : &excl[c];
             for (size_t s = 0; s < in->nsamples; s++)
-                if (push(v, (double)(sm[s].t - in->t0) / d, (sm[s].values[c] - in->c0[c]) / total))
+                if (push(v, (double)(sm[s].t - in->t0) / d, (sm[s].values[c] - in->c0[c]) * scale) ||
+                    (is_used && push(&frac[c], 0.0, total > 0 ? (sm[s].values[c] - in->c0[c]) / total : 0.0)))
                     goto nomem;
         }
     }
@@ -155,17 +182,23 @@ int fold_points_build(const fold_trace *t, const fold_region *r, fold_points *ou
         cp->x = used[c].x;
         cp->y = used[c].y;
         cp->n = used[c].n;
+        cp->fy = frac[c].y;
+        free(frac[c].x);
         cp->ex_x = excl[c].x;
         cp->ex_y = excl[c].y;
         cp->nex = excl[c].n;
-        if (cp->first)
-            cp->first[cp->instances] = cp->n;
+        if (cp->first) /* listed[c] == instances: the same instances as the first pass */
+            cp->first[listed[c]] = cp->n;
     }
     free(used);
     free(excl);
+    free(frac);
+    free(listed);
     return 0;
 nomem:
-    for (size_t c = 0; used && excl && c < nc; c++) {
+    for (size_t c = 0; used && excl && frac && c < nc; c++) {
+        free(frac[c].x);
+        free(frac[c].y);
         free(used[c].x);
         free(used[c].y);
         free(excl[c].x);
@@ -173,6 +206,8 @@ nomem:
     }
     free(used);
     free(excl);
+    free(frac);
+    free(listed);
     fold_points_free(out);
     return -1;
 }
@@ -182,6 +217,7 @@ void fold_points_free(fold_points *p)
     for (size_t c = 0; p->counters && c < p->ncounters; c++) {
         free(p->counters[c].x);
         free(p->counters[c].y);
+        free(p->counters[c].fy);
         free(p->counters[c].ex_x);
         free(p->counters[c].ex_y);
         free(p->counters[c].inst);
@@ -210,6 +246,11 @@ fold_cloud fold_points_cloud(const fold_points *p, size_t counter)
 double fold_points_rate_factor(const fold_counter_points *c)
 {
     return c->sum_duration_ns > 0 ? c->sum_total / (c->sum_duration_ns * 1e-9) : 0.0;
+}
+
+double fold_points_share(const fold_counter_points *c)
+{
+    return c->sum_duration_ns > 0 ? c->sum_total / c->sum_duration_ns : NAN;
 }
 
 double fold_points_mean_total(const fold_counter_points *c)

@@ -67,6 +67,8 @@ typedef struct {
     size_t call_sites;         /* line-level call-site keys merged into this region (fold/sites.h) */
     size_t samples_used;
     double mean_duration_s, total_time_s;
+    double cpu_share;          /* task-clock / wall time over the used instances (1 = one CPU per
+                                   thread all along); NAN without task-clock */
     fold_counter_result *counters;
     size_t ncounters;
     const char **zero_counters; /* measured in the used instances but always 0: not folded (no curve), */

@@ -100,6 +100,8 @@ void fold_write_summary(const fold_report *r, FILE *out)
                      "mean %.3f ms, %zu samples\n",
                 g->total_time_s, total > 0 ? 100.0 * g->total_time_s / total : 0.0, g->instances_used,
                 g->instances_found, g->instances_excluded, g->mean_duration_s * 1e3, g->samples_used);
+        if (!isnan(g->cpu_share))
+            fprintf(out, "    CPU share %.1f %% (time on CPU / wall time, per thread)\n", 100.0 * g->cpu_share);
         if (g->warning)
             fprintf(out, "    warning: %s\n", g->warning);
         for (size_t p = 0; p < g->phases.nphases; p++) {

@@ -15,8 +15,8 @@
 static const char *const known_names[] = {
     "HCATRACE_ENABLE", "HCATRACE_DIR", "HCATRACE_VERBOSE", "HCATRACE_CALLSITES",
     "HCATRACE_CLOCK_SYNC_ROUNDS", "HCATRACE_COUNTERS", "HCATRACE_COUNTERS_ROTATE",
-    "HCATRACE_SAMPLING", "HCATRACE_SAMPLING_BUFFER", "HCATRACE_MODEL", "HCATRACE_MODEL_PATH",
-    "HCATRACE_TOTAL_MEMORY",
+    "HCATRACE_SAMPLING", "HCATRACE_SAMPLING_BUFFER", "HCATRACE_SAMPLING_CLOCK", "HCATRACE_MODEL",
+    "HCATRACE_MODEL_PATH", "HCATRACE_TOTAL_MEMORY",
 };
 
 static const char *closest_name(const char *name)
@@ -192,6 +192,7 @@ int hct_config_read(hct_config *cfg, char *const *envp, void (*report)(const cha
     cfg->sampling_jitter_pct = HCT_DEFAULT_SAMPLING_JITTER_PCT;
     cfg->sampling_buffer_kib = HCT_DEFAULT_SAMPLING_BUFFER_KIB;
     cfg->total_memory_mib = HCT_DEFAULT_TOTAL_MEMORY_MIB;
+    cfg->sampling_clock = HCT_DEFAULT_SAMPLING_CLOCK;
     for (char *const *e = envp; e && *e; e++) {
         if (strncmp(*e, "HCATRACE_", 9) != 0)
             continue;
@@ -254,6 +255,13 @@ int hct_config_read(hct_config *cfg, char *const *envp, void (*report)(const cha
             bad = parse_uint(v, 2, 1048576, &u);
             if (!bad)
                 cfg->total_memory_mib = u;
+        } else if (strcmp(name, "HCATRACE_SAMPLING_CLOCK") == 0) {
+            if (strcmp(v, HCT_CLOCK_NAME(HCT_CLOCK_WALL)) == 0)
+                cfg->sampling_clock = HCT_CLOCK_WALL;
+            else if (strcmp(v, HCT_CLOCK_NAME(HCT_CLOCK_CPU)) == 0)
+                cfg->sampling_clock = HCT_CLOCK_CPU;
+            else
+                bad = 1;
         } else if (strcmp(name, "HCATRACE_DIR") == 0) {
             if (!*v)
                 bad = 1;
