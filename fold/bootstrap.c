@@ -30,13 +30,11 @@
  * rounded end of a ramp), and misses the truth there. A smaller weight
  * has less bias and more variance; the band (around the data's fit) is
  * wider and covers the truth better. A 4 times smaller weight covered 95 %
- * of the grid points away from jumps instead of 89 % with points as
- * fractions of each instance's total (bench/bands.sh, docs/benchmarks.md).
- * The points in absolute units (points.h) carry the instances' own rate
- * scatter (2 % in the synthetic truths), so the data's fit smooths more and
- * its bias at a change of rate is larger: tests/e2e/fold_bands.sh covered
- * 90.8 % of its grid points at 1/4, 92.7 % at 1/10, 93.5 % at 1/20. */
-#define BAND_UNDERSMOOTH 0.05
+ * of the grid points away from jumps instead of 89 % (bench/bands.sh,
+ * docs/benchmarks.md). (Points in absolute units, which carried the
+ * instances' rate scatter, needed a 20 times smaller one; the points of
+ * points.h scatter as little as fractions of each instance's total.) */
+#define BAND_UNDERSMOOTH 0.25
 
 /* A boundary is placed when its interval is at most this fraction of the
  * narrower phase next to it. */
@@ -180,7 +178,7 @@ static void weigh_points(counter_work *w, size_t n, const resampler *s)
 }
 
 /* The factor that puts a counter's points (y in units of the data's rate
- * factor) into units of a replicate's rate factor `scale`. */
+ * factor) into units of a replicate's rate factor `scale` (fold_y_rescale). */
 static double replicate_yscale(const fold_bootstrap_counter *k, double scale)
 {
     return scale > 0.0 && k->rate_scale > 0.0 ? k->rate_scale / scale : 1.0;
@@ -214,8 +212,9 @@ static int curve_replicates(const fold_bootstrap_counter *k, size_t nk, counter_
             }
             w->scale[r] = sd > 0.0 ? st / (sd * 1e-9) : k[c].rate_scale;
             /* the points are in units of the data's rate factor (points.h):
-             * the replicate's weighted mean ends at its own over the data's;
-             * in units of its own it ends at 1, as the fit's anchor does */
+             * put into units of the replicate's own, in which its weighted
+             * mean is the mean of its instances' increases (it ends at 1 in
+             * both, as the fit's anchor does) */
             if (fold_fit_refit(design[c], w->w, replicate_yscale(&k[c], w->scale[r]), cum, rate) != 0) {
                 rc = -1;
                 break;

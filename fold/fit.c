@@ -859,6 +859,11 @@ done:
 
 /* ---- refits under point weights (the bootstrap's replicates) ---- */
 
+double fold_y_rescale(double x, double y, double scale)
+{
+    return x + scale * (y - x);
+}
+
 struct fold_fit_design {
     pspline s;         /* knots and the fixed penalty P of the fit it copies */
     double lambda;
@@ -866,7 +871,7 @@ struct fold_fit_design {
     size_t *lo;        /* per point: first non-zero basis function */
     unsigned char *nb; /* and how many */
     double *b;         /* SPLINE_ORDER values per point */
-    double *y;
+    double *x, *y;     /* the points as fitted (x moved by the offset, clamped) */
     double *gval, *gder; /* grid x K: basis values and first derivatives */
     double *c;
 };
@@ -879,6 +884,7 @@ void fold_fit_design_free(fold_fit_design *d)
     free(d->lo);
     free(d->nb);
     free(d->b);
+    free(d->x);
     free(d->y);
     free(d->gval);
     free(d->gder);
@@ -906,19 +912,20 @@ fold_fit_design *fold_fit_design_new(const fold_cloud *cloud, const fold_curve *
     d->lo = malloc((n ? n : 1) * sizeof(*d->lo));
     d->nb = malloc(n ? n : 1);
     d->b = malloc((n ? n : 1) * SPLINE_ORDER * sizeof(*d->b));
+    d->x = malloc((n ? n : 1) * sizeof(*d->x));
     d->y = malloc((n ? n : 1) * sizeof(*d->y));
     d->gval = malloc(d->grid * K * sizeof(*d->gval));
     d->gder = malloc(d->grid * K * sizeof(*d->gder));
     d->c = malloc(K * sizeof(*d->c));
     Bv = gsl_vector_alloc(K);
     dB = gsl_matrix_alloc(K, 2);
-    if (!d->lo || !d->nb || !d->b || !d->y || !d->gval || !d->gder || !d->c || !Bv || !dB)
+    if (!d->lo || !d->nb || !d->b || !d->x || !d->y || !d->gval || !d->gder || !d->c || !Bv || !dB)
         goto fail;
     for (size_t i = 0; i < n; i++) {
         if (!isfinite(cloud->x[i]) || !isfinite(cloud->y[i]))
             goto fail;
-        d->nb[i] = (unsigned char)ps_basis(&d->s, clamp01(cloud->x[i] + like->offset), Bv, &d->lo[i],
-                                           d->b + i * SPLINE_ORDER);
+        d->x[i] = clamp01(cloud->x[i] + like->offset);
+        d->nb[i] = (unsigned char)ps_basis(&d->s, d->x[i], Bv, &d->lo[i], d->b + i * SPLINE_ORDER);
         d->y[i] = nonneg(cloud->y[i]); /* an instance may end above 1 (fit.h) */
     }
     for (size_t g = 0; g < d->grid; g++) {
@@ -951,7 +958,8 @@ int fold_fit_refit(fold_fit_design *d, const double *w, double yscale, double *c
     for (size_t i = 0; i < d->n; i++) {
         double wi = w ? w[i] : 1.0;
         if (wi > 0.0 && d->nb[i]) {
-            ps_add_point(s, d->lo[i], d->b + i * SPLINE_ORDER, d->nb[i], yscale * d->y[i], wi);
+            ps_add_point(s, d->lo[i], d->b + i * SPLINE_ORDER, d->nb[i], fold_y_rescale(d->x[i], d->y[i], yscale),
+                         wi);
             total += wi;
         }
     }

@@ -1,7 +1,8 @@
 /* points.h: the folded point clouds of one region: per counter, every sample of
  * every instance that measured the counter at entry, at exit and at every
- * sample in between, as (normalized time, increase since entry / (the
- * instance's duration x the mean instance rate)); the sums that turn a fitted
+ * sample in between, as (normalized time x, x + rho (F - x)), F the
+ * instance's increase since entry over its own total, rho its rate over the
+ * counter's rate factor (points.c says why); the sums that turn a fitted
  * rate of that curve into events per second; and, for the source bands, every sample's normalized time and leaf
  * calling context (instances without counters included). */
 #ifndef FOLD_POINTS_H
@@ -14,8 +15,10 @@
 #include "trace.h"
 
 typedef struct {
-    double *x, *y;          /* used instances: x = (t - t0) / (t1 - t0), y = (C(t) - C(t0)) / ((t1 - t0) R), R the
-                               rate factor (fold_points_rate_factor): the duration-weighted mean of y is 1 at x = 1 */
+    double *x, *y;          /* used instances: x = (t - t0) / (t1 - t0), y = (C(t) - C(t0)) / ((t1 - t0) R)
+                               + (1 - rho) x, R the rate factor (fold_points_rate_factor), rho = the instance's
+                               total / ((t1 - t0) R): every instance ends at 1, and the duration-weighted mean of
+                               y is that of the increases over ((t1 - t0) R) */
     size_t n;
     double *fy;             /* the same points as fractions of each instance's own total (0 when it is 0):
                                exact 0 and 1 at the anchors, where the edge skew is measured (analysis.c) */

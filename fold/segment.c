@@ -894,7 +894,7 @@ int fold_segment_frame_refit(fold_segment_frame *f, const double *const *w, cons
         for (size_t i = 0; i < s->n; i++) {
             size_t in = f->perm[c][i];
             s->w[i] = in == SIZE_MAX ? ANCHOR_WEIGHT : (w && w[c] ? w[c][in] : 1.0);
-            s->y[i] = in == SIZE_MAX ? f->y0[c][i] : a * f->y0[c][i];
+            s->y[i] = in == SIZE_MAX ? f->y0[c][i] : fold_y_rescale(s->x[i], f->y0[c][i], a);
         }
     }
     if (build_cum(f->sc, f->nc) != 0)

@@ -23,6 +23,11 @@ instance is excluded and the counts match).
 
 Printed per group: the MAE of the folded task-clock and page-fault rates against
 the truth at the fold's grid points, as a percentage of the truth's mean rate;
+the same MAE over the grid points more than 0.05 away from the truth's phase
+changes (where the fit's smoothing of a step in the rate does not count);
+the truth's own noise (half the MAE between the truths of alternate
+instances: how far the truth of these instances is from that of infinitely
+many such instances, which is all a fold of sparse samples can estimate);
 the mean error of the folded cumulative task-clock, as a percentage of its
 truth at 1 (where samples fall and how they are weighed shows here, apart
 from the smoothing of steps in the rate);
@@ -36,6 +41,8 @@ is 1 when the largest group breaks one (each reason on a line starting with
 """
 import json
 import sys
+
+STEP_MARGIN = 0.05  # grid points this close to a truth phase change are "at a step"
 
 
 def read_truth(paths):
@@ -104,9 +111,24 @@ def truth_curves(instances, grid):
         [c / wall_sum for c in cum]
 
 
-def mae_pct(fold, truth):
+def mae_pct(fold, truth, keep=None):
+    """MAE of fold against truth as a % of the truth's mean rate (over all points); keep: a
+    predicate on the point's index, the points the error is averaged over (None: all)"""
     mean = sum(truth) / len(truth)
-    return 100.0 * sum(abs(a - b) for a, b in zip(fold, truth)) / len(truth) / mean if mean > 0 else float("nan")
+    idx = [i for i in range(len(truth)) if keep is None or keep(i)]
+    if not idx or not mean > 0:
+        return float("nan")
+    return 100.0 * sum(abs(fold[i] - truth[i]) for i in idx) / len(idx) / mean
+
+
+def truth_noise(instances, grid):
+    """the truth's own noise, task-clock and page faults, % of the mean rate: the rate
+    curves of two halves of the instances (alternate ones, by duration) differ by
+    their sampling of instances, whose variance is 4x that of the whole truth's
+    around the curve of infinitely many such instances; half their MAE estimates
+    the whole truth's MAE from that curve, which no fold can follow"""
+    halves = [truth_curves(instances[k::2], grid) for k in (0, 1)]
+    return [mae_pct(halves[0][c], halves[1][c]) / 2 for c in (0, 1)]
 
 
 def main(argv):
@@ -148,17 +170,25 @@ def main(argv):
         counters = {c["name"]: c for c in g["counters"]}
         line = "group %d (%d instances, mean %.2f ms):" % (gi + 1, len(mine), g["mean_duration_s"] * 1e3)
         res = {}
+        # away from the truth's phase changes: where a fit's smoothing of a
+        # step does not count (the truth is itself averaged over +-0.02)
+        away = lambda i: all(abs(grid[i] - t) > STEP_MARGIN for t in tb)
+        noise = truth_noise(mine, grid)
         if "task-clock" in counters:
             rate = [v * 1e-9 for v in counters["task-clock"]["rate"]]
             res["tc"] = mae_pct(rate, tc)
+            res["tc_away"] = mae_pct(rate, tc, away)
             res["cpus"] = max(rate)
             fcum = [v * counters["task-clock"]["mean_rate"] * 1e-9 for v in counters["task-clock"]["cumulative"]]
             res["cum"] = 100.0 * sum(abs(a - b) for a, b in zip(fcum, tcum)) / len(tcum) / tcum[-1]
-            line += " task-clock MAE %.1f %% (truth mean %.3f CPUs), cumulative %.1f %%, max %.2f CPUs;" % (
-                res["tc"], sum(tc) / len(tc), res["cum"], res["cpus"])
+            line += " task-clock MAE %.1f %% (%.1f %% away from steps; truth's own noise %.1f %%; truth mean " \
+                "%.3f CPUs), cumulative %.1f %%, max %.2f CPUs;" % (res["tc"], res["tc_away"], noise[0],
+                                                                    sum(tc) / len(tc), res["cum"], res["cpus"])
         if "page-faults" in counters:
             res["pf"] = mae_pct(counters["page-faults"]["rate"], pf)
-            line += " page-faults MAE %.1f %% (truth mean %.0f /s);" % (res["pf"], sum(pf) / len(pf))
+            res["pf_away"] = mae_pct(counters["page-faults"]["rate"], pf, away)
+            line += " page-faults MAE %.1f %% (%.1f %% away from steps; truth's own noise %.1f %%; truth mean " \
+                "%.0f /s);" % (res["pf"], res["pf_away"], noise[1], sum(pf) / len(pf))
         fshare = g.get("cpu_share")
         line += " CPU share truth %.1f %%, fold %s;" % (100 * share, "%.1f %%" % (100 * fshare)
                                                           if fshare is not None else "-")
