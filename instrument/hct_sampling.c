@@ -40,7 +40,7 @@
 #define MAX_FRAMES 64
 #define MAX_VALUES 16
 #define SKIP_MAX 8 /* frames of the handler and the signal trampoline */
-#define MAX_CATCHUP 16 /* SRC_WALL: expiries one signal stands for, at most */
+#define MAX_CATCHUP 128 /* SRC_WALL: expiries one signal stands for, at most (docs/trace-format.md, "Samples") */
 
 enum { SRC_NONE, SRC_PERF, SRC_TIMER, SRC_WALL /* hct_sampling_wall.c */ };
 #define NSTATS HCA_NSTATS /* members of the sampling-statistics class (hca_schema.h) */
