@@ -91,6 +91,8 @@ TOOLS += $(BUILD)/tests/burst_app
 ifeq ($(MPIFC_OK),yes)
 TOOLS += $(BUILD)/tests/burst_app_f
 endif
+# an MPI program that records its own exact CPU time and page faults (tests/e2e/fold_truth.sh)
+TOOLS += $(BUILD)/tests/truth_app
 # OpenMP: the cost of a parallel region
 TOOLS += $(BUILD)/bench/omp_region_cost
 # hcafold's reading side (fold/read, regions, points) and its test tools
@@ -165,6 +167,9 @@ $(BUILD)/tests/flat_app: tests/flat_app.c include/hcatrace.h
 $(BUILD)/tests/inline_app: tests/inline_app.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++11 -g -O2 -Wall -Wextra -Werror -o $@ $<
+$(BUILD)/tests/truth_app: tests/truth_app.c include/hcatrace.h
+	@mkdir -p $(dir $@)
+	$(MPICC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $<
 $(BUILD)/bench/omp_region_cost: bench/omp_region_cost.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -fopenmp -Wall -Wextra -Werror -o $@ $<
@@ -230,6 +235,7 @@ UNIT_OBJ := $(call lib_obj,src/hca_defs.c src/hca_names.c instrument/hct_config.
     instrument/hct_launcher.c instrument/hct_events.c instrument/hct_filter.c instrument/hct_thin_keys.c)
 MODEL_OBJ := $(call lib_obj,$(MODEL_SRC) src/hca_names.c)
 $(BUILD)/tests/test_config $(BUILD)/tests/test_defs $(BUILD)/tests/test_events: $(UNIT_OBJ)
+$(BUILD)/tests/test_ring $(BUILD)/tests/test_sampling_config $(BUILD)/tests/test_thin: $(UNIT_OBJ)
 $(BUILD)/tests/test_journal: $(UNIT_OBJ) $(call lib_obj,src/hca_journal.c src/hca_partial.c)
 $(BUILD)/tests/test_model: $(MODEL_OBJ)
 # a thread's calling context against a model tree (the test stands in for hct_callsite.c)

@@ -19,7 +19,7 @@ set -eu
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 . "$ROOT/tests/synth/shapes.sh"
-FOLD=$ROOT/build/bin/hcafold
+FOLD=${FOLD:-$ROOT/build/bin/hcafold}
 SYNTH=$ROOT/build/tests/hcasynth
 CHECK=$ROOT/build/tests/foldcheck
 SEEDS=${SEEDS:-1 2 3 4 5 6}

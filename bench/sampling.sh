@@ -13,7 +13,8 @@
 # of the kernel's part), spent in the handler and in writing samples into the
 # trace (HCATRACE_VERBOSE=2 reports all three), and the overhead this gives at sampling
 # periods of 10, 20 and 50 ms. Builds nothing: run `make` first.
-# Environment: ROUNDS (5), UNITS (3000), PERIOD (1ms). About 1 minute.
+# Environment: ROUNDS (5), UNITS (3000), PERIOD (1ms), and HCATRACE_SAMPLING_CLOCK
+# (wall, the default, or cpu) passed to the traced runs. About 1 minute.
 set -eu
 . "$(cd "$(dirname "$0")" && pwd)/lib.sh"
 cd "$(dirname "$0")/.."

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "anchor.h"
+#include "hca_schema.h"
 #include "model.h"
 #include "points.h"
 #include "read.h"
@@ -18,6 +19,11 @@
 #include "variability.h"
 
 #define PLOT_POINTS 4000 /* folded points kept per counter for the plots */
+/* A fold from samples placed by CPU time (HCATRACE_SAMPLING_CLOCK=cpu) is
+ * warned about below this CPU share: samples then crowd where the threads ran
+ * and miss where they waited (docs/benchmarks.md, "Sampling clock against
+ * truth") */
+#define CPU_SAMPLING_MIN_SHARE 0.9
 #define MIN_EVENTS_TO_SEGMENT 10.0 /* mean events per instance for a counter to place phase boundaries */
 /* A fold is coarse when the 95 % band of a counter that places boundaries is
  * wider than +-3.5 % of its mean rate on average: on the synthetic truths of
@@ -130,19 +136,31 @@ static void instance_of_points(const fold_counter_points *cp, const size_t *chos
     }
 }
 
+/* The measurement skew of a counter's points: fold_cloud_offset of x and the
+ * fractions fy, where each instance's own curve ends exactly at 1; its y ends
+ * at its rate over the region's, a scatter that would hide a skew of a few
+ * microseconds. */
+static double points_offset(const fold_counter_points *c)
+{
+    fold_cloud fractions = { c->x, c->fy, c->n };
+    return c->n ? fold_cloud_offset(&fractions) : 0.0;
+}
+
 static int fold_counters(const fold_trace *t, const fold_points *p, const fold_options *o, fold_region_result *g)
 {
     g->counters = calloc(t->ncounters + 1, sizeof(*g->counters));
     fold_cloud *clouds = calloc(t->ncounters + 1, sizeof(*clouds));
     fold_bootstrap_counter *boot = calloc(t->ncounters + 1, sizeof(*boot));
+    double *offsets = calloc(t->ncounters + 1, sizeof(*offsets)); /* measured on the fractions */
     int rc = 0;
     /* the capped clouds (the same deterministic choice feeds the fit and the
      * segmentation) and their points' instances, owned here */
     double **cx = calloc(t->ncounters + 1, sizeof(*cx)), **cy = calloc(t->ncounters + 1, sizeof(*cy));
     size_t **pinst = calloc(t->ncounters + 1, sizeof(*pinst));
-    if (!g->counters || !clouds || !boot || !cx || !cy || !pinst) {
+    if (!g->counters || !clouds || !boot || !offsets || !cx || !cy || !pinst) {
         free(clouds);
         free(boot);
+        free(offsets);
         free(cx);
         free(cy);
         free(pinst);
@@ -204,7 +222,10 @@ static int fold_counters(const fold_trace *t, const fold_points *p, const fold_o
         }
         free(chosen);
         pinst[g->ncounters] = pi;
-        if (fold_fit_cumulative(&cloud, &o->fit, &k->curve) != 0) {
+        fold_fit_options fit = o->fit;
+        fit.offset_given = 1;
+        fit.offset = offsets[g->ncounters] = points_offset(cp);
+        if (fold_fit_cumulative(&cloud, &fit, &k->curve) != 0) {
             free(cx[g->ncounters]);
             free(cy[g->ncounters]);
             free(pinst[g->ncounters]);
@@ -241,11 +262,15 @@ static int fold_counters(const fold_trace *t, const fold_points *p, const fold_o
         for (size_t c = 0; c < g->ncounters; c++)
             boot[c].votes = 1, nvoters++;
     for (size_t c = 0, v = 0; rc == 0 && c < g->ncounters; c++)
-        if (boot[c].votes)
-            clouds[v++] = clouds[c];
+        if (boot[c].votes) {
+            clouds[v] = clouds[c];
+            offsets[v++] = offsets[c];
+        }
+    fold_segment_options seg = o->segment;
+    seg.offsets = offsets;
     if (rc == 0 && nvoters &&
-        (fold_segment(clouds, nvoters, &o->segment, &g->phases) != 0 ||
-         fold_segment_trends(clouds, nvoters, &g->phases) != 0))
+        (fold_segment(clouds, nvoters, &seg, &g->phases) != 0 ||
+         fold_segment_trends(clouds, nvoters, offsets, &g->phases) != 0))
         rc = -1;
     if (rc == 0 && !g->ncounters) {
         g->phases.nphases = 1;
@@ -314,6 +339,7 @@ static int fold_counters(const fold_trace *t, const fold_points *p, const fold_o
     free(pinst);
     free(clouds);
     free(boot);
+    free(offsets);
     return rc;
 }
 
@@ -543,6 +569,10 @@ static int fold_one(const fold_trace *t, const fold_region *f, size_t index, con
     }
     if (rc == 0)
         rc = fold_source(t, &p, o, f->kind == FOLD_KIND_OPENMP ? own : NULL, caller, callers, 2, known, g);
+    g->cpu_share = NAN;
+    for (size_t c = 0; c < t->ncounters && c < p.ncounters; c++)
+        if (strcmp(t->counters[c].name, "task-clock") == 0 && p.counters[c].instances)
+            g->cpu_share = fold_points_share(&p.counters[c]);
     double per_instance = f->nused ? (double)p.used_samples / (double)f->nused : 0;
     /* coarse: by the estimated error (the widest band of a counter that
      * places boundaries), or by samples per instance without a bootstrap */
@@ -551,15 +581,23 @@ static int fold_one(const fold_trace *t, const fold_region *f, size_t index, con
         if (g->counters[c].rate_lo && g->counters[c].mean_total >= MIN_EVENTS_TO_SEGMENT &&
             (!widest || g->counters[c].band_width > widest->band_width))
             widest = &g->counters[c];
-    char w[300] = "";
+    char w[600] = "";
+    size_t wl = 0;
     if (widest && widest->band_width > COARSE_BAND_WIDTH)
-        snprintf(w, sizeof(w),
-                 "the %.0f %% band of %s is +-%.1f %% of its mean rate on average (%.2f samples per instance): "
-                 "the fold is coarse; sample faster or run longer",
-                 100 * g->level, widest->name, 100 * widest->band_width, per_instance);
+        wl += (size_t)snprintf(w, sizeof(w),
+                               "the %.0f %% band of %s is +-%.1f %% of its mean rate on average (%.2f samples per "
+                               "instance): the fold is coarse; sample faster or run longer",
+                               100 * g->level, widest->name, 100 * widest->band_width, per_instance);
     else if (rc == 0 && g->replicates == 0 && per_instance < 0.5)
-        snprintf(w, sizeof(w), "%.2f samples per instance: the fold is coarse; sample faster or run longer",
-                 per_instance);
+        wl += (size_t)snprintf(w, sizeof(w),
+                               "%.2f samples per instance: the fold is coarse; sample faster or run longer",
+                               per_instance);
+    const char *clock = fold_trace_property(t, HCA_PROP_SAMPLING_CLOCK);
+    if (clock && strcmp(clock, "cpu") == 0 && g->cpu_share < CPU_SAMPLING_MIN_SHARE && wl < sizeof(w))
+        snprintf(w + wl, sizeof(w) - wl,
+                 "%ssamples placed by CPU time on threads that had %.0f %% of a CPU here: where they fall "
+                 "depends on when the threads ran; trace with HCATRACE_SAMPLING_CLOCK=wall",
+                 wl ? "; " : "", 100.0 * g->cpu_share);
     if (w[0] && !(g->warning = strdup(w)))
         rc = -1;
     fold_points_free(&p);

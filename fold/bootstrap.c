@@ -27,11 +27,13 @@
 /* The replicates' curves are fitted with this fraction of the smoothing
  * weight the data's fit chose: a smoother's band built from its own
  * replicates sees its variance but not its bias (a smoothed step, the
- * rounded end of a ramp), and misses the truth there. A 4 times smaller
- * weight has less bias and more variance; the band (around the data's
- * fit) is then about 1.5 times wider and covers the truth at 95 % of the
- * grid points away from jumps instead of 89 % (bench/bands.sh, docs/
- * benchmarks.md). */
+ * rounded end of a ramp), and misses the truth there. A smaller weight
+ * has less bias and more variance; the band (around the data's fit) is
+ * wider and covers the truth better. A 4 times smaller weight covered 95 %
+ * of the grid points away from jumps instead of 89 % (bench/bands.sh,
+ * docs/benchmarks.md). (Points in absolute units, which carried the
+ * instances' rate scatter, needed a 20 times smaller one; the points of
+ * points.h scatter as little as fractions of each instance's total.) */
 #define BAND_UNDERSMOOTH 0.25
 
 /* A boundary is placed when its interval is at most this fraction of the
@@ -175,6 +177,13 @@ static void weigh_points(counter_work *w, size_t n, const resampler *s)
         w->w[i] = s->count[w->pblock[i]];
 }
 
+/* The factor that puts a counter's points (y in units of the data's rate
+ * factor) into units of a replicate's rate factor `scale` (fold_y_rescale). */
+static double replicate_yscale(const fold_bootstrap_counter *k, double scale)
+{
+    return scale > 0.0 && k->rate_scale > 0.0 ? k->rate_scale / scale : 1.0;
+}
+
 /* Loop 1: every counter's curve refitted in every replicate. */
 static int curve_replicates(const fold_bootstrap_counter *k, size_t nk, counter_work *work, resampler *s, size_t R)
 {
@@ -196,16 +205,20 @@ static int curve_replicates(const fold_bootstrap_counter *k, size_t nk, counter_
             size_t grid = k[c].curve->grid;
             weigh_points(w, k[c].cloud.n, s);
             double *cum = w->cum + r * grid, *rate = w->rate + r * grid;
-            if (fold_fit_refit(design[c], w->w, cum, rate) != 0) {
-                rc = -1;
-                break;
-            }
             double st = 0.0, sd = 0.0;
             for (size_t b = 0; b < s->nblocks; b++) {
                 st += s->count[b] * w->btotal[b];
                 sd += s->count[b] * w->bdur[b];
             }
             w->scale[r] = sd > 0.0 ? st / (sd * 1e-9) : k[c].rate_scale;
+            /* the points are in units of the data's rate factor (points.h):
+             * put into units of the replicate's own, in which its weighted
+             * mean is the mean of its instances' increases (it ends at 1 in
+             * both, as the fit's anchor does) */
+            if (fold_fit_refit(design[c], w->w, replicate_yscale(&k[c], w->scale[r]), cum, rate) != 0) {
+                rc = -1;
+                break;
+            }
             for (size_t g = 0; g < grid; g++)
                 rate[g] *= w->scale[r];
         }
@@ -217,10 +230,11 @@ static int curve_replicates(const fold_bootstrap_counter *k, size_t nk, counter_
 }
 
 /* Loop 2: the boundaries and the voters' slopes in every replicate, into
- * rb (R x (np + 1)) and rs (R x np x nv). */
+ * rb (R x (np + 1)) and rs (R x np x nv; slopes in units of the replicate's
+ * rate factor, as its curves: vys, nv, the voters' y scales). */
 static int boundary_replicates(const fold_bootstrap_counter *k, size_t nk, counter_work *work, resampler *s,
-                               size_t R, fold_segment_frame *frame, const double **vw, const fold_segmentation *ph,
-                               const fold_segment_options *so, double *rb, double *rs)
+                               size_t R, fold_segment_frame *frame, const double **vw, double *vys,
+                               const fold_segmentation *ph, const fold_segment_options *so, double *rb, double *rs)
 {
     size_t np = ph->nphases, nv = ph->nclouds;
     for (size_t r = 0; r < R; r++) {
@@ -229,9 +243,10 @@ static int boundary_replicates(const fold_bootstrap_counter *k, size_t nk, count
         for (size_t c = 0; c < nk; c++)
             if (k[c].votes) {
                 weigh_points(&work[c], k[c].cloud.n, s);
+                vys[v] = replicate_yscale(&k[c], work[c].scale[r]);
                 vw[v++] = work[c].w;
             }
-        if (fold_segment_frame_refit(frame, vw, ph->bounds, np, so, rb + r * (np + 1), rs + r * np * nv) != 0)
+        if (fold_segment_frame_refit(frame, vw, vys, ph->bounds, np, so, rb + r * (np + 1), rs + r * np * nv) != 0)
             return -1;
     }
     return 0;
@@ -239,7 +254,7 @@ static int boundary_replicates(const fold_bootstrap_counter *k, size_t nk, count
 
 /* Removes boundary k of the segmentation; the slopes of the voters' clouds
  * at the remaining ones. */
-static int merge_at(fold_segmentation *ph, size_t k, const fold_cloud *vclouds)
+static int merge_at(fold_segmentation *ph, size_t k, const fold_cloud *vclouds, const double *voff)
 {
     size_t nv = ph->nclouds;
     for (size_t q = k; q < ph->nphases; q++)
@@ -252,7 +267,7 @@ static int merge_at(fold_segmentation *ph, size_t k, const fold_cloud *vclouds)
         }
     }
     ph->nphases--;
-    return fold_segment_slopes(vclouds, ph->nclouds, ph->bounds, ph->nphases, ph->slopes);
+    return fold_segment_slopes(vclouds, ph->nclouds, voff, ph->bounds, ph->nphases, ph->slopes);
 }
 
 void fold_region_interval_free(fold_region_interval *r)
@@ -295,6 +310,7 @@ int fold_bootstrap_region(const fold_bootstrap_counter *k, size_t nk, size_t nin
     int ok = resampler_init(&s, ninstances, o->seed) == 0;
     counter_work *work = calloc(nk, sizeof(*work));
     fold_cloud *vclouds = calloc(nv + 1, sizeof(*vclouds));
+    double *voff = calloc(nv + 1, sizeof(*voff)), *vys = calloc(nv + 1, sizeof(*vys)); /* voters' offsets, y scales */
     const double **vw = calloc(nv + 1, sizeof(*vw));
     double *rb = malloc(R * (np0 + 1) * sizeof(*rb));
     double *rs = malloc(R * np0 * (nv + 1) * sizeof(*rs));
@@ -304,7 +320,7 @@ int fold_bootstrap_region(const fold_bootstrap_counter *k, size_t nk, size_t nin
     out->bound_lo = malloc((np0 + 1) * sizeof(double));
     out->bound_hi = malloc((np0 + 1) * sizeof(double));
     int rc = -1;
-    if (!ok || !work || !vclouds || !vw || !rb || !rs || !tmp || !out->counters || !out->bound_lo ||
+    if (!ok || !work || !vclouds || !voff || !vys || !vw || !rb || !rs || !tmp || !out->counters || !out->bound_lo ||
         !out->bound_hi)
         goto done;
     out->ncounters = nk;
@@ -313,8 +329,10 @@ int fold_bootstrap_region(const fold_bootstrap_counter *k, size_t nk, size_t nin
     for (size_t c = 0, v = 0; c < nk; c++) {
         if (work_init(&work[c], &k[c], &s, R) != 0)
             goto done;
-        if (k[c].votes && v < nv)
+        if (k[c].votes && v < nv) {
+            voff[v] = k[c].curve->offset; /* the fit's (analysis.c: on the fractions) */
             vclouds[v++] = k[c].cloud;
+        }
     }
     if (curve_replicates(k, nk, work, &s, R) != 0)
         goto done;
@@ -341,7 +359,7 @@ int fold_bootstrap_region(const fold_bootstrap_counter *k, size_t nk, size_t nin
 
     /* the boundaries: refitted per replicate; unplaced ones removed */
     if (nv > 0 && ph->nphases > 1) {
-        frame = fold_segment_frame_new(vclouds, nv);
+        frame = fold_segment_frame_new(vclouds, nv, voff);
         if (!frame)
             goto done;
     }
@@ -352,7 +370,7 @@ int fold_bootstrap_region(const fold_bootstrap_counter *k, size_t nk, size_t nin
         out->bound_lo[np] = out->bound_hi[np] = 1.0;
         if (!frame || np < 2)
             break;
-        if (boundary_replicates(k, nk, work, &s, R, frame, vw, ph, so, rb, rs) != 0)
+        if (boundary_replicates(k, nk, work, &s, R, frame, vw, vys, ph, so, rb, rs) != 0)
             goto done;
         size_t worst = 0;
         double worst_excess = 0.0;
@@ -370,7 +388,7 @@ int fold_bootstrap_region(const fold_bootstrap_counter *k, size_t nk, size_t nin
         }
         if (worst == 0)
             break;
-        if (merge_at(ph, worst, vclouds) != 0)
+        if (merge_at(ph, worst, vclouds, voff) != 0)
             goto done;
     }
     main_phase_rates(k, nk, ph, phase_rate);
@@ -403,6 +421,8 @@ done:
     work_free(work, nk);
     resampler_free(&s);
     free(vclouds);
+    free(voff);
+    free(vys);
     free(vw);
     free(rb);
     free(rs);

@@ -57,6 +57,8 @@ void fold_fit_defaults(fold_fit_options *o)
     o->grid = 101;
     o->max_points = 20000;
     o->smoothing = 0.0;
+    o->offset_given = 0;
+    o->offset = 0.0;
 }
 
 void fold_curve_free(fold_curve *c)
@@ -82,6 +84,12 @@ size_t fold_cap_points(size_t n, size_t max, size_t *chosen)
     for (size_t k = 0; k < max; k++)
         chosen[k] = k * q + (k * r) / max;
     return max;
+}
+
+/* y of a point: an instance's curve may end above 1 (its rate above the mean) */
+static double nonneg(double v)
+{
+    return v < 0.0 ? 0.0 : v;
 }
 
 static double clamp01(double v)
@@ -672,7 +680,7 @@ static size_t edge_line(const fold_cloud *cloud, int far, edge_fit *e)
         double x = clamp01(cloud->x[i]), u = far ? x - 1.0 : x;
         if (fabs(u) > FOLD_EDGE_WIDTH)
             continue;
-        double v = clamp01(cloud->y[i]) - (far ? 1.0 : 0.0);
+        double v = nonneg(cloud->y[i]) - (far ? 1.0 : 0.0);
         su += u;
         sv += v;
         suu += u * u;
@@ -744,10 +752,10 @@ int fold_fit_cumulative(const fold_cloud *cloud, const fold_fit_options *o, fold
     if (!chosen || !px || !py)
         goto done;
     size_t used = fold_cap_points(n, o->max_points, chosen);
-    double offset = fold_cloud_offset(cloud);
+    double offset = o->offset_given ? o->offset : fold_cloud_offset(cloud);
     for (size_t i = 0; i < used; i++) {
         px[i] = clamp01(cloud->x[chosen[i]] + offset);
-        py[i] = clamp01(cloud->y[chosen[i]]);
+        py[i] = nonneg(cloud->y[chosen[i]]);
     }
 
     /* many knots (the penalty, not the knots, sets the smoothness), fewer
@@ -851,6 +859,11 @@ done:
 
 /* ---- refits under point weights (the bootstrap's replicates) ---- */
 
+double fold_y_rescale(double x, double y, double scale)
+{
+    return x + scale * (y - x);
+}
+
 struct fold_fit_design {
     pspline s;         /* knots and the fixed penalty P of the fit it copies */
     double lambda;
@@ -858,7 +871,7 @@ struct fold_fit_design {
     size_t *lo;        /* per point: first non-zero basis function */
     unsigned char *nb; /* and how many */
     double *b;         /* SPLINE_ORDER values per point */
-    double *y;
+    double *x, *y;     /* the points as fitted (x moved by the offset, clamped) */
     double *gval, *gder; /* grid x K: basis values and first derivatives */
     double *c;
 };
@@ -871,6 +884,7 @@ void fold_fit_design_free(fold_fit_design *d)
     free(d->lo);
     free(d->nb);
     free(d->b);
+    free(d->x);
     free(d->y);
     free(d->gval);
     free(d->gder);
@@ -898,20 +912,21 @@ fold_fit_design *fold_fit_design_new(const fold_cloud *cloud, const fold_curve *
     d->lo = malloc((n ? n : 1) * sizeof(*d->lo));
     d->nb = malloc(n ? n : 1);
     d->b = malloc((n ? n : 1) * SPLINE_ORDER * sizeof(*d->b));
+    d->x = malloc((n ? n : 1) * sizeof(*d->x));
     d->y = malloc((n ? n : 1) * sizeof(*d->y));
     d->gval = malloc(d->grid * K * sizeof(*d->gval));
     d->gder = malloc(d->grid * K * sizeof(*d->gder));
     d->c = malloc(K * sizeof(*d->c));
     Bv = gsl_vector_alloc(K);
     dB = gsl_matrix_alloc(K, 2);
-    if (!d->lo || !d->nb || !d->b || !d->y || !d->gval || !d->gder || !d->c || !Bv || !dB)
+    if (!d->lo || !d->nb || !d->b || !d->x || !d->y || !d->gval || !d->gder || !d->c || !Bv || !dB)
         goto fail;
     for (size_t i = 0; i < n; i++) {
         if (!isfinite(cloud->x[i]) || !isfinite(cloud->y[i]))
             goto fail;
-        d->nb[i] = (unsigned char)ps_basis(&d->s, clamp01(cloud->x[i] + like->offset), Bv, &d->lo[i],
-                                           d->b + i * SPLINE_ORDER);
-        d->y[i] = clamp01(cloud->y[i]);
+        d->x[i] = clamp01(cloud->x[i] + like->offset);
+        d->nb[i] = (unsigned char)ps_basis(&d->s, d->x[i], Bv, &d->lo[i], d->b + i * SPLINE_ORDER);
+        d->y[i] = nonneg(cloud->y[i]); /* an instance may end above 1 (fit.h) */
     }
     for (size_t g = 0; g < d->grid; g++) {
         gsl_bspline_deriv_eval((double)g / (double)(d->grid - 1), 1, dB, d->s.bw);
@@ -932,7 +947,7 @@ fail:
     return NULL;
 }
 
-int fold_fit_refit(fold_fit_design *d, const double *w, double *cum, double *rate)
+int fold_fit_refit(fold_fit_design *d, const double *w, double yscale, double *cum, double *rate)
 {
     pspline *s = &d->s;
     size_t K = s->K, m = s->m, L = K - 1;
@@ -943,7 +958,8 @@ int fold_fit_refit(fold_fit_design *d, const double *w, double *cum, double *rat
     for (size_t i = 0; i < d->n; i++) {
         double wi = w ? w[i] : 1.0;
         if (wi > 0.0 && d->nb[i]) {
-            ps_add_point(s, d->lo[i], d->b + i * SPLINE_ORDER, d->nb[i], d->y[i], wi);
+            ps_add_point(s, d->lo[i], d->b + i * SPLINE_ORDER, d->nb[i], fold_y_rescale(d->x[i], d->y[i], yscale),
+                         wi);
             total += wi;
         }
     }

@@ -8,10 +8,12 @@
 
 #include <stddef.h>
 
-/* Folded points of one counter: x = normalized time in [0,1], y = cumulative
- * fraction of the instance's total in [0,1]. The anchors (0,0) and (1,1) are
- * implied and need not be in the cloud. A NaN or infinite coordinate makes
- * the call fail (-1); finite values outside [0,1] are clamped to it. */
+/* Folded points of one counter: x = normalized time in [0,1], y = the
+ * instance's cumulative count in units in which the mean over the points
+ * ends at 1 (fold/points.h; an instance's own curve may end above or below 1). The
+ * anchors (0,0) and (1,1) of the mean curve are implied and need not be in
+ * the cloud. A NaN or infinite coordinate makes the call fail (-1); finite x
+ * outside [0,1] is clamped to it, a negative y to 0. */
 typedef struct {
     const double *x, *y;
     size_t n;
@@ -40,6 +42,15 @@ typedef struct {
  * Pure; deterministic. */
 double fold_cloud_offset(const fold_cloud *cloud);
 
+/* A folded point (x, y) in units of one rate factor R (fold/points.h: y = F +
+ * (rho - 1)(F - h(x)), rho the instance's rate over R, F its fraction of its
+ * own total, h a pilot of the mean fraction) put into units of another factor
+ * R', scale = R / R': x + scale (y - x). The bootstrap's replicates have their
+ * own factor. Exact for h(x) = x; with the pilot h, (scale - 1)(h(x) - x) is
+ * neglected: scale is within about 0.1 % of 1 for a replicate of a few
+ * hundred instances whose rates vary by 2 %. */
+double fold_y_rescale(double x, double y, double scale);
+
 /* The most points an output curve may have (hcafold --grid): each costs some 1.7 KB
  * per region and counter across the fit, the outputs and the plots. */
 #define FOLD_MAX_GRID 10000
@@ -49,6 +60,8 @@ typedef struct {
                            FOLD_MAX_GRID */
     size_t max_points;  /* cap on points fed to the fit, chosen deterministically (fold_cap_points);
                            default 20000; 0: no cap */
+    int offset_given;   /* 1: use `offset` instead of fold_cloud_offset of the cloud (default 0) */
+    double offset;
     double smoothing;   /* penalty weight of the P-spline: the fit minimizes
                            mean squared residual + smoothing * sum of squared (robustly
                            weighted) second differences of the coefficients;
@@ -88,10 +101,12 @@ void fold_curve_free(fold_curve *c);
 typedef struct fold_fit_design fold_fit_design;
 /* NULL on bad input or no memory. The cloud is used as given (no cap). */
 fold_fit_design *fold_fit_design_new(const fold_cloud *cloud, const fold_curve *like);
-/* w: a weight >= 0 per point of the design's cloud (NULL: all 1). Writes the
+/* w: a weight >= 0 per point of the design's cloud (NULL: all 1); yscale: the
+ * points' y rescaled by fold_y_rescale (1: as given; the anchors stay at 0 and
+ * 1: the replicate's points in units of its own rate factor, points.h). Writes the
  * grid values of the cumulative curve and of the rate (like->grid each).
  * Returns 0, or -1 when memory ran out. Not thread-safe on one design. */
-int fold_fit_refit(fold_fit_design *d, const double *w, double *cum, double *rate);
+int fold_fit_refit(fold_fit_design *d, const double *w, double yscale, double *cum, double *rate);
 void fold_fit_design_free(fold_fit_design *d);
 
 /* Deterministic cap: indices of at most max of n points (a fixed stride over
@@ -107,6 +122,7 @@ typedef struct {
     double min_width;   /* smallest phase width in normalized time; default 0.02 */
     double edge_width;  /* smallest width of a phase that starts at 0 or ends at 1 (a narrower
                            one is a measurement artifact, not a phase); default FOLD_EDGE_WIDTH */
+    const double *offsets; /* per cloud, the offset to take out; NULL (default): fold_cloud_offset */
 } fold_segment_options;
 
 typedef struct {
@@ -134,17 +150,20 @@ void fold_segmentation_free(fold_segmentation *s);
 
 /* Refits of given boundaries under point weights (the bootstrap's
  * replicates, bootstrap.h): the clouds are sorted once (each moved by its
- * fold_cloud_offset, with its anchors), then each refit weighs every point
- * (w[c][i] >= 0 for point i of cloud c; w or w[c] NULL: 1), moves each inner
+ * offset, offsets[c], or its fold_cloud_offset when offsets is NULL, with its
+ * anchors; the same for the trends and slopes below), then each refit weighs every point
+ * (w[c][i] >= 0 for point i of cloud c; w or w[c] NULL: 1) and rescales its
+ * y by fold_y_rescale with yscale[c] (the anchors kept; yscale NULL: 1), moves each inner
  * boundary to its best continuous two-line (hinge) position within the
  * midpoints of the given phases next to it (a scan of one bin, then of 1/20
  * bin), and gives the phases' slopes (np x nclouds, row-major, as
  * fold_segmentation.slopes) of the continuous piecewise-linear least-squares
  * curve through the anchors. Returns 0, or -1 on bad input or no memory. */
 typedef struct fold_segment_frame fold_segment_frame;
-fold_segment_frame *fold_segment_frame_new(const fold_cloud *clouds, size_t nclouds);
-int fold_segment_frame_refit(fold_segment_frame *f, const double *const *w, const double *bounds, size_t np,
-                             const fold_segment_options *o, double *out_bounds, double *out_slopes);
+fold_segment_frame *fold_segment_frame_new(const fold_cloud *clouds, size_t nclouds, const double *offsets);
+int fold_segment_frame_refit(fold_segment_frame *f, const double *const *w, const double *yscale,
+                             const double *bounds, size_t np, const fold_segment_options *o, double *out_bounds,
+                             double *out_slopes);
 void fold_segment_frame_free(fold_segment_frame *f);
 /* Trends: a ramp of the rate is cut into many phases of constant rate, at
  * places that mean nothing. Phases i..j (the longest run first, from the
@@ -157,10 +176,10 @@ void fold_segment_frame_free(fold_segment_frame *f);
  * holds two routines is curved too. Updates bounds, slopes (at unit weights, when
  * seg->nclouds == nclouds), trend, trend_start, trend_end. Returns 0, or -1
  * on bad input or no memory. */
-int fold_segment_trends(const fold_cloud *clouds, size_t nclouds, fold_segmentation *seg);
+int fold_segment_trends(const fold_cloud *clouds, size_t nclouds, const double *offsets, fold_segmentation *seg);
 /* The slopes of the continuous model (unit weights) at fixed boundaries, as
  * above without moving them: for phases merged after the segmentation. */
-int fold_segment_slopes(const fold_cloud *clouds, size_t nclouds, const double *bounds, size_t np,
-                        double *slopes);
+int fold_segment_slopes(const fold_cloud *clouds, size_t nclouds, const double *offsets, const double *bounds,
+                        size_t np, double *slopes);
 
 #endif

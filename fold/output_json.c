@@ -2,6 +2,7 @@
  * docs/output.md, versioned by "version"), with cJSON. */
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,6 +233,8 @@ static cJSON *region_json(const fold_region_result *r)
     cJSON_AddNumberToObject(o, "mean_duration_s", r->mean_duration_s);
     cJSON_AddNumberToObject(o, "total_time_s", r->total_time_s);
     cJSON_AddNumberToObject(o, "tool_time_s", r->tool_time_s);
+    if (!isnan(r->cpu_share))
+        cJSON_AddNumberToObject(o, "cpu_share", r->cpu_share);
     if (r->warning)
         cJSON_AddStringToObject(o, "warning", r->warning);
     cJSON *conf = cJSON_AddObjectToObject(o, "confidence");

@@ -1,8 +1,9 @@
 /* points.h: the folded point clouds of one region: per counter, every sample of
  * every instance that measured the counter at entry, at exit and at every
- * sample in between, as (normalized time, cumulative fraction of the
- * instance's total); the sums that turn a fitted fraction rate into events per
- * second; and, for the source bands, every sample's normalized time and leaf
+ * sample in between, as (normalized time x, x + rho (F - x)), F the
+ * instance's increase since entry over its own total, rho its rate over the
+ * counter's rate factor (points.c says why); the sums that turn a fitted
+ * rate of that curve into events per second; and, for the source bands, every sample's normalized time and leaf
  * calling context (instances without counters included). */
 #ifndef FOLD_POINTS_H
 #define FOLD_POINTS_H
@@ -14,18 +15,23 @@
 #include "trace.h"
 
 typedef struct {
-    double *x, *y;          /* used instances: x = (t - t0) / (t1 - t0), y = (C(t) - C(t0)) / (C(t1) - C(t0)) */
+    double *x, *y;          /* used instances: x = (t - t0) / (t1 - t0), y = (C(t) - C(t0)) / ((t1 - t0) R)
+                               + (1 - rho) x, R the rate factor (fold_points_rate_factor), rho = the instance's
+                               total / ((t1 - t0) R): every instance ends at 1, and the duration-weighted mean of
+                               y is that of the increases over ((t1 - t0) R) */
     size_t n;
+    double *fy;             /* the same points as fractions of each instance's own total (0 when it is 0):
+                               exact 0 and 1 at the anchors, where the edge skew is measured (analysis.c) */
     double *ex_x, *ex_y;    /* the same for the excluded instances (for plots) */
     size_t nex;
     size_t instances;       /* used instances that measured the counter throughout */
-    size_t zero_total;      /* of those, instances whose total is 0: no points, but in the sums */
+    size_t zero_total;      /* of those, instances whose total is 0 (their points are at y = 0) */
     size_t dropped;         /* used instances without the counter throughout, or whose counter went backwards */
     double sum_total;       /* counter total summed over the `instances` */
     double sum_duration_ns; /* their durations summed */
-    /* each of the `instances`, in point order (for the bootstrap over instances,
+    /* each of the `instances` (none when no used instance counted an event), in point order (for the bootstrap over instances,
      * bootstrap.h): its index among the region's used instances, the index of
-     * its first point in x/y (first[instances] = n; a zero total has none),
+     * its first point in x/y (first[instances] = n; a zero total's points are at 0),
      * its total and its duration */
     size_t *inst, *first;
     double *total, *duration_ns;
@@ -50,10 +56,15 @@ void fold_points_free(fold_points *p);
 /* The used cloud of a counter, as the fitting functions take it. */
 fold_cloud fold_points_cloud(const fold_points *p, size_t counter);
 
-/* Events per second per unit of fraction rate: a fitted rate of the cumulative
- * fraction (mean 1 over [0,1]) times this is events/s. 0 when the counter was
- * never measured. */
+/* Sum of totals / sum of durations, events per second: a fitted rate of the
+ * folded curve (mean 1 over [0,1]) times this is events/s. 0 when the
+ * counter was never measured. */
 double fold_points_rate_factor(const fold_counter_points *c);
+
+/* The counter's total over the instances' wall time (sum of totals / sum of
+ * durations, per ns): for task-clock (ns) the region's CPU share. NAN when
+ * never measured. */
+double fold_points_share(const fold_counter_points *c);
 
 /* Mean total of the counter per instance, NAN when never measured. */
 double fold_points_mean_total(const fold_counter_points *c);

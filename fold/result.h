@@ -68,6 +68,8 @@ typedef struct {
     size_t samples_used;
     double mean_duration_s, total_time_s; /* without the tracer's own time */
     double tool_time_s;        /* the tracer's own time removed from its instances */
+    double cpu_share;          /* task-clock / wall time over the used instances (1 = one CPU per
+                                   thread all along); NAN without task-clock */
     fold_counter_result *counters;
     size_t ncounters;
     const char **zero_counters; /* measured in the used instances but always 0: not folded (no curve), */

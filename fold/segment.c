@@ -74,6 +74,7 @@ void fold_segment_defaults(fold_segment_options *o)
     o->bins = 200;
     o->min_width = 0.02;
     o->edge_width = FOLD_EDGE_WIDTH;
+    o->offsets = NULL;
 }
 
 void fold_segmentation_free(fold_segmentation *s)
@@ -173,9 +174,16 @@ static double clamp01(double v)
     return v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
 }
 
-/* perm (if not NULL, n + 2 entries): the input index of every sorted point,
- * SIZE_MAX for the anchors. */
-static int sort_cloud(const fold_cloud *c, sorted_cloud *s, size_t *perm)
+/* The cloud moved by off (its measurement skew, not a phase), sorted, with
+ * its anchors. perm (if not NULL, n + 2 entries): the input index of every
+ * sorted point, SIZE_MAX for the anchors. */
+/* Cloud c's offset: given, or fold_cloud_offset */
+static double cloud_offset(const fold_cloud *clouds, const double *offsets, size_t c)
+{
+    return offsets ? offsets[c] : fold_cloud_offset(&clouds[c]);
+}
+
+static int sort_cloud(const fold_cloud *c, double off, sorted_cloud *s, size_t *perm)
 {
     size_t n = c->n + 2;
     pt *p = malloc(n * sizeof(*p));
@@ -186,10 +194,9 @@ static int sort_cloud(const fold_cloud *c, sorted_cloud *s, size_t *perm)
         free(p);
         return -1;
     }
-    double off = fold_cloud_offset(c); /* a measurement skew: not a phase */
     p[0] = (pt){ 0.0, 0.0, 0 };
     for (size_t i = 0; i < c->n; i++)
-        p[i + 1] = (pt){ clamp01(c->x[i] + off), clamp01(c->y[i]), i + 1 };
+        p[i + 1] = (pt){ clamp01(c->x[i] + off), c->y[i] < 0.0 ? 0.0 : c->y[i], i + 1 };
     p[n - 1] = (pt){ 1.0, 1.0, n - 1 };
     qsort(p, n, sizeof(*p), pt_cmp);
     for (size_t i = 0; i < n; i++) {
@@ -793,7 +800,8 @@ int fold_segment(const fold_cloud *clouds, size_t nclouds, const fold_segment_op
         goto done;
     double npts = 0.0;
     for (size_t c = 0; c < nc; c++) {
-        if (sort_cloud(&clouds[c], &sc[c], NULL) != 0)
+        /* a measurement skew: not a phase */
+        if (sort_cloud(&clouds[c], cloud_offset(clouds, o->offsets, c), &sc[c], NULL) != 0)
             goto done;
         npts += (double)sc[c].n;
     }
@@ -875,6 +883,7 @@ done:
 struct fold_segment_frame {
     sorted_cloud *sc;
     size_t **perm; /* per cloud: input index of each sorted point (SIZE_MAX: an anchor) */
+    double **y0;   /* per cloud: the sorted points' y as given (a refit scales them) */
     size_t nc;
 };
 
@@ -889,13 +898,16 @@ void fold_segment_frame_free(fold_segment_frame *f)
         free(f->sc[c].cum);
         if (f->perm)
             free(f->perm[c]);
+        if (f->y0)
+            free(f->y0[c]);
     }
+    free(f->y0);
     free(f->sc);
     free(f->perm);
     free(f);
 }
 
-fold_segment_frame *fold_segment_frame_new(const fold_cloud *clouds, size_t nclouds)
+fold_segment_frame *fold_segment_frame_new(const fold_cloud *clouds, size_t nclouds, const double *offsets)
 {
     if (!clouds || nclouds == 0)
         return NULL;
@@ -912,12 +924,17 @@ fold_segment_frame *fold_segment_frame_new(const fold_cloud *clouds, size_t nclo
     f->nc = nclouds;
     f->sc = calloc(nclouds, sizeof(*f->sc));
     f->perm = calloc(nclouds, sizeof(*f->perm));
-    if (!f->sc || !f->perm)
+    f->y0 = calloc(nclouds, sizeof(*f->y0));
+    if (!f->sc || !f->perm || !f->y0)
         goto fail;
     for (size_t c = 0; c < nclouds; c++) {
         f->perm[c] = malloc((clouds[c].n + 2) * sizeof(size_t));
-        if (!f->perm[c] || sort_cloud(&clouds[c], &f->sc[c], f->perm[c]) != 0)
+        if (!f->perm[c] || sort_cloud(&clouds[c], cloud_offset(clouds, offsets, c), &f->sc[c], f->perm[c]) != 0)
             goto fail;
+        f->y0[c] = malloc(f->sc[c].n * sizeof(double));
+        if (!f->y0[c])
+            goto fail;
+        memcpy(f->y0[c], f->sc[c].y, f->sc[c].n * sizeof(double));
     }
     return f;
 fail:
@@ -948,16 +965,19 @@ static void refine_wide_one(const sorted_cloud *sc, size_t nc, double *b, size_t
     b[k] = best_t;
 }
 
-int fold_segment_frame_refit(fold_segment_frame *f, const double *const *w, const double *bounds, size_t np,
-                             const fold_segment_options *o, double *out_bounds, double *out_slopes)
+int fold_segment_frame_refit(fold_segment_frame *f, const double *const *w, const double *yscale,
+                             const double *bounds, size_t np, const fold_segment_options *o, double *out_bounds,
+                             double *out_slopes)
 {
     if (!f || !bounds || np == 0 || !o || !out_bounds)
         return -1;
     for (size_t c = 0; c < f->nc; c++) {
         sorted_cloud *s = &f->sc[c];
+        double a = yscale ? yscale[c] : 1.0;
         for (size_t i = 0; i < s->n; i++) {
             size_t in = f->perm[c][i];
             s->w[i] = in == SIZE_MAX ? ANCHOR_WEIGHT : (w && w[c] ? w[c][in] : 1.0);
+            s->y[i] = in == SIZE_MAX ? f->y0[c][i] : fold_y_rescale(s->x[i], f->y0[c][i], a);
         }
     }
     if (build_cum(f->sc, f->nc) != 0)
@@ -980,10 +1000,10 @@ int fold_segment_frame_refit(fold_segment_frame *f, const double *const *w, cons
     return 0;
 }
 
-int fold_segment_slopes(const fold_cloud *clouds, size_t nclouds, const double *bounds, size_t np,
-                        double *slopes)
+int fold_segment_slopes(const fold_cloud *clouds, size_t nclouds, const double *offsets, const double *bounds,
+                        size_t np, double *slopes)
 {
-    fold_segment_frame *f = fold_segment_frame_new(clouds, nclouds);
+    fold_segment_frame *f = fold_segment_frame_new(clouds, nclouds, offsets);
     if (!f)
         return -1;
     int rc = build_cum(f->sc, f->nc);
@@ -1085,11 +1105,11 @@ static void trend_bic(const sorted_cloud *sc, size_t nc, const double *b, size_t
     *bic_trend = rss_trend == HUGE_VAL ? HUGE_VAL : n * log(fmax(rss_trend, floor_rss) / fmax(n, 1.0)) + 3.0 * (double)nc * logn;
 }
 
-int fold_segment_trends(const fold_cloud *clouds, size_t nclouds, fold_segmentation *seg)
+int fold_segment_trends(const fold_cloud *clouds, size_t nclouds, const double *offsets, fold_segmentation *seg)
 {
     if (!seg || !seg->bounds || seg->nphases == 0)
         return -1;
-    fold_segment_frame *f = fold_segment_frame_new(clouds, nclouds);
+    fold_segment_frame *f = fold_segment_frame_new(clouds, nclouds, offsets);
     size_t np = seg->nphases, nc = nclouds;
     double *r0 = malloc((nc + 1) * sizeof(*r0)), *r1 = malloc((nc + 1) * sizeof(*r1));
     unsigned char *trend = calloc(np, 1);
@@ -1131,7 +1151,7 @@ int fold_segment_trends(const fold_cloud *clouds, size_t nclouds, fold_segmentat
     free(nb);
     seg->nphases = out;
     if (out < np && nclouds == seg->nclouds && seg->slopes &&
-        fold_segment_slopes(clouds, nclouds, seg->bounds, seg->nphases, seg->slopes) != 0)
+        fold_segment_slopes(clouds, nclouds, offsets, seg->bounds, seg->nphases, seg->slopes) != 0)
         goto done;
     free(seg->trend);
     seg->trend = trend;

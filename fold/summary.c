@@ -112,6 +112,8 @@ void fold_write_summary(const fold_report *r, FILE *out)
                     g->total_time_s + g->tool_time_s > 0
                         ? 100.0 * g->tool_time_s / (g->total_time_s + g->tool_time_s)
                         : 0.0);
+        if (!isnan(g->cpu_share))
+            fprintf(out, "    CPU share %.1f %% (time on CPU / wall time, per thread)\n", 100.0 * g->cpu_share);
         if (g->warning)
             fprintf(out, "    warning: %s\n", g->warning);
         for (size_t p = 0; p < g->phases.nphases; p++) {

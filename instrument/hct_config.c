@@ -15,8 +15,8 @@
 static const char *const known_names[] = {
     "HCATRACE_ENABLE", "HCATRACE_DIR", "HCATRACE_VERBOSE", "HCATRACE_CALLSITES",
     "HCATRACE_CLOCK_SYNC_ROUNDS", "HCATRACE_COUNTERS", "HCATRACE_COUNTERS_ROTATE",
-    "HCATRACE_SAMPLING", "HCATRACE_SAMPLING_BUFFER", "HCATRACE_MODEL", "HCATRACE_MODEL_PATH",
-    "HCATRACE_TOTAL_MEMORY", "HCATRACE_THIN", "HCATRACE_FILTER",
+    "HCATRACE_SAMPLING", "HCATRACE_SAMPLING_BUFFER", "HCATRACE_SAMPLING_CLOCK", "HCATRACE_MODEL",
+    "HCATRACE_MODEL_PATH", "HCATRACE_TOTAL_MEMORY", "HCATRACE_THIN", "HCATRACE_FILTER",
 };
 
 static hct_filter filter; /* HCATRACE_FILTER's patterns */
@@ -217,6 +217,7 @@ int hct_config_read(hct_config *cfg, char *const *envp, void (*report)(const cha
     cfg->thin_ns = HCT_DEFAULT_THIN_NS;
     cfg->filter = NULL;
     int filter_bad = 0;
+    cfg->sampling_clock = HCT_DEFAULT_SAMPLING_CLOCK;
     for (char *const *e = envp; e && *e; e++) {
         if (strncmp(*e, "HCATRACE_", 9) != 0)
             continue;
@@ -301,6 +302,13 @@ int hct_config_read(hct_config *cfg, char *const *envp, void (*report)(const cha
                 filter_bad = 1;
                 continue;
             }
+        } else if (strcmp(name, "HCATRACE_SAMPLING_CLOCK") == 0) {
+            if (strcmp(v, HCT_CLOCK_NAME(HCT_CLOCK_WALL)) == 0)
+                cfg->sampling_clock = HCT_CLOCK_WALL;
+            else if (strcmp(v, HCT_CLOCK_NAME(HCT_CLOCK_CPU)) == 0)
+                cfg->sampling_clock = HCT_CLOCK_CPU;
+            else
+                bad = 1;
         } else if (strcmp(name, "HCATRACE_DIR") == 0) {
             if (!*v)
                 bad = 1;

@@ -40,7 +40,16 @@ typedef struct {
     /* HCATRACE_FILTER: regions never written (NULL: none); a bad value
      * leaves the program untraced (enable = 0) */
     const hct_filter *filter;
+    int sampling_clock;           /* HCATRACE_SAMPLING_CLOCK: HCT_CLOCK_WALL or HCT_CLOCK_CPU */
 } hct_config;
+
+/* What the sampling period counts: wall-clock time (a POSIX timer on
+ * CLOCK_MONOTONIC per thread), or the thread's CPU time (perf_event task-clock
+ * or a CPU-time timer). Names as in HCATRACE_SAMPLING_CLOCK and the trace
+ * property HCA_PROP_SAMPLING_CLOCK. */
+enum { HCT_CLOCK_WALL, HCT_CLOCK_CPU };
+#define HCT_CLOCK_NAME(c) ((c) == HCT_CLOCK_CPU ? "cpu" : "wall")
+#define HCT_DEFAULT_SAMPLING_CLOCK HCT_CLOCK_WALL /* docs/benchmarks.md, "Sampling clock against truth" */
 
 #define HCT_DEFAULT_SAMPLING_PERIOD_NS 20000000ull /* 20 ms, see docs/benchmarks.md */
 #define HCT_SAMPLING_BARE_MAX_MS 100ull          /* a bare HCATRACE_SAMPLING number: ms, up to this */

@@ -17,6 +17,9 @@
 
 #define DEFAULT_PMU_SETS "instructions,cycles,branch-misses,cache-misses"
 #define DEFAULT_SW_SETS "task-clock,page-faults,context-switches"
+/* context-switches counts in the kernel (hct_events.c): where that is not
+ * allowed (perf_event_paranoid > 1 without CAP_PERFMON) it is left out */
+#define DEFAULT_SW_SETS_USER "task-clock,page-faults"
 
 /* Resolves and opens the counters of `sets` into want[*nwant...], saying once why each
  * one that cannot be counted is left out (hardware events without a PMU are counted
@@ -123,7 +126,14 @@ void hct_counters_setup(void)
         sets.nsets = 0;
         if (!model_counts) {
             using_defaults = 1;
-            hct_set_spec_parse(hct_ctr.has_pmu ? DEFAULT_PMU_SETS : DEFAULT_SW_SETS, &sets, why, sizeof(why));
+            const char *defaults = DEFAULT_PMU_SETS;
+            hct_event cs;
+            if (!hct_ctr.has_pmu)
+                defaults = hct_event_resolve("context-switches", &cs, why, sizeof(why)) == 0 &&
+                                   hct_ctr_open_alone(&cs) == 0
+                               ? DEFAULT_SW_SETS
+                               : DEFAULT_SW_SETS_USER;
+            hct_set_spec_parse(defaults, &sets, why, sizeof(why));
         }
     }
     int hw_missing = 0;

@@ -121,13 +121,18 @@ static int from_generic(const char *name, const char *asked, hct_event *ev)
         ev->attr.size = sizeof(ev->attr);
         ev->attr.type = g->type;
         ev->attr.config = g->config;
-        ev->attr.exclude_kernel = 1;
+        /* context switches and migrations happen in the kernel: counted in
+         * user space only, they always read 0 */
+        int in_kernel = g->type == PERF_TYPE_SOFTWARE &&
+                        (g->config == PERF_COUNT_SW_CONTEXT_SWITCHES || g->config == PERF_COUNT_SW_CPU_MIGRATIONS);
+        ev->attr.exclude_kernel = !in_kernel;
         ev->attr.exclude_hv = 1;
         ev->hardware = g->type != PERF_TYPE_SOFTWARE;
         ev->unit_ns = g->unit_ns;
-        snprintf(ev->desc, sizeof(ev->desc), "generic perf event%s%s%s (perf type %u config 0x%llx, user space)",
+        snprintf(ev->desc, sizeof(ev->desc), "generic perf event%s%s%s (perf type %u config 0x%llx, %s)",
                  strcasecmp(asked, g->name) ? ", asked as '" : "", strcasecmp(asked, g->name) ? asked : "",
-                 strcasecmp(asked, g->name) ? "'" : "", (unsigned)g->type, (unsigned long long)g->config);
+                 strcasecmp(asked, g->name) ? "'" : "", (unsigned)g->type, (unsigned long long)g->config,
+                 in_kernel ? "in the kernel" : "user space");
         return 1;
     }
     return 0;

@@ -40,15 +40,18 @@
 #include "hct_counter_rotation.h"
 #include "hct_delivery.h"
 #include "hct_diag.h"
+#include "hct_sampling_wall.h"
 #include "hct_self.h"
+#include "hct_sleep.h"
 #include "hct_ring.h"
 #include "hct_tooltime.h"
 
 #define MAX_FRAMES 64
 #define MAX_VALUES 16
 #define SKIP_MAX 8 /* frames of the handler and the signal trampoline */
+#define MAX_CATCHUP 128 /* SRC_WALL: expiries one signal stands for, at most (docs/trace-format.md, "Samples") */
 
-enum { SRC_NONE, SRC_PERF, SRC_TIMER };
+enum { SRC_NONE, SRC_PERF, SRC_TIMER, SRC_WALL /* hct_sampling_wall.c */ };
 #define NSTATS HCA_NSTATS /* members of the sampling-statistics class (hca_schema.h) */
 
 typedef struct {
@@ -75,6 +78,9 @@ struct hct_smp_thread {
     timer_t timer;   /* SRC_TIMER */
     int has_timer;
     uint64_t rng, cpu_target; /* SRC_TIMER: the thread CPU time of the next interrupt */
+    uint64_t wall_due;  /* SRC_WALL: when the timer expires next */
+    uint64_t wall_stamps[MAX_CATCHUP]; /* SRC_WALL: the expiries the current signal stands for */
+    int wall_nstamps;
     volatile uint64_t lost_in_tool, lost_full; /* written by the handler only */
     volatile uint64_t handler_ns;               /* time in the handler, samples taken */
     volatile uint64_t delivery_ns;              /* ... and delivering their interrupts, where known */
@@ -135,7 +141,9 @@ static void arm_timer(hct_smp_thread *s)
 
 static void rearm(hct_smp_thread *s)
 {
-    if (S.source == SRC_PERF) {
+    if (S.source == SRC_WALL) {
+        hct_wall_timer_arm_at(s->timer, s->wall_due);
+    } else if (S.source == SRC_PERF) {
         /* the count it resumes from: disabled since shortly after the overflow */
         uint64_t count = 0;
         s->last_count = s->ovf && read(s->fd, &count, sizeof(count)) == (ssize_t)sizeof(count) ? count : 0;
@@ -222,10 +230,58 @@ static sample_rec *take_sample(hct_smp_thread *s, const ucontext_t *uc, uint64_t
     r->nvalues = (uint8_t)nvalues;
     r->depth = (uint8_t)depth;
     r->flags = truncated ? REC_TRUNCATED : 0;
-    r->ts = ts;
+    r->ts = S.source == SRC_WALL ? hct_wall_stamp(s->wall_stamps[0], ts, s->wall_nstamps) : ts;
     memcpy(r->data, values, (size_t)nvalues * sizeof(uint64_t));
     memcpy(r->data + nvalues, frames, (size_t)depth * sizeof(uint64_t));
     return r;
+}
+
+/* SRC_WALL: the expiries up to now, on a schedule of jittered periods that
+ * does not depend on when the signals arrive (hct_sampling_wall.c) */
+static void wall_catch_up(hct_smp_thread *s, uint64_t now)
+{
+    int n = 0;
+    while (s->wall_due <= now && n < MAX_CATCHUP) {
+        s->wall_stamps[n++] = s->wall_due;
+        s->wall_due += next_period(s);
+    }
+    if (n == 0) /* not ours to be early, but then: now */
+        s->wall_stamps[n++] = now;
+    s->wall_nstamps = n;
+    while (s->wall_due <= now) /* more than MAX_CATCHUP behind: the schedule starts again */
+        s->wall_due = now + next_period(s);
+}
+
+/* A sample into the ring; on SRC_WALL, one copy more per expiry it also
+ * stands for (expiries while the thread did not run), each at its expiry. */
+static void commit_sample(hct_smp_thread *s, sample_rec *r)
+{
+    uint32_t size = r->size;
+    hct_ring_commit(&s->ring, size);
+    s->taken++;
+    for (int k = 1; S.source == SRC_WALL && k < s->wall_nstamps; k++) {
+        sample_rec *copy = hct_ring_reserve(&s->ring, size);
+        if (!copy) {
+            s->lost_full++;
+            break;
+        }
+        memcpy(copy, r, size);
+        copy->ts = s->wall_stamps[k];
+        hct_ring_commit(&s->ring, size);
+        s->taken++;
+    }
+}
+
+/* When the interrupt being handled was due (CLOCK_MONOTONIC ns), 0 when
+ * unknown: the perf ring's overflow time, or the wall timer's last expiry it
+ * stands for (hct_delivery.h counts the time from then to the handler). */
+static uint64_t interrupt_due(hct_smp_thread *s)
+{
+    if (S.source == SRC_PERF)
+        return perf_overflow_due(s);
+    if (S.source == SRC_WALL && s->wall_nstamps > 0)
+        return s->wall_stamps[s->wall_nstamps - 1];
+    return 0;
 }
 
 static void on_signal(int sig, siginfo_t *si, void *ucv)
@@ -252,8 +308,11 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
         errno = saved_errno;
         return;
     }
+    hct_sleep_interrupted(); /* a sleep it ends is resumed (hct_sleep.c) */
     if (s->armed) {
         uint64_t t0 = hca_clock_now();
+        if (S.source == SRC_WALL)
+            wall_catch_up(s, t0);
         int inside = s->t->in_tool;
         sample_rec *r = NULL;
         if (inside)
@@ -261,12 +320,11 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
         else
             r = take_sample(s, ucv, t0);
         /* read after the sample, not between its time and counters */
-        uint64_t before = hct_delivery(&s->delivery, S.source == SRC_PERF ? perf_overflow_due(s) : 0, t0);
+        uint64_t before = hct_delivery(&s->delivery, interrupt_due(s), t0);
         if (r) {
             r->tool_ns = s->t->tool_ns + before;
             r->tool_cpu_ns = s->t->tool_cpu_ns + before;
-            hct_ring_commit(&s->ring, r->size);
-            s->taken++;
+            commit_sample(s, r);
         }
         /* re-armed after the sample: this system call (microseconds in a VM)
          * must not sit between the sample's timestamp and its counter values */
@@ -344,8 +402,8 @@ void hct_sampling_setup(void)
     hct_smp_thread probe;
     memset(&probe, 0, sizeof(probe));
     probe.rng = 1;
-    S.source = SRC_TIMER;
-    if (open_source(&probe) == 0) {
+    S.source = hct.cfg.sampling_clock == HCT_CLOCK_WALL ? SRC_WALL : SRC_TIMER;
+    if (S.source == SRC_TIMER && open_source(&probe) == 0) {
         if (probe.ovf)
             munmap(probe.ovf, probe.ovf_size);
         close(probe.fd);
@@ -363,9 +421,11 @@ void hct_sampling_setup(void)
     S.installed = 1;
     hct_sample_cc_reserve(8192);
     char name[160];
-    snprintf(name, sizeof(name), "%s, every %.3g ms +- %u %% of the thread's CPU time%s",
-             S.source == SRC_PERF ? "perf_event task-clock overflow" : "POSIX CPU-time timer",
-             (double)S.period / 1e6, hct.cfg.sampling_jitter_pct,
+    snprintf(name, sizeof(name), "%s, every %.3g ms +- %u %% of the thread's %s time%s",
+             S.source == SRC_PERF   ? "perf_event task-clock overflow"
+             : S.source == SRC_WALL ? "POSIX wall-clock timer"
+                                    : "POSIX CPU-time timer",
+             (double)S.period / 1e6, hct.cfg.sampling_jitter_pct, S.source == SRC_WALL ? "wall-clock" : "CPU",
              S.source == SRC_PERF && S.user_only ? " in user space" : "");
     S.igen = hca_defs_interrupt_generator(&hct.defs, name, OTF2_INTERRUPT_GENERATOR_MODE_TIME, S.period);
     static const char *const stat_names[NSTATS] = HCA_STAT_NAMES;
@@ -413,22 +473,22 @@ hct_smp_thread *hct_sampling_thread_start(hct_thread *t)
         s->armed = 1;
         ioctl(s->fd, PERF_EVENT_IOC_REFRESH, 1);
     } else {
-        struct sigevent sev;
-        memset(&sev, 0, sizeof(sev));
-        sev.sigev_notify = SIGEV_THREAD_ID;
-        sev.sigev_signo = SIGPROF;
-        sev.sigev_value.sival_ptr = s;
-        sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
-        if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &s->timer) != 0) {
+        int wall = S.source == SRC_WALL;
+        if (hct_thread_timer_create(wall ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID, SIGPROF, s, &s->timer) != 0) {
             tls_smp = NULL;
             munmap(s->mem, s->memsize);
             free(s);
             return NULL;
         }
         s->has_timer = 1;
-        s->cpu_target = thread_cpu_ns();
         s->armed = 1;
-        arm_timer(s);
+        if (wall) {
+            s->wall_due = hca_clock_now() + next_period(s);
+            hct_wall_timer_arm_at(s->timer, s->wall_due);
+        } else {
+            s->cpu_target = thread_cpu_ns();
+            arm_timer(s);
+        }
     }
     return s;
 }

@@ -46,6 +46,8 @@ int hct_writer_open(OTF2_ErrorCode (*set_collectives)(OTF2_Archive *),
         OTF2_Archive_SetCreator(ar, creator);
         OTF2_Archive_SetMachineName(ar, HCA_MACHINE_NAME);
         hct_counters_properties(hct.rank == 0 ? ar : NULL); /* the root writes the anchor file */
+        if (hct.rank == 0 && hct.cfg.sampling)
+            OTF2_Archive_SetProperty(ar, HCA_PROP_SAMPLING_CLOCK, HCT_CLOCK_NAME(hct.cfg.sampling_clock), true);
         rc = OTF2_Archive_OpenEvtFiles(ar);
     }
     if (rc != OTF2_SUCCESS) {

@@ -23,6 +23,7 @@
 #define HCA_PROP_MODEL_TEXT "HCATRACE::MODEL_TEXT"       /* the whole model file */
 #define HCA_PROP_MODEL_EVENTS "HCATRACE::MODEL_EVENTS"   /* ALIAS=MEMBER;... */
 #define HCA_PROP_MODEL_MISSING "HCATRACE::MODEL_MISSING" /* ALIAS=WHY;... */
+#define HCA_PROP_SAMPLING_CLOCK "HCATRACE::SAMPLING_CLOCK" /* "wall" or "cpu": what the sampling period counts */
 #define HCA_PMU_NONE "none"
 
 /* ---- location properties (global definitions) ---------------------------- */

@@ -16,8 +16,11 @@ sed -n '1,16p' summary.txt | sed 's/^/# /'
 fold_dir=${trace%.otf2}.fold
 bands=$(ls "$fold_dir"/*-iteration.bands.csv 2>/dev/null | head -1)
 check "the user region 'iteration' is folded" test -f "$bands"
-# bands at the depth of the phase functions: stencil first, then update, then norm
-order=$(awk -F, 'NR > 1 && $4 ~ /^phase_/ && $3 >= 0.04 { print $4 }' "$bands" | uniq | tr '\n' ' ')
+# bands at the depth of the phase functions: stencil first, then update, then
+# norm (its helper touch_fresh_pages is inlined into it and names the frame
+# where wall-clock samples find the faulting thread)
+order=$(awk -F, 'NR > 1 && $4 ~ /^(phase_|touch_fresh_pages$)/ && $3 >= 0.04 { print $4 }' "$bands" |
+    sed 's/^touch_fresh_pages$/phase_norm/' | uniq | tr '\n' ' ')
 ok $([ "$order" = "phase_stencil phase_update phase_norm " ]; echo $?) \
     "iteration: bands in code order: phase_stencil, phase_update, phase_norm ($order)"
 stencil=$(awk -F, 'NR > 1 && $4 == "phase_stencil" { print $1, $2; exit }' "$bands")
@@ -35,7 +38,8 @@ ok $? "the summary names phase_update as the burst MPI_Waitall -> MPI_Allreduce'
 # page faults: mean rate inside the phase_norm band vs inside phase_stencil's
 curves=${bands%.bands.csv}.curves.csv
 norm=$(awk -F, 'NR > 1 && $4 ~ /^(phase_norm|touch_fresh_pages)$/ && $7 == d { print $1, $2 }' \
-    d="$(awk -F, 'NR > 1 && $4 == "phase_norm" { print $7; exit }' "$bands")" "$bands" | head -1)
+    d="$(awk -F, 'NR > 1 && ($4 == "phase_norm" || $4 == "touch_fresh_pages") { print $7; exit }' "$bands")" \
+    "$bands" | head -1)
 ratio=$(awk -F, -v lo="${norm% *}" -v hi="${norm#* }" -v slo="${stencil% *}" -v shi="${stencil#* }" '
     NR == 1 { for (i = 1; i <= NF; i++) if ($i == "rate_page-faults") c = i; next }
     c && $1 >= lo && $1 <= hi { a += $c; na++ }

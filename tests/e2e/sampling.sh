@@ -4,7 +4,11 @@
 # never decreasing, page faults where pages are touched and nowhere else, set
 # rotation, lost samples recorded, clear messages for unknown counters and bad
 # values, and the switches that turn both off. Output and exit codes unchanged.
+# The sample counts here are periods of CPU time: the CPU-time source
+# (HCATRACE_SAMPLING_CLOCK=cpu). The default wall-clock source is tested
+# against exact truth by fold_truth.sh.
 . "$(dirname "$0")/lib.sh"
+export HCATRACE_SAMPLING_CLOCK=cpu
 APP="$BUILD/tests/sampling_app"
 [ -x "$APP" ] || APP="$TOP/build/tests/sampling_app"
 APPSRC="$TOP/tests/sampling_app.c"

@@ -103,6 +103,28 @@ static void model_variables(void **state)
     assert_null(cfg.model);
 }
 
+/* HCATRACE_SAMPLING_CLOCK: wall by default (issue 17), cpu on request, a bad
+ * value in one line */
+static void sampling_clock(void **state)
+{
+    (void)state;
+    hct_config cfg;
+    char *none[] = { NULL };
+    assert_int_equal(read_env(&cfg, none), 0);
+    assert_int_equal(cfg.sampling_clock, HCT_CLOCK_WALL);
+    char *cpu[] = { "HCATRACE_SAMPLING_CLOCK=cpu", NULL };
+    assert_int_equal(read_env(&cfg, cpu), 0);
+    assert_int_equal(cfg.sampling_clock, HCT_CLOCK_CPU);
+    assert_string_equal(HCT_CLOCK_NAME(cfg.sampling_clock), "cpu");
+    char *bad[] = { "HCATRACE_SAMPLING_CLOCK=cpu", "HCATRACE_SAMPLING_CLOCK=monotonic", NULL };
+    assert_int_equal(read_env(&cfg, bad), 1);
+    assert_string_equal(reported[0], "invalid value 'monotonic' for HCATRACE_SAMPLING_CLOCK; using the default");
+    char *typo[] = { "HCATRACE_SAMPLING_CLOK=wall", NULL };
+    assert_int_equal(read_env(&cfg, typo), 1);
+    assert_string_equal(reported[0],
+                        "unknown variable HCATRACE_SAMPLING_CLOK (did you mean HCATRACE_SAMPLING_CLOCK?); ignored");
+}
+
 static void launchers_are_recognized(void **state)
 {
     (void)state;
@@ -167,6 +189,7 @@ int main(void)
         cmocka_unit_test(bad_values_fall_back_with_one_line_each),
         cmocka_unit_test(unknown_names_suggest_the_closest),
         cmocka_unit_test(model_variables),
+        cmocka_unit_test(sampling_clock),
         cmocka_unit_test(launchers_are_recognized),
         cmocka_unit_test(experiment_directories_are_fresh),
     };

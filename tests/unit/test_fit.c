@@ -519,7 +519,7 @@ static void refit_under_weights(void **state)
     assert_non_null(d);
     double cum[101], rate[101], worst = 0.0;
     assert_int_equal(c.grid, 101);
-    assert_int_equal(fold_fit_refit(d, NULL, cum, rate), 0);
+    assert_int_equal(fold_fit_refit(d, NULL, 1.0, cum, rate), 0);
     for (size_t i = 0; i < c.grid; i++)
         worst = fmax(worst, fabs(rate[i] - c.rate[i]));
     printf("# refit with unit weights: largest rate difference %.4f of the mean rate\n", worst);
@@ -529,7 +529,7 @@ static void refit_under_weights(void **state)
     assert_non_null(w);
     for (size_t i = 0; i < p.n; i++)
         w[i] = i < p.n / 2 ? 2.0 : 0.0; /* the first instances, twice */
-    assert_int_equal(fold_fit_refit(d, w, cum, rate), 0);
+    assert_int_equal(fold_fit_refit(d, w, 1.0, cum, rate), 0);
     fold_curve half = c;
     half.rate = rate;
     double mae = rate_mae(&half, &classic, 0.03, NULL);

@@ -4,7 +4,10 @@
  * it; rotating counter sets give each counter the instances that measured it
  * throughout; rate factors equal the true mean rates; excluded instances' points
  * are apart; the samples' leaf functions follow the truth over normalized time;
- * time-only traces and counters with zero totals; identical clouds for any --jobs. */
+ * time-only traces and counters with zero totals; identical clouds for any --jobs;
+ * instances that got different shares of a CPU fold to their mean CPU rate,
+ * never above one CPU, and instances of one shape at different rates do not
+ * scatter the points (issue 10, 17). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -170,7 +173,9 @@ static void noisy_clouds_scatter_around_truth(void **state)
         bin_sum[b] += r;
         bin_n[b]++;
     }
-    assert_true(worst < 0.05);
+    /* a point lies on its instance's curve, whose rate differs from the mean
+     * by the instance's noise: the mean residual per bin is what must vanish */
+    assert_true(worst < 0.5);
     for (size_t b = 0; b < 20; b++) {
         assert_true(bin_n[b] > 5);
         if (fabs(bin_sum[b] / (double)bin_n[b]) > 0.01)
@@ -185,7 +190,7 @@ static void noisy_clouds_scatter_around_truth(void **state)
     assert_int_equal(cp->n, (size_t)tu_truth_num(f.dir, "samples_in_used"));
     assert_int_equal(cp->nex, (size_t)tu_truth_num(f.dir, "samples_in_instances") - cp->n);
     for (size_t i = 0; i < cp->nex; i++)
-        assert_true(cp->ex_x[i] >= 0 && cp->ex_x[i] < 1 && cp->ex_y[i] >= 0 && cp->ex_y[i] <= 1);
+        assert_true(cp->ex_x[i] >= 0 && cp->ex_x[i] < 1 && cp->ex_y[i] >= 0);
     /* the cloud handed to the fit */
     fold_cloud cl = fold_points_cloud(&f.p, c);
     assert_ptr_equal(cl.x, cp->x);
@@ -280,6 +285,145 @@ static void clouds_identical_for_any_jobs(void **state)
     unfold(&b);
 }
 
+/* A one-location trace of NI instances of DUR ns each, 0.1 s apart, with
+ * one counter whose value at normalized time x of instance i (since its
+ * entry) is curve(i, x); samples every 0.05 of normalized time (NS of them).
+ * Its points are built into *p. */
+enum { NI = 20, NS = 19 };
+#define DUR 100e6
+typedef double (*instance_curve)(size_t i, double x);
+static void fold_one_counter(instance_curve curve, fold_points *p)
+{
+    static double c0[NI], c1[NI], values[NI * NS];
+    static fold_sample samples[NI * NS];
+    static fold_instance ins[NI];
+    static fold_counter_def def = { .name = "task-clock", .unit = "ns" };
+    static fold_location loc;
+    memset(&loc, 0, sizeof(loc));
+    loc.samples = samples;
+    loc.nsamples = NI * NS;
+    for (size_t i = 0; i < NI; i++) {
+        uint64_t t0 = (uint64_t)i * 200000000ull;
+        ins[i] = (fold_instance){ .t0 = t0, .t1 = t0 + (uint64_t)DUR, .c0 = &c0[i], .c1 = &c1[i],
+                                  .first_sample = i * NS, .nsamples = NS, .location = 0, .excluded = FOLD_USED };
+        c0[i] = 1e9 * (double)i;
+        c1[i] = c0[i] + curve(i, 1.0);
+        for (size_t s = 0; s < NS; s++) {
+            double x = 0.05 * (double)(s + 1);
+            values[i * NS + s] = c0[i] + curve(i, x);
+            samples[i * NS + s] = (fold_sample){ t0 + (uint64_t)llround(x * DUR), FOLD_NONE, &values[i * NS + s] };
+        }
+    }
+    static fold_trace t;
+    memset(&t, 0, sizeof(t));
+    t.counters = &def;
+    t.ncounters = 1;
+    t.locations = &loc;
+    t.nlocations = 1;
+    fold_region r;
+    memset(&r, 0, sizeof(r));
+    r.instances = ins;
+    r.ninstances = NI;
+    r.nused = NI;
+    assert_int_equal(fold_points_build(&t, &r, p), 0);
+    assert_int_equal(p->counters[0].instances, NI);
+    assert_int_equal(p->counters[0].n, NI * NS);
+}
+
+/* The mean of the folded y at sample s over all instances (equal durations:
+ * the duration-weighted mean). */
+static double mean_y_at(const fold_counter_points *cp, size_t s)
+{
+    double x = 0.05 * (double)(s + 1), sum = 0.0;
+    size_t n = 0;
+    for (size_t k = 0; k < cp->n; k++)
+        if (fabs(cp->x[k] - x) < 1e-9) {
+            sum += cp->y[k];
+            n++;
+        }
+    assert_int_equal(n, NI);
+    return sum / NI;
+}
+
+/* A thread that had its CPU in half of the instances, and only for the last
+ * tenth of the others (preempted before): task-clock (ns) rises at one CPU
+ * all along in the first kind, from x = 0.9 in the second. The mean of the
+ * folded y over the instances at each x, times the rate factor and the
+ * duration, is the mean task-clock since entry; its slope never exceeds one
+ * CPU. (Cumulative fractions of each instance's own total had a slope of 5.5
+ * x the mean share 0.55 = 3 CPUs over [0.9, 1].) */
+static double preempted_cpu(size_t i, double x)
+{
+    return i % 2 ? (x > 0.9 ? (x - 0.9) * DUR : 0.0) : x * DUR;
+}
+
+static void preempted_instances_fold_to_their_mean_rate(void **state)
+{
+    (void)state;
+    fold_points p;
+    fold_one_counter(preempted_cpu, &p);
+    const fold_counter_points *cp = &p.counters[0];
+    assert_true(fabs(fold_points_share(cp) - 0.55) < 1e-9);
+    double R = fold_points_rate_factor(cp), prev_mean = 0.0, prev_x = 0.0;
+    for (size_t s = 0; s < NS; s++) {
+        double x = 0.05 * (double)(s + 1);
+        double mean_cpu = mean_y_at(cp, s) * R * DUR * 1e-9; /* ns of CPU since entry, mean over instances */
+        double truth = 0.5 * (x * DUR + (x > 0.9 ? (x - 0.9) * DUR : 0.0));
+        if (fabs(mean_cpu - truth) > 1e-6 * DUR)
+            fail_msg("x %.2f: folded mean task-clock %.6g ns, truth %.6g ns", x, mean_cpu, truth);
+        double cpus = (mean_cpu - prev_mean) / ((x - prev_x) * DUR);
+        if (cpus > 1.0 + 1e-9)
+            fail_msg("x %.2f: folded task-clock rate %.3f CPUs", x, cpus);
+        prev_mean = mean_cpu;
+        prev_x = x;
+    }
+    fold_points_free(&p);
+}
+
+/* Instances of one shape (the rate 2 units over [0, 0.5), 1 after it) whose
+ * rates differ by a factor (0.8 to 1.2, mean 1): the points lie on the mean
+ * curve (a point's y is F + (rho - 1)(F - h(x)), F the instance's fraction
+ * of its own total, rho its rate over the mean, h the mean of the fractions
+ * near x: here F itself), and the mean of the y is the mean cumulative count.
+ * (Points in absolute units, y = rho F, scattered by up to 0.2 F; the scatter
+ * of instance rates made the fit 2-4 times less precise on synthetic truths,
+ * docs/benchmarks.md, "Folding estimator".) */
+static double rate_factor_of(size_t i)
+{
+    return 0.8 + 0.4 * (double)i / (NI - 1);
+}
+
+static double stepped_shape(double x)
+{
+    return x < 0.5 ? 2.0 * x : 1.0 + (x - 0.5);
+}
+
+static double scaled_step(size_t i, double x)
+{
+    return rate_factor_of(i) * 1e6 * stepped_shape(x);
+}
+
+static void instance_rates_do_not_scatter_the_points(void **state)
+{
+    (void)state;
+    fold_points p;
+    fold_one_counter(scaled_step, &p);
+    const fold_counter_points *cp = &p.counters[0];
+    double worst = 0.0;
+    for (size_t k = 0; k < cp->n; k++) {
+        double truth = stepped_shape(cp->x[k]) / 1.5; /* the mean curve, ending at 1 */
+        worst = fmax(worst, fabs(cp->y[k] - truth));
+    }
+    if (worst > 1e-9)
+        fail_msg("a point %.4f away from the mean curve", worst);
+    for (size_t s = 0; s < NS; s++) {
+        double x = 0.05 * (double)(s + 1);
+        if (fabs(mean_y_at(cp, s) - stepped_shape(x) / 1.5) > 1e-9)
+            fail_msg("x %.2f: mean y %.6f, truth %.6f", x, mean_y_at(cp, s), stepped_shape(x) / 1.5);
+    }
+    fold_points_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -289,6 +433,8 @@ int main(void)
         cmocka_unit_test(mixed_sets_keep_common_counters),
         cmocka_unit_test(time_only_and_zero_totals),
         cmocka_unit_test(clouds_identical_for_any_jobs),
+        cmocka_unit_test(preempted_instances_fold_to_their_mean_rate),
+        cmocka_unit_test(instance_rates_do_not_scatter_the_points),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

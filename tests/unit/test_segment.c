@@ -543,7 +543,7 @@ static void ramp_is_one_trend(void **state)
     segment_ok(&p, 1, &o, &s);
     size_t before = s.nphases;
     fold_cloud cl = { p.x, p.y, p.n };
-    assert_int_equal(fold_segment_trends(&cl, 1, &s), 0);
+    assert_int_equal(fold_segment_trends(&cl, 1, NULL, &s), 0);
     printf("# ramp: %zu constant phases, then %zu phase(s), trend %d, rates %.3f -> %.3f (truth 0.333 -> 1.667)\n",
            before, s.nphases, s.trend ? s.trend[0] : -1, s.trend_start ? s.trend_start[0] : -1.0,
            s.trend_end ? s.trend_end[0] : -1.0);
@@ -561,7 +561,7 @@ static void ramp_is_one_trend(void **state)
     simulate(&classic, NINST, PERIOD, JITTER, noise, 42, &q);
     segment_ok(&q, 1, &o, &s);
     fold_cloud cq = { q.x, q.y, q.n };
-    assert_int_equal(fold_segment_trends(&cq, 1, &s), 0);
+    assert_int_equal(fold_segment_trends(&cq, 1, NULL, &s), 0);
     assert_int_equal(s.nphases, 3);
     for (size_t k = 0; k < 3; k++)
         assert_int_equal(s.trend[k], 0);
@@ -582,11 +582,11 @@ static void refit_moves_boundaries(void **state)
     fold_cloud cl = { p.x, p.y, p.n };
     fold_segment_options o;
     fold_segment_defaults(&o);
-    fold_segment_frame *f = fold_segment_frame_new(&cl, 1);
+    fold_segment_frame *f = fold_segment_frame_new(&cl, 1, NULL);
     assert_non_null(f);
     const double given[4] = { 0.0, 0.45, 0.86, 1.0 };
     double b[4], slopes[3];
-    assert_int_equal(fold_segment_frame_refit(f, NULL, given, 3, &o, b, slopes), 0);
+    assert_int_equal(fold_segment_frame_refit(f, NULL, NULL, given, 3, &o, b, slopes), 0);
     printf("# refit: boundaries 0.45, 0.86 -> %.4f, %.4f (truth 0.4, 0.9)\n", b[1], b[2]);
     assert_true(fabs(b[1] - 0.4) < 0.01 && fabs(b[2] - 0.9) < 0.01);
     assert_true(b[0] == 0.0 && b[3] == 1.0);
@@ -597,7 +597,7 @@ static void refit_moves_boundaries(void **state)
     double *w = calloc(p.n, sizeof(*w));
     assert_non_null(w);
     const double *wc[1] = { w };
-    assert_int_equal(fold_segment_frame_refit(f, wc, given, 3, &o, b, slopes), 0);
+    assert_int_equal(fold_segment_frame_refit(f, wc, NULL, given, 3, &o, b, slopes), 0);
     /* no data: anywhere in its window, the midpoints of the given phases */
     assert_true(b[1] >= 0.225 && b[1] <= 0.655 && b[2] >= 0.655 && b[2] <= 0.93);
     free(w);

@@ -1,0 +1,45 @@
+#!/bin/sh
+# truth.sh: folds of tests/truth_app against the truth it records (issue 17):
+# task-clock and page-fault MAE, CPU share, phase bounds, per sampling clock,
+# period and number of ranks, idle or with competing busy processes on the
+# same cores. Results in docs/benchmarks.md ("Sampling clock against truth").
+#
+#   sh bench/truth.sh [BUILD] [ITERATIONS]      (from the worktree root)
+#   LOAD=2 sh bench/truth.sh ...                 two busy loops pinned to CPUs 0 and 1
+#   CLOCKS="wall cpu" PERIODS="20ms 2ms" RANKS="1 2" select the runs; KEEP=1 keeps the traces
+set -u
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${1:-build}
+case "$BUILD" in /*) ;; *) BUILD="$TOP/$BUILD" ;; esac
+N=${2:-300}
+APP="$BUILD/tests/truth_app"
+FOLD="$BUILD/bin/hcafold"
+LOAD=${LOAD:-0}
+work=$(mktemp -d "${TMPDIR:-/tmp}/hcatruth.XXXXXX")
+busy=""
+i=0
+while [ "$i" -lt "$LOAD" ]; do # a competing process on each core
+    taskset -c $((i % 2)) sh -c 'while :; do :; done' &
+    busy="$busy $!"
+    i=$((i + 1))
+done
+echo "# load: $LOAD busy loops; $(nproc) CPUs; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+for np in ${RANKS:-1 2}; do
+    for clock in ${CLOCKS:-wall cpu}; do
+        for period in ${PERIODS:-20ms 2ms}; do
+            d="$work/$np-$clock-$period"
+            mkdir -p "$d"
+            # the preload reaches the ranks only (-x): a traced taskset would exec
+            # mpirun with a sampling signal pending
+            (cd "$d" && HCATRACE_SAMPLING_CLOCK=$clock HCATRACE_SAMPLING=$period \
+                taskset -c 0,1 mpirun --allow-run-as-root --oversubscribe -x LD_PRELOAD="$BUILD/lib/libhcatrace.so" -x HCATRACE_SAMPLING_CLOCK \
+                -x HCATRACE_SAMPLING -np "$np" "$APP" "$N" truth > out 2> err) &&
+                "$FOLD" -q --mad 1000 -f json -r truth_iter -o "$d/fold" "$d"/hcatrace-*/traces.otf2 > /dev/null 2>&1
+            printf '%s ranks %s clock %s: ' "$np" "$clock" "$period"
+            python3 "$TOP/tests/truth_fold.py" "$d/fold/fold.json" "$d"/truth.* | tr '\n' ' '
+            echo
+        done
+    done
+done
+for p in $busy; do kill "$p"; done
+[ "${KEEP:-0}" = 1 ] && echo "# kept: $work" || rm -rf "$work"

@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""truth_fold.py: a fold of tests/truth_app measured against the exact truth the
+program recorded itself (issue 17).
+
+    truth_fold.py FOLD_JSON TRUTH_FILE... [--region NAME] [--max-mae PCT]
+                  [--max-pf-mae PCT] [--max-cum-error PCT] [--max-bound-error D]
+                  [--max-cpus C] [--max-share-error D] [--max-band-error D]
+
+The truth files (PREFIX.RANK, written by truth_app) hold per instance the
+records (monotonic time, thread CPU time, page faults, phase). Per instance the
+cumulative CPU time and faults are interpolated linearly between records, over
+the instance's normalized time; the truth rate at a grid point x is the
+instance's increase over [x - h, x + h] (h = 0.02, clamped to [0, 1]: the
+truth of a few hundred instances is noisy at finer steps) divided by that
+wall time; the truth curve is the mean over instances weighted by their
+durations, as the fold's (samples on a wall clock fall in each instance in
+proportion to its duration). The cumulative truth at x is the sum over
+instances of the CPU time since entry / the sum of their durations; the
+fold's is its `cumulative` x `mean_rate` (fold.json). hcafold splits a region into
+duration groups: the instances sorted by duration are dealt to the groups in
+the order of their mean durations (run hcafold with --mad 1000 so that no
+instance is excluded and the counts match).
+
+Printed per group: the MAE of the folded task-clock and page-fault rates against
+the truth at the fold's grid points, as a percentage of the truth's mean rate;
+the same MAE over the grid points more than 0.05 away from the truth's phase
+changes (where the fit's smoothing of a step in the rate does not count);
+the truth's own noise (half the MAE between the truths of alternate
+instances: how far the truth of these instances is from that of infinitely
+many such instances, which is all a fold of sparse samples can estimate);
+the mean error of the folded cumulative task-clock, as a percentage of its
+truth at 1 (where samples fall and how they are weighed shows here, apart
+from the smoothing of steps in the rate);
+the largest folded task-clock rate in CPUs; the CPU share (truth and fold's);
+the truth's phase boundaries (normalized time of the phase changes, mean
+weighted by duration) and the fold's phase boundary nearest to each; the
+starts of the source bands of phase_faults and phase_wait (the first band of
+each function, at any depth) against the same truth. With limits given, the exit status
+is 1 when the largest group breaks one (each reason on a line starting with
+"FAIL"), else 0; 2 on bad input.
+"""
+import json
+import sys
+
+STEP_MARGIN = 0.05  # grid points this close to a truth phase change are "at a step"
+
+
+def read_truth(paths):
+    """[(records)] per instance: records are (t_ns, cpu_ns, faults, phase)."""
+    instances = []
+    for path in paths:
+        cur = None
+        with open(path) as f:
+            for line in f:
+                p = line.split()
+                if not p:
+                    continue
+                if p[0] == "I":
+                    cur = []
+                    instances.append(cur)
+                elif p[0] == "R" and cur is not None:
+                    cur.append((int(p[1]), int(p[2]), int(p[3]), int(p[4])))
+    return [r for r in instances if len(r) >= 2 and r[-1][0] > r[0][0]]
+
+
+def interp(xs, ys, x):
+    """piecewise-linear value at x of the points (xs ascending)"""
+    if x <= xs[0]:
+        return ys[0]
+    if x >= xs[-1]:
+        return ys[-1]
+    lo, hi = 0, len(xs) - 1
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if xs[mid] <= x:
+            lo = mid
+        else:
+            hi = mid
+    if xs[hi] == xs[lo]:
+        return ys[hi]
+    return ys[lo] + (ys[hi] - ys[lo]) * (x - xs[lo]) / (xs[hi] - xs[lo])
+
+
+def truth_curves(instances, grid):
+    """duration-weighted mean over instances of the CPU (CPUs) and fault (1/s) rates at the grid points;
+    CPU share (CPU time / wall time over the instances); mean normalized times of the changes to phases 1 and 2"""
+    n = len(grid)
+    h = 0.02
+    cpu = [0.0] * n
+    cum = [0.0] * n
+    flt = [0.0] * n
+    cpu_sum, wall_sum = 0.0, 0.0
+    bounds = [0.0, 0.0]
+    for rec in instances:
+        t0, t1 = rec[0][0], rec[-1][0]
+        d = float(t1 - t0)
+        xs = [(r[0] - t0) / d for r in rec]
+        cs = [float(r[1] - rec[0][1]) for r in rec]
+        fs = [float(r[2] - rec[0][2]) for r in rec]
+        cpu_sum += cs[-1]
+        wall_sum += d
+        for k in (1, 2):
+            bounds[k - 1] += d * next((x for x, r in zip(xs, rec) if r[3] >= k), 1.0)
+        for i, x in enumerate(grid):
+            a, b = max(0.0, x - h), min(1.0, x + h)
+            dt = (b - a) * d
+            cpu[i] += (interp(xs, cs, b) - interp(xs, cs, a)) / dt * d
+            flt[i] += (interp(xs, fs, b) - interp(xs, fs, a)) / dt * 1e9 * d
+            cum[i] += interp(xs, cs, x)
+    return [c / wall_sum for c in cpu], [f / wall_sum for f in flt], cpu_sum / wall_sum, [b / wall_sum for b in bounds], \
+        [c / wall_sum for c in cum]
+
+
+def mae_pct(fold, truth, keep=None):
+    """MAE of fold against truth as a % of the truth's mean rate (over all points); keep: a
+    predicate on the point's index, the points the error is averaged over (None: all)"""
+    mean = sum(truth) / len(truth)
+    idx = [i for i in range(len(truth)) if keep is None or keep(i)]
+    if not idx or not mean > 0:
+        return float("nan")
+    return 100.0 * sum(abs(fold[i] - truth[i]) for i in idx) / len(idx) / mean
+
+
+def truth_noise(instances, grid):
+    """the truth's own noise, task-clock and page faults, % of the mean rate: the rate
+    curves of two halves of the instances (alternate ones, by duration) differ by
+    their sampling of instances, whose variance is 4x that of the whole truth's
+    around the curve of infinitely many such instances; half their MAE estimates
+    the whole truth's MAE from that curve, which no fold can follow"""
+    halves = [truth_curves(instances[k::2], grid) for k in (0, 1)]
+    return [mae_pct(halves[0][c], halves[1][c]) / 2 for c in (0, 1)]
+
+
+def main(argv):
+    args, opts = [], {}
+    i = 1
+    while i < len(argv):
+        if argv[i].startswith("--") and i + 1 < len(argv):
+            opts[argv[i][2:]] = argv[i + 1]
+            i += 2
+        else:
+            args.append(argv[i])
+            i += 1
+    if len(args) < 2:
+        sys.stderr.write(__doc__)
+        return 2
+    region = opts.get("region", "truth_iter")
+    with open(args[0]) as f:
+        fold = json.load(f)
+    groups = sorted((r for r in fold["regions"] if r["name"] == region or r["name"].startswith(region + " (duration")),
+                    key=lambda r: r["mean_duration_s"])
+    instances = read_truth(args[1:])
+    if not groups or not instances:
+        print("FAIL: no region %s in the fold, or no truth instances" % region)
+        return 2
+    if sum(g["instances"]["found"] for g in groups) != len(instances):
+        print("# the fold has %d instances, the truth %d" % (sum(g["instances"]["found"] for g in groups),
+                                                             len(instances)))
+    instances.sort(key=lambda r: r[-1][0] - r[0][0])
+    failures = []
+    largest = max(groups, key=lambda g: g["instances"]["used"])
+    start = 0
+    for gi, g in enumerate(groups):
+        mine = instances[start:start + g["instances"]["found"]]
+        start += g["instances"]["found"]
+        if not mine:
+            continue
+        grid = g["grid"]
+        tc, pf, share, tb, tcum = truth_curves(mine, grid)
+        counters = {c["name"]: c for c in g["counters"]}
+        line = "group %d (%d instances, mean %.2f ms):" % (gi + 1, len(mine), g["mean_duration_s"] * 1e3)
+        res = {}
+        # away from the truth's phase changes: where a fit's smoothing of a
+        # step does not count (the truth is itself averaged over +-0.02)
+        away = lambda i: all(abs(grid[i] - t) > STEP_MARGIN for t in tb)
+        noise = truth_noise(mine, grid)
+        if "task-clock" in counters:
+            rate = [v * 1e-9 for v in counters["task-clock"]["rate"]]
+            res["tc"] = mae_pct(rate, tc)
+            res["tc_away"] = mae_pct(rate, tc, away)
+            res["cpus"] = max(rate)
+            fcum = [v * counters["task-clock"]["mean_rate"] * 1e-9 for v in counters["task-clock"]["cumulative"]]
+            res["cum"] = 100.0 * sum(abs(a - b) for a, b in zip(fcum, tcum)) / len(tcum) / tcum[-1]
+            line += " task-clock MAE %.1f %% (%.1f %% away from steps; truth's own noise %.1f %%; truth mean " \
+                "%.3f CPUs), cumulative %.1f %%, max %.2f CPUs;" % (res["tc"], res["tc_away"], noise[0],
+                                                                    sum(tc) / len(tc), res["cum"], res["cpus"])
+        if "page-faults" in counters:
+            res["pf"] = mae_pct(counters["page-faults"]["rate"], pf)
+            res["pf_away"] = mae_pct(counters["page-faults"]["rate"], pf, away)
+            line += " page-faults MAE %.1f %% (%.1f %% away from steps; truth's own noise %.1f %%; truth mean " \
+                "%.0f /s);" % (res["pf"], res["pf_away"], noise[1], sum(pf) / len(pf))
+        fshare = g.get("cpu_share")
+        line += " CPU share truth %.1f %%, fold %s;" % (100 * share, "%.1f %%" % (100 * fshare)
+                                                          if fshare is not None else "-")
+        res["share"] = abs(fshare - share) if fshare is not None else float("inf")
+        fb = [p["end"] for p in g["phases"][:-1]]
+        near = [min(fb, key=lambda b: abs(b - t)) if fb else float("nan") for t in tb]
+        res["bound"] = max(abs(a - b) for a, b in zip(near, tb))
+        line += " phase bounds truth %.3f / %.3f, fold %.3f / %.3f" % (tb[0], tb[1], near[0], near[1])
+        starts = {}
+        for b in g.get("source_bands", []):
+            if b["function"] in ("phase_faults", "phase_wait"):
+                starts[b["function"]] = min(starts.get(b["function"], 1.0), b["start"])
+        band = [starts.get(f, float("nan")) for f in ("phase_faults", "phase_wait")]
+        res["band"] = max(abs(a - b) if a == a else float("inf") for a, b in zip(band, tb))
+        line += "; bands phase_faults / phase_wait start at %.3f / %.3f" % (band[0], band[1])
+        print(line)
+        if g is not largest:
+            continue
+        for key, opt, what in (("tc", "max-mae", "task-clock MAE"), ("pf", "max-pf-mae", "page-faults MAE"),
+                               ("bound", "max-bound-error", "phase bound error"),
+                               ("cum", "max-cum-error", "cumulative task-clock error %"),
+                               ("share", "max-share-error", "CPU share error"),
+                               ("band", "max-band-error", "band start error"),
+                               ("cpus", "max-cpus", "largest task-clock rate (CPUs)")):
+            if opt in opts and key in res and not res[key] <= float(opts[opt]):
+                failures.append("FAIL: %s %.3f above %s" % (what, res[key], opts[opt]))
+    for f in failures:
+        print(f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
