@@ -31,7 +31,8 @@ many such instances, which is all a fold of sparse samples can estimate);
 the mean error of the folded cumulative task-clock, as a percentage of its
 truth at 1 (where samples fall and how they are weighed shows here, apart
 from the smoothing of steps in the rate);
-the largest folded task-clock rate in CPUs; the CPU share (truth and fold's);
+the largest task-clock rate of the fold's phases in CPUs (the low end of its
+95 % interval; the fitted curve's largest is printed beside it); the CPU share (truth and fold's);
 the truth's phase boundaries (normalized time of the phase changes, mean
 weighted by duration) and the fold's phase boundary nearest to each; the
 starts of the source bands of phase_faults and phase_wait (the first band of
@@ -178,12 +179,21 @@ def main(argv):
             rate = [v * 1e-9 for v in counters["task-clock"]["rate"]]
             res["tc"] = mae_pct(rate, tc)
             res["tc_away"] = mae_pct(rate, tc, away)
-            res["cpus"] = max(rate)
+            # the rates hcafold states (its phases': the summary's numbers), each
+            # by the low end of its 95 % interval: a phase at exactly one CPU is
+            # estimated a little above it half the time; impossible is a phase
+            # whose whole interval lies above. The fitted curve may overshoot a
+            # step by its smoothing (printed too)
+            phase_rates = [ph.get("rate_intervals", {}).get("task-clock", [ph["rates"]["task-clock"]])[0] * 1e-9
+                           for ph in g.get("phases", []) if "task-clock" in ph.get("rates", {})]
+            res["cpus"] = max(phase_rates) if phase_rates else max(rate)
+            res["curve_cpus"] = max(rate)
             fcum = [v * counters["task-clock"]["mean_rate"] * 1e-9 for v in counters["task-clock"]["cumulative"]]
             res["cum"] = 100.0 * sum(abs(a - b) for a, b in zip(fcum, tcum)) / len(tcum) / tcum[-1]
             line += " task-clock MAE %.1f %% (%.1f %% away from steps; truth's own noise %.1f %%; truth mean " \
-                "%.3f CPUs), cumulative %.1f %%, max %.2f CPUs;" % (res["tc"], res["tc_away"], noise[0],
-                                                                    sum(tc) / len(tc), res["cum"], res["cpus"])
+                "%.3f CPUs), cumulative %.1f %%, max %.2f CPUs (curve %.2f);" % (
+                    res["tc"], res["tc_away"], noise[0], sum(tc) / len(tc), res["cum"], res["cpus"],
+                    res["curve_cpus"])
         if "page-faults" in counters:
             res["pf"] = mae_pct(counters["page-faults"]["rate"], pf)
             res["pf_away"] = mae_pct(counters["page-faults"]["rate"], pf, away)
@@ -212,7 +222,7 @@ def main(argv):
                                ("cum", "max-cum-error", "cumulative task-clock error %"),
                                ("share", "max-share-error", "CPU share error"),
                                ("band", "max-band-error", "band start error"),
-                               ("cpus", "max-cpus", "largest task-clock rate (CPUs)")):
+                               ("cpus", "max-cpus", "largest task-clock phase rate, low end of its 95 % interval (CPUs)")):
             if opt in opts and key in res and not res[key] <= float(opts[opt]):
                 failures.append("FAIL: %s %.3f above %s" % (what, res[key], opts[opt]))
     for f in failures:
