@@ -273,14 +273,18 @@ static void commit_sample(hct_smp_thread *s, sample_rec *r)
 }
 
 /* When the interrupt being handled was due (CLOCK_MONOTONIC ns), 0 when
- * unknown: the perf ring's overflow time (hct_delivery.h counts the time from
- * then to the handler). Not a wall timer's expiry: its signal often wakes a
- * thread that was asleep or waiting for a CPU, time that is neither the
- * program's CPU time nor the tracer's (counted as the tracer's, it lowered
- * truth_app's folded CPU share by 2 points); the handler's own time is. */
-static uint64_t interrupt_due(hct_smp_thread *s)
+ * unknown: the perf ring's overflow time, or the wall timer's last expiry it
+ * stands for (hct_delivery.h counts the time from then to the handler) --
+ * unless the signal woke the thread from a sleep: that wait was the program's,
+ * neither its CPU time nor the tracer's (counted as the tracer's, it lowered
+ * truth_app's folded CPU share by 2 points); the handler's own time still is. */
+static uint64_t interrupt_due(hct_smp_thread *s, int asleep)
 {
-    return S.source == SRC_PERF ? perf_overflow_due(s) : 0;
+    if (S.source == SRC_PERF)
+        return perf_overflow_due(s);
+    if (S.source == SRC_WALL && s->wall_nstamps > 0 && !asleep)
+        return s->wall_stamps[s->wall_nstamps - 1];
+    return 0;
 }
 
 static void on_signal(int sig, siginfo_t *si, void *ucv)
@@ -319,7 +323,7 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
         else
             r = take_sample(s, ucv, t0);
         /* read after the sample, not between its time and counters */
-        uint64_t before = hct_delivery(&s->delivery, interrupt_due(s), t0);
+        uint64_t before = hct_delivery(&s->delivery, interrupt_due(s, hct_sleep_asleep()), t0);
         if (r) {
             r->tool_ns = s->t->tool_ns + before;
             r->tool_cpu_ns = s->t->tool_cpu_ns + before;

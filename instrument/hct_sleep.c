@@ -21,9 +21,17 @@
  * not move was interrupted by another signal */
 static HCT_TLS volatile unsigned long tls_interrupts;
 
+/* set while the thread is inside a wrapped sleep */
+static HCT_TLS volatile int tls_asleep;
+
 void hct_sleep_interrupted(void)
 {
     tls_interrupts++;
+}
+
+int hct_sleep_asleep(void)
+{
+    return tls_asleep;
 }
 
 typedef int (*clock_nanosleep_fn)(clockid_t, int, const struct timespec *, struct timespec *);
@@ -39,7 +47,9 @@ static int sleep_through_samples(clockid_t clk, int flags, const struct timespec
     struct timespec left = *req, r = { 0, 0 };
     for (;;) {
         unsigned long before = tls_interrupts;
+        tls_asleep = 1;
         int rc = real(clk, flags, &left, &r);
+        tls_asleep = 0;
         if (rc != EINTR || tls_interrupts == before) {
             if (rc == EINTR && rem && !(flags & TIMER_ABSTIME))
                 *rem = r;

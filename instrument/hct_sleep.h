@@ -8,5 +8,8 @@
 /* Called by the sampling signal handler (async-signal-safe): the calling
  * thread took a sampling signal. */
 void hct_sleep_interrupted(void) HCT_HIDDEN;
+/* 1 while the calling thread is inside one of the wrapped sleeps
+ * (async-signal-safe: a thread-local read) */
+int hct_sleep_asleep(void) HCT_HIDDEN;
 
 #endif
