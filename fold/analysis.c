@@ -691,6 +691,7 @@ enum fold_analysis_status fold_analyze(const char *trace_path, const fold_option
     fold_read_defaults(&ro);
     ro.jobs = o->jobs;
     ro.mpi_regions = o->include_mpi;
+    ro.keep_tool_time = o->keep_tool_time;
     struct progress_adapter adapter = { o };
     ro.progress = o->progress ? read_progress : NULL;
     ro.location_progress = o->progress ? location_progress : NULL;
@@ -714,7 +715,7 @@ enum fold_analysis_status fold_analyze(const char *trace_path, const fold_option
     }
     report->nlocations = t->nlocations;
     report->samples_lost = t->samples_lost;
-    report->tool_time = t->tool_time;
+    report->tool_time = t->tool_time && !o->keep_tool_time;
     report->thinned = t->thinned;
     report->nthinned = t->nthinned;
     report->regions = calloc(t->nfolds + 1, sizeof(*report->regions));

@@ -39,6 +39,7 @@ typedef struct {
     fold_band_options bands;
     fold_bootstrap_options bootstrap;
     int include_mpi;             /* also fold the MPI calls themselves */
+    int keep_tool_time;          /* the tracer's own time kept in (the run as it ran) */
     /* or NULL; region: the region's name for FOLD_PROGRESS_FOLDED and _SKIPPED, else NULL */
     void (*progress)(enum fold_progress_step step, size_t done, size_t total, const char *region);
 } fold_options;

@@ -63,6 +63,7 @@ enum long_only {
     OPT_MAX_POINTS,
     OPT_REPLICATES,
     OPT_MPI,
+    OPT_KEEP_TOOL_TIME,
     OPT_LIST_MODELS,
     OPT_RECOVER,
     OPT_COMPARE
@@ -88,6 +89,8 @@ static void usage(FILE *out)
           "      --max-points N     cap on folded points fed to a fit (default 20000)\n"
           "      --replicates N     bootstrap replicates of the 95 % intervals (default 60; 0: none)\n"
           "      --mpi              also fold the MPI calls themselves\n"
+          "      --keep-tool-time   fold the run as it ran: the tracer's own time (samples,\n"
+          "                         buffer drains) not removed from durations and task-clock\n"
           "      --recover          only rebuild the global view of a job that ended without\n"
           "                         MPI_Finalize (as every fold of such a trace does first)\n"
           "  -m, --model NAME|FILE  evaluate this model (models/NAME.model; 'auto': the one for\n"
@@ -349,6 +352,7 @@ int main(int argc, char **argv)
         { "max-points", required_argument, NULL, OPT_MAX_POINTS },
         { "replicates", required_argument, NULL, OPT_REPLICATES },
         { "mpi", no_argument, NULL, OPT_MPI },      { "list-models", no_argument, NULL, OPT_LIST_MODELS },
+        { "keep-tool-time", no_argument, NULL, OPT_KEEP_TOOL_TIME },
         { "recover", no_argument, NULL, OPT_RECOVER },
         { "compare", no_argument, NULL, OPT_COMPARE },
         { "model", required_argument, NULL, 'm' },  { "set", required_argument, NULL, 's' },
@@ -462,6 +466,9 @@ int main(int argc, char **argv)
         }
         case OPT_MPI:
             o.include_mpi = 1;
+            break;
+        case OPT_KEEP_TOOL_TIME:
+            o.keep_tool_time = 1;
             break;
         case OPT_LIST_MODELS:
             return list_models();

@@ -25,6 +25,8 @@ typedef struct {
     unsigned jobs;          /* reader threads; 0 or 1: read in the calling thread */
     int mpi_regions;        /* also keep the MPI calls as instances (FOLD_KIND_MPI); default 0 */
     int clock_offsets;      /* apply the archive's clock offsets (OTF2's default); default 1 */
+    int keep_tool_time;     /* leave the tracer's own time in durations, positions and
+                               task-clock (the run as it ran); default 0: removed */
     /* Optional: called after every chunk of events read, from reader threads but
      * never concurrently; done and total count events (total from the definitions). */
     void (*progress)(void *user, uint64_t done, uint64_t total);

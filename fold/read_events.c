@@ -42,6 +42,7 @@ typedef struct {
     const fold_trace *t;
     fold_location *L;
     int mpi_regions;
+    int keep_tool_time; /* the tracer's running totals ignored: nothing removed */
     uint32_t index;    /* of the location */
     double tick_ns;    /* ns per tick, 1 for hcatrace */
     /* pending Metric values */
@@ -250,6 +251,8 @@ static OTF2_CallbackCode ev_metric(OTF2_LocationRef loc, OTF2_TimeStamp ts, uint
         return OTF2_CALLBACK_INTERRUPT;
     }
     if (set->tool) { /* running totals: the tracer's time up to this timestamp */
+        if (S->keep_tool_time)
+            return OTF2_CALLBACK_SUCCESS;
         if (set->tool_time >= 0 && types[set->tool_time] == OTF2_TYPE_UINT64 &&
             values[set->tool_time].unsigned_int > S->tool_ns)
             S->tool_ns = values[set->tool_time].unsigned_int;
@@ -420,6 +423,7 @@ int fold_read_location(fold_worker *w, OTF2_Reader *r, OTF2_EvtReaderCallbacks *
     S.t = t;
     S.L = L;
     S.mpi_regions = w->o->mpi_regions;
+    S.keep_tool_time = w->o->keep_tool_time;
     S.index = (uint32_t)index;
     S.tick_ns = t->clock_resolution && t->clock_resolution != 1000000000u ? 1e9 / (double)t->clock_resolution
                                                                           : 1.0;

@@ -9,11 +9,15 @@
  *   phase_wait:    asleep in 0.5 ms slices: no CPU, no faults.
  * Work is fixed, not time: on a loaded machine the phases stretch as the
  * thread gets less of a CPU. While it runs, the thread records (monotonic
- * time, its own CPU time from CLOCK_THREAD_CPUTIME_ID, its page faults from
- * getrusage(RUSAGE_THREAD)) every ~0.5 ms of wall time and at every phase
- * change, into memory; at the end each rank writes them to PREFIX.RANK:
+ * time, its own CPU time from CLOCK_THREAD_CPUTIME_ID and from perf's
+ * task-clock, its page faults from getrusage(RUSAGE_THREAD)) every ~0.1 ms
+ * of wall time, around every sleep and at every phase change, into memory;
+ * at the end each rank writes them to PREFIX.RANK:
  *   "I iter"                      an instance starts (records follow)
- *   "R t_ns cpu_ns faults phase"  one record (phase 0..2; 3 = the instance's end)
+ *   "R t_ns cpu_ns faults phase task_clock_ns"  one record (phase 0..2; 3 =
+ *                                 the instance's end; task_clock_ns: perf's
+ *                                 task-clock of the thread, -1 if it cannot
+ *                                 be opened here)
  * The first record of an instance is taken right after the region's begin
  * marker, the last right before its end marker.
  *
@@ -22,12 +26,14 @@
  * of its sleeps a signal cut short (nanosleep returned EINTR), all ranks. */
 #define _GNU_SOURCE
 #include <hcatrace.h>
+#include <linux/perf_event.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,11 +42,12 @@
 #define FAULT_PAGES 48     /* pages per burst */
 #define FAULT_SLEEP_NS 200000L
 #define WAIT_SLICES 6      /* phase_wait: sleeps of 0.5 ms */
-#define RECORD_EVERY_NS 500000ull
-#define MAX_RECORDS_PER_ITER 256
+#define WAIT_SLICE_NS 500000L
+#define RECORD_EVERY_NS 100000ull
+#define MAX_RECORDS_PER_ITER 2048
 
 typedef struct {
-    unsigned long long t, cpu, faults;
+    unsigned long long t, cpu, faults, task_clock;
     int phase;
 } record;
 
@@ -50,6 +57,30 @@ static int *iter_first; /* index of an iteration's first record */
 static unsigned long long last_record_t;
 static long interrupted_sleeps; /* nanosleep calls that returned early (EINTR) */
 static volatile unsigned long sink;
+static int task_clock_fd = -1; /* the thread's own perf task-clock, as the tracer counts it */
+
+/* perf's task-clock of this thread, counted as the tracer counts it (user
+ * space; software): it leaves out the kernel's context-switch path that
+ * CLOCK_THREAD_CPUTIME_ID includes, about 10-20 us per sleep in a VM */
+static void open_task_clock(void)
+{
+    struct perf_event_attr attr;
+    memset(&attr, 0, sizeof(attr));
+    attr.size = sizeof(attr);
+    attr.type = PERF_TYPE_SOFTWARE;
+    attr.config = PERF_COUNT_SW_TASK_CLOCK;
+    attr.exclude_kernel = 1;
+    attr.exclude_hv = 1;
+    task_clock_fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+}
+
+static unsigned long long task_clock_ns(void)
+{
+    unsigned long long v;
+    if (task_clock_fd < 0 || read(task_clock_fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+        return ~0ull;
+    return v;
+}
 
 static unsigned long long clock_ns(clockid_t c)
 {
@@ -68,11 +99,12 @@ static void take_record(int phase)
     r->t = clock_ns(CLOCK_MONOTONIC);
     r->cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
     r->faults = (unsigned long long)(ru.ru_minflt + ru.ru_majflt);
+    r->task_clock = task_clock_ns();
     r->phase = phase;
     last_record_t = r->t;
 }
 
-/* a record when ~0.5 ms of wall time passed since the last one */
+/* a record when ~0.1 ms of wall time passed since the last one */
 static void maybe_record(int phase)
 {
     if (clock_ns(CLOCK_MONOTONIC) - last_record_t >= RECORD_EVERY_NS)
@@ -126,16 +158,16 @@ __attribute__((noinline)) static void phase_faults(long page)
             maybe_record(1);
         }
         munmap(p, len);
-        maybe_record(1);
+        take_record(1);
         if (nanosleep(&nap, NULL) != 0)
             interrupted_sleeps++;
-        maybe_record(1);
+        take_record(1);
     }
 }
 
 __attribute__((noinline)) static void phase_wait(void)
 {
-    struct timespec slice = { 0, (long)RECORD_EVERY_NS };
+    struct timespec slice = { 0, WAIT_SLICE_NS };
     for (int s = 0; s < WAIT_SLICES; s++) {
         if (nanosleep(&slice, NULL) != 0)
             interrupted_sleeps++;
@@ -163,6 +195,7 @@ int main(int argc, char **argv)
     memset(records, 0, max_records * sizeof(*records)); /* touched now: no faults later */
     long steps = (long)((double)calibrate() * COMPUTE_MS);
     long page = sysconf(_SC_PAGESIZE);
+    open_task_clock();
     MPI_Barrier(MPI_COMM_WORLD);
     for (int i = 0; i < n; i++) {
         HCATRACE_BEGIN("truth_iter");
@@ -188,7 +221,8 @@ int main(int argc, char **argv)
         size_t end = i + 1 < n ? (size_t)iter_first[i + 1] : nrecords;
         fprintf(f, "I %d\n", i);
         for (size_t k = (size_t)iter_first[i]; k < end; k++)
-            fprintf(f, "R %llu %llu %llu %d\n", records[k].t, records[k].cpu, records[k].faults, records[k].phase);
+            fprintf(f, "R %llu %llu %llu %d %lld\n", records[k].t, records[k].cpu, records[k].faults, records[k].phase,
+                    records[k].task_clock == ~0ull ? -1ll : (long long)records[k].task_clock);
     }
     fclose(f);
     long interrupted = 0;

@@ -5,14 +5,16 @@ program recorded itself (issue 17).
     truth_fold.py FOLD_JSON TRUTH_FILE... [--region NAME] [--max-mae PCT]
                   [--max-pf-mae PCT] [--max-cum-error PCT] [--max-bound-error D]
                   [--max-cpus C] [--max-share-error D] [--max-band-error D]
+                  [--resolution R]
 
 The truth files (PREFIX.RANK, written by truth_app) hold per instance the
 records (monotonic time, thread CPU time, page faults, phase). Per instance the
 cumulative CPU time and faults are interpolated linearly between records, over
 the instance's normalized time; the truth rate at a grid point x is the
-instance's increase over [x - h, x + h] (h = 0.02, clamped to [0, 1]: the
-truth of a few hundred instances is noisy at finer steps) divided by that
-wall time; the truth curve is the mean over instances weighted by their
+instance's increase over the cell [x - R/2, x + R/2] (R, the resolution,
+0.01 by default: the fold's grid step; clamped to [0, 1]) divided by that
+wall time (truth_app records every 0.1 ms and around every sleep, so the cell
+holds the truth's own steps and bursts); the truth curve is the mean over instances weighted by their
 durations, as the fold's (samples on a wall clock fall in each instance in
 proportion to its duration). The cumulative truth at x is the sum over
 instances of the CPU time since entry / the sum of their durations; the
@@ -22,7 +24,9 @@ the order of their mean durations (run hcafold with --mad 1000 so that no
 instance is excluded and the counts match).
 
 Printed per group: the MAE of the folded task-clock and page-fault rates against
-the truth at the fold's grid points, as a percentage of the truth's mean rate;
+the truth at the fold's grid points, both at the same resolution: the fold's
+rate averaged over the same cell (from its cumulative curve, whose slope the
+rate is), as a percentage of the truth's mean rate;
 the same MAE over the grid points more than 0.05 away from the truth's phase
 changes (where the fit's smoothing of a step in the rate does not count);
 the truth's own noise (half the MAE between the truths of alternate
@@ -47,7 +51,9 @@ STEP_MARGIN = 0.05  # grid points this close to a truth phase change are "at a s
 
 
 def read_truth(paths):
-    """[(records)] per instance: records are (t_ns, cpu_ns, faults, phase)."""
+    """[(records)] per instance: records are (t_ns, cpu_ns, faults, phase, thread_cpu_ns): cpu_ns is
+    perf's task-clock when truth_app could open it (the quantity the fold's task-clock is),
+    thread_cpu_ns CLOCK_THREAD_CPUTIME_ID (it adds the kernel's context-switch path)"""
     instances = []
     for path in paths:
         cur = None
@@ -60,7 +66,10 @@ def read_truth(paths):
                     cur = []
                     instances.append(cur)
                 elif p[0] == "R" and cur is not None:
-                    cur.append((int(p[1]), int(p[2]), int(p[3]), int(p[4])))
+                    # the CPU time: perf's task-clock (what the tracer counts) when
+                    # recorded, else CLOCK_THREAD_CPUTIME_ID; the latter kept last
+                    tc = int(p[5]) if len(p) > 5 and int(p[5]) >= 0 else int(p[2])
+                    cur.append((int(p[1]), tc, int(p[3]), int(p[4]), int(p[2])))
     return [r for r in instances if len(r) >= 2 and r[-1][0] > r[0][0]]
 
 
@@ -82,11 +91,10 @@ def interp(xs, ys, x):
     return ys[lo] + (ys[hi] - ys[lo]) * (x - xs[lo]) / (xs[hi] - xs[lo])
 
 
-def truth_curves(instances, grid):
+def truth_curves(instances, grid, h):
     """duration-weighted mean over instances of the CPU (CPUs) and fault (1/s) rates at the grid points;
     CPU share (CPU time / wall time over the instances); mean normalized times of the changes to phases 1 and 2"""
     n = len(grid)
-    h = 0.02
     cpu = [0.0] * n
     cum = [0.0] * n
     flt = [0.0] * n
@@ -112,6 +120,18 @@ def truth_curves(instances, grid):
         [c / wall_sum for c in cum]
 
 
+def cell_rates(grid, counter, scale, h):
+    """the fold's rate of a counter (fold.json) averaged over the cells [x - h, x + h]
+    of the grid points (clamped to [0, 1]), from its cumulative curve: the
+    truth's resolution"""
+    cum = [v * counter["mean_rate"] * scale for v in counter["cumulative"]]
+    out = []
+    for x in grid:
+        a, b = max(0.0, x - h), min(1.0, x + h)
+        out.append((interp(grid, cum, b) - interp(grid, cum, a)) / (b - a))
+    return out
+
+
 def mae_pct(fold, truth, keep=None):
     """MAE of fold against truth as a % of the truth's mean rate (over all points); keep: a
     predicate on the point's index, the points the error is averaged over (None: all)"""
@@ -122,13 +142,13 @@ def mae_pct(fold, truth, keep=None):
     return 100.0 * sum(abs(fold[i] - truth[i]) for i in idx) / len(idx) / mean
 
 
-def truth_noise(instances, grid):
+def truth_noise(instances, grid, h):
     """the truth's own noise, task-clock and page faults, % of the mean rate: the rate
     curves of two halves of the instances (alternate ones, by duration) differ by
     their sampling of instances, whose variance is 4x that of the whole truth's
     around the curve of infinitely many such instances; half their MAE estimates
     the whole truth's MAE from that curve, which no fold can follow"""
-    halves = [truth_curves(instances[k::2], grid) for k in (0, 1)]
+    halves = [truth_curves(instances[k::2], grid, h) for k in (0, 1)]
     return [mae_pct(halves[0][c], halves[1][c]) / 2 for c in (0, 1)]
 
 
@@ -146,6 +166,7 @@ def main(argv):
         sys.stderr.write(__doc__)
         return 2
     region = opts.get("region", "truth_iter")
+    h = float(opts.get("resolution", "0.01")) / 2
     with open(args[0]) as f:
         fold = json.load(f)
     groups = sorted((r for r in fold["regions"] if r["name"] == region or r["name"].startswith(region + " (duration")),
@@ -167,18 +188,19 @@ def main(argv):
         if not mine:
             continue
         grid = g["grid"]
-        tc, pf, share, tb, tcum = truth_curves(mine, grid)
+        tc, pf, share, tb, tcum = truth_curves(mine, grid, h)
         counters = {c["name"]: c for c in g["counters"]}
         line = "group %d (%d instances, mean %.2f ms):" % (gi + 1, len(mine), g["mean_duration_s"] * 1e3)
         res = {}
         # away from the truth's phase changes: where a fit's smoothing of a
-        # step does not count (the truth is itself averaged over +-0.02)
+        # step does not count
         away = lambda i: all(abs(grid[i] - t) > STEP_MARGIN for t in tb)
-        noise = truth_noise(mine, grid)
+        noise = truth_noise(mine, grid, h)
         if "task-clock" in counters:
             rate = [v * 1e-9 for v in counters["task-clock"]["rate"]]
-            res["tc"] = mae_pct(rate, tc)
-            res["tc_away"] = mae_pct(rate, tc, away)
+            cells = cell_rates(grid, counters["task-clock"], 1e-9, h)
+            res["tc"] = mae_pct(cells, tc)
+            res["tc_away"] = mae_pct(cells, tc, away)
             # the rates hcafold states (its phases': the summary's numbers), each
             # by the low end of its 95 % interval: a phase at exactly one CPU is
             # estimated a little above it half the time; impossible is a phase
@@ -195,13 +217,15 @@ def main(argv):
                     res["tc"], res["tc_away"], noise[0], sum(tc) / len(tc), res["cum"], res["cpus"],
                     res["curve_cpus"])
         if "page-faults" in counters:
-            res["pf"] = mae_pct(counters["page-faults"]["rate"], pf)
-            res["pf_away"] = mae_pct(counters["page-faults"]["rate"], pf, away)
+            cells = cell_rates(grid, counters["page-faults"], 1.0, h)
+            res["pf"] = mae_pct(cells, pf)
+            res["pf_away"] = mae_pct(cells, pf, away)
             line += " page-faults MAE %.1f %% (%.1f %% away from steps; truth's own noise %.1f %%; truth mean " \
                 "%.0f /s);" % (res["pf"], res["pf_away"], noise[1], sum(pf) / len(pf))
         fshare = g.get("cpu_share")
-        line += " CPU share truth %.1f %%, fold %s;" % (100 * share, "%.1f %%" % (100 * fshare)
-                                                          if fshare is not None else "-")
+        thread_share = sum(r[-1][4] - r[0][4] for r in mine) / float(sum(r[-1][0] - r[0][0] for r in mine))
+        line += " CPU share truth %.1f %% (%.1f %% by the thread's CPU clock), fold %s;" % (
+            100 * share, 100 * thread_share, "%.1f %%" % (100 * fshare) if fshare is not None else "-")
         res["share"] = abs(fshare - share) if fshare is not None else float("inf")
         fb = [p["end"] for p in g["phases"][:-1]]
         near = [min(fb, key=lambda b: abs(b - t)) if fb else float("nan") for t in tb]

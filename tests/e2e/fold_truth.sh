@@ -1,20 +1,28 @@
 # fold_truth.sh: end to end against exact truth (issue 17; issue 10, "only
-# physically possible values"). tests/truth_app records its own CPU time and
-# page faults every ~0.5 ms (outside the trace) in three phases per instance:
-# computing (one CPU), faulting pages with short sleeps (part of a CPU), asleep
-# (none). Traced at the default sampling clock (wall) every 2 ms, hcafold's
-# fold of its region must match that truth (tests/truth_fold.py): task-clock
-# never above one CPU, the folded cumulative task-clock within 3 % of the
-# truth, the rate within 25 % (MAE, of the mean rate: most of it is the fit's
-# smoothing of the 4 % wide first phase, the rest the truth's own noise), the
-# CPU share within 0.02, and the source bands of phase_faults and phase_wait
-# starting within 0.05 of the truth's phase changes. Samples placed by CPU time
-# never see phase_wait (the thread is asleep there), and the former hcafold
-# had no CPU share (docs/benchmarks.md, "Sampling clock against truth", has
-# the figures, idle and loaded). The summary shows the CPU
-# share; the sampler's signals do not cut the program's sleeps short (no
-# nanosleep of the program returns EINTR); context switches are counted (16
-# sleeps per instance); with HCATRACE_SAMPLING_CLOCK=cpu the fold warns.
+# physically possible values"). tests/truth_app records its own CPU time
+# (perf's task-clock, the counter folded, and CLOCK_THREAD_CPUTIME_ID) and page
+# faults every ~0.1 ms and around every sleep (outside the trace), in three
+# phases per instance: computing (one CPU), faulting pages with short sleeps
+# (part of a CPU), asleep (none). Traced at the default sampling clock (wall)
+# every 2 ms, hcafold's fold of its region is measured against that truth
+# (tests/truth_fold.py) at the fold's resolution (cells of 0.01 of the region).
+# The truth includes the tracer's own time (the program measured itself while
+# traced), so the folding is measured on the fold that keeps it in
+# (--keep-tool-time): task-clock phases never above one CPU, the cumulative
+# task-clock within 2 % of the truth, the task-clock rate MAE within 15 % and
+# page faults within 30 % of their mean rates (measured 4.6-8.4 % and 10-17 %,
+# idle and loaded, docs/benchmarks.md "Sampling clock against truth": most of
+# it is the fit's smoothing of the steps and of the 0.05-wide bursts of the
+# second phase), the CPU share within 0.02, and the source bands of
+# phase_faults and phase_wait starting within 0.05 of the truth's phase
+# changes. The default fold (the tracer's time removed) must stay physically
+# possible and place its bands as well; its CPU share is the program's without
+# the tracer (below the truth by the tracer's share). Samples placed by CPU
+# time never see phase_wait (the thread is asleep there), and the former
+# hcafold had no CPU share. The summary shows the CPU share; the sampler's
+# signals do not cut the program's sleeps short (no nanosleep of the program
+# returns EINTR); context switches are counted (16 sleeps per instance); with
+# HCATRACE_SAMPLING_CLOCK=cpu the fold warns.
 . "$(dirname "$0")/lib.sh"
 APP="$BUILD/tests/truth_app"
 [ -x "$APP" ] || APP="$TOP/build/tests/truth_app"
@@ -28,14 +36,20 @@ ok $? "traced run of truth_app: 200 instances, wall-clock sampling every 2 ms"
 trace=$dir/wall/$(cd wall && the_trace)
 "$FOLD" --mad 1000 -f json -r truth_iter -o wall/fold "$trace" > wall/summary 2> wall/fold.err
 ok $? "hcafold folds the region truth_iter (no instance excluded)"
+"$FOLD" --keep-tool-time --mad 1000 -f json -r truth_iter -o wall/kept "$trace" > wall/summary.kept 2> wall/kept.err
+ok $? "hcafold --keep-tool-time folds it too"
+! grep -q "tracer's own time removed" wall/summary.kept && grep -q '"tool_time_removed":[[:space:]]*false' wall/kept/fold.json
+ok $? "--keep-tool-time removes nothing and says so (fold.json tool_time_removed false)"
 # --max-cpus 1.05: the compute phase runs at exactly one CPU and folds, on an
 # idle machine, 0.4-2.4 % above it (the low end of its 95 % interval, 8 runs
-# on 2026-11-25: a bias not found yet, docs/benchmarks.md); the former
-# estimator gave 1.02-1.07 CPUs to threads that had 5-9 % of one
-python3 "$TOP/tests/truth_fold.py" wall/fold/fold.json wall/truth.0 --max-cpus 1.05 --max-cum-error 3 \
-    --max-mae 25 --max-share-error 0.02 --max-band-error 0.05 > wall/report
-ok $? "the fold against the truth: task-clock phases at most one CPU (+5 %), cumulative within 3 %, rate MAE within 25 %, CPU share within 0.02, bands within 0.05"
+# on 2026-11-25, docs/benchmarks.md)
+python3 "$TOP/tests/truth_fold.py" wall/kept/fold.json wall/truth.0 --max-cpus 1.05 --max-cum-error 2 \
+    --max-mae 15 --max-pf-mae 30 --max-share-error 0.02 --max-band-error 0.05 > wall/report
+ok $? "the fold (tracer's time kept) against the truth at 0.01 resolution: task-clock phases at most one CPU (+5 %), cumulative within 2 %, rate MAE within 15 %, page faults within 30 %, CPU share within 0.02, bands within 0.05"
 sed 's/^/# /' wall/report
+python3 "$TOP/tests/truth_fold.py" wall/fold/fold.json wall/truth.0 --max-cpus 1.05 --max-band-error 0.05 > wall/report.default
+ok $? "the default fold (tracer's time removed): task-clock phases at most one CPU (+5 %), bands within 0.05"
+sed 's/^/# default: /' wall/report.default
 grep -q "CPU share [0-9.]* %" wall/summary
 ok $? "the summary shows the region's CPU share"
 
