@@ -28,6 +28,11 @@ Checks, per violation class (docs/trace-format.md, "Conformance"):
                  (a BufferFlush between them, which OTF2 writes where a buffer
                  chunk filled, is not the writer's event and is passed over;
                  a rebuilt trace's rank may end right after a Metric)
+  tool-time      hcatrace's own rule (docs/trace-format.md, "Tool time"): the
+                 tracer's running totals (the "tool:" class) are its time before
+                 their timestamp, so between two of a location they grow by at
+                 most the time between them (+ TOOL_SLACK_NS, a delivery
+                 measured from the timer's due time)
 Exits 0 when the trace conforms; otherwise 1, with one line per violated
 class: its count, of how many, and the first example. 2: the trace cannot be read.
 """
@@ -40,6 +45,7 @@ except ImportError:
     sys.stderr.write("otf2_conformance: the python3-otf2 bindings are missing (Debian: python3-otf2)\n")
     sys.exit(2)
 
+TOOL_SLACK_NS = 1000000
 CC_EVENTS = (otf2.events.CallingContextEnter, otf2.events.CallingContextLeave, otf2.events.CallingContextSample)
 
 
@@ -110,6 +116,7 @@ class LocationState:
         self.last_time = None
         self.pending = []      # Metric events waiting for the event after them
         self.classes = set()   # metric classes this location writes
+        self.tool = None       # (wall total, time) of the last "tool:" Metric
 
 
 def common_prefix(a, b):
@@ -191,6 +198,14 @@ def check_event(v, s, location, event):
             klass = klass.metric_class
         s.classes.add(klass)
         s.pending.append((klass, event.time))
+        members = getattr(klass, "members", ())
+        if members and members[0].name == "tool:time":
+            v.seen("tool-time")
+            total = event.values[0]
+            if s.tool is not None and total - s.tool[0] > event.time - s.tool[1] + TOOL_SLACK_NS:
+                v.add("tool-time", "%s the tracer's total grew by %.3f ms in %.3f ms (to %d at %d)" %
+                      (where, (total - s.tool[0]) / 1e6, (event.time - s.tool[1]) / 1e6, total, event.time))
+            s.tool = (total, event.time)
         return
     if isinstance(event, otf2.events.BufferFlush):
         # OTF2 writes it itself where a buffer chunk filled, between any two of
