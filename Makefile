@@ -42,7 +42,8 @@ LIB_LIBS := $(OTF2_LIBS) $(MPI_LIBS) $(DW_LIBS) $(UNWIND_LIBS) $(PFM_LIBS) -lpth
 lib_obj = $(patsubst %.c,$(BUILD)/obj/lib/%.o,$(1))
 fold_obj = $(patsubst fold/%.c,$(BUILD)/obj/fold/%.o,$(1))
 
-SRC_COMMON := src/hca_defs.c src/hca_archive.c src/hca_names.c src/hca_partial.c src/hca_journal.c
+SRC_COMMON := src/hca_defs.c src/hca_archive.c src/hca_names.c src/hca_partial.c src/hca_journal.c \
+    src/hca_source_path.c
 # the schema's reading side: hcafold and the test tools
 SCHEMA_READ_SRC := src/hca_schema_read.c
 # rebuilding a trace after an abnormal end (hcafold)
@@ -199,7 +200,7 @@ $(BUILD)/obj/fold/%.o: fold/%.c $(BUILD)/obj/fold/%.d $(CONFIG)
 	@$(CC) $(FOLD_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(HCAFOLD): $(call fold_obj,$(wildcard fold/*.c)) \
-    $(call lib_obj,src/hca_defs.c src/hca_names.c $(SCHEMA_READ_SRC) $(MODEL_SRC) $(RECOVER_SRC))
+    $(call lib_obj,src/hca_defs.c src/hca_names.c src/hca_source_path.c $(SCHEMA_READ_SRC) $(MODEL_SRC) $(RECOVER_SRC))
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	@$(CC) -o $@ $^ $(SAN_LDFLAGS) $(FOLD_LIBS)
@@ -247,6 +248,8 @@ $(BUILD)/tests/test_symbol_names: TEST_LIBS += -lstdc++ -ldl
 $(BUILD)/tests/test_model_sets: $(call lib_obj,instrument/hct_model_sets.c) $(MODEL_OBJ) $(UNIT_OBJ)
 $(BUILD)/tests/test_bands: $(call fold_obj,fold/bands.c)
 $(BUILD)/tests/test_units: $(call fold_obj,fold/units.c)
+$(BUILD)/tests/test_source_path: $(call lib_obj,src/hca_source_path.c)
+$(BUILD)/tests/test_sources: $(call fold_obj,fold/sources.c) $(call lib_obj,src/hca_source_path.c)
 $(BUILD)/tests/test_html_svg: $(call fold_obj,fold/html_svg.c fold/outdir.c)
 $(BUILD)/tests/test_anchor: $(call fold_obj,fold/anchor.c)
 $(BUILD)/tests/test_fit $(BUILD)/tests/test_segment: $(call fold_obj,fold/fit.c fold/segment.c)

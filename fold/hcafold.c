@@ -17,6 +17,7 @@
 #include "model.h"
 #include "outdir.h"
 #include "read.h"
+#include "sources.h"
 #include "hca_recover.h"
 
 #ifndef HCATRACE_VERSION
@@ -66,7 +67,8 @@ enum long_only {
     OPT_KEEP_TOOL_TIME,
     OPT_LIST_MODELS,
     OPT_RECOVER,
-    OPT_COMPARE
+    OPT_COMPARE,
+    OPT_SOURCE_DIR
 };
 
 static void usage(FILE *out)
@@ -91,6 +93,9 @@ static void usage(FILE *out)
           "      --mpi              also fold the MPI calls themselves\n"
           "      --keep-tool-time   fold the run as it ran: the tracer's own time (samples,\n"
           "                         buffer drains) not removed from durations and task-clock\n"
+          "      --source-dir DIR   where the sources are when not at the path the trace records\n"
+          "                         (repeatable): /a/b/x.c is looked for as DIR/a/b/x.c, DIR/b/x.c,\n"
+          "                         DIR/x.c; a file found nowhere: its lines left out, said once\n"
           "      --recover          only rebuild the global view of a job that ended without\n"
           "                         MPI_Finalize (as every fold of such a trace does first)\n"
           "  -m, --model NAME|FILE  evaluate this model (models/NAME.model; 'auto': the one for\n"
@@ -290,6 +295,19 @@ static enum progress_mode progress_mode_for(int quiet, int verbose)
     return isatty(STDERR_FILENO) ? PROGRESS_BAR : PROGRESS_LINES;
 }
 
+/* Source files whose lines the summary or report.html wanted and that are not
+ * found from here: said once, after the outputs. */
+static void missing_sources(const fold_sources *sources)
+{
+    const char *first = NULL;
+    size_t n = fold_sources_missing(sources, &first);
+    if (n == 1)
+        fprintf(stderr, "hcafold: source lines not shown: %s not found (use --source-dir)\n", first);
+    else if (n > 1)
+        fprintf(stderr, "hcafold: source lines not shown: %s and %zu other files not found (use --source-dir)\n",
+                first, n - 1);
+}
+
 /* hcafold --compare: both traces folded with the same options, compared
  * (compare.h), the comparison on stdout and in compare.html. */
 static int compare_runs(const char *before_path, const char *after_path, const fold_options *o, const char *output,
@@ -355,6 +373,7 @@ int main(int argc, char **argv)
         { "keep-tool-time", no_argument, NULL, OPT_KEEP_TOOL_TIME },
         { "recover", no_argument, NULL, OPT_RECOVER },
         { "compare", no_argument, NULL, OPT_COMPARE },
+        { "source-dir", required_argument, NULL, OPT_SOURCE_DIR },
         { "model", required_argument, NULL, 'm' },  { "set", required_argument, NULL, 's' },
         { NULL, 0, NULL, 0 }
     };
@@ -364,13 +383,15 @@ int main(int argc, char **argv)
     mallopt(M_TRIM_THRESHOLD, 256 << 20);
     fold_options o;
     fold_options_defaults(&o);
-    const char *regions[MAX_SELECT], *counters[MAX_SELECT], *sets[MAX_SELECT];
+    const char *regions[MAX_SELECT], *counters[MAX_SELECT], *sets[MAX_SELECT], *source_dirs[MAX_SELECT];
+    size_t nsource_dirs = 0;
     fold_model_options mo = { NULL, sets, 0 };
     int no_model = 0;
     const char *output = NULL;
     unsigned formats = FOLD_FORMAT_ALL;
     int quiet = 0, verbose = 0, recover_only = 0, compare = 0, opt;
     size_t v;
+    struct stat st;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     o.jobs = cpus > 0 ? (unsigned)cpus : 1;
     while ((opt = getopt_long(argc, argv, "o:r:c:f:j:m:s:qvhV", longopts, NULL)) != -1) {
@@ -478,6 +499,16 @@ int main(int argc, char **argv)
         case OPT_COMPARE:
             compare = 1;
             break;
+        case OPT_SOURCE_DIR:
+            if (nsource_dirs >= MAX_SELECT) {
+                fprintf(stderr, "hcafold: at most %d --source-dir options\n", MAX_SELECT);
+                return EXIT_USAGE;
+            }
+            if (stat(optarg, &st) != 0 || !S_ISDIR(st.st_mode)) /* sources never stop a fold */
+                fprintf(stderr, "hcafold: --source-dir %s: not a directory (ignored)\n", optarg);
+            else
+                source_dirs[nsource_dirs++] = optarg;
+            break;
         default:
             usage(stderr);
             return EXIT_USAGE;
@@ -502,7 +533,6 @@ int main(int argc, char **argv)
     }
     /* a directory is searched for its archive by the reader (fold_read) */
     const char *trace = argv[optind];
-    struct stat st;
     if (stat(trace, &st) != 0) {
         fprintf(stderr, "hcafold: %s: %s\n", trace, strerror(errno));
         return EXIT_BAD_TRACE;
@@ -566,6 +596,7 @@ int main(int argc, char **argv)
         fold_report_free(&report);
         return EXIT_OUTPUT;
     }
+    report.sources = fold_sources_new(report.trace, source_dirs, nsource_dirs);
     enum fold_exit rc = EXIT_DONE;
     if ((formats & FOLD_FORMAT_JSON) && fold_write_json(&report, outdir, err, sizeof(err)) != 0)
         rc = EXIT_OUTPUT;
@@ -587,6 +618,8 @@ int main(int argc, char **argv)
         fold_write_summary(&report, stdout);
         printf("\noutput: %s/ (report.html, fold.json, <region>.csv, <region>.png/.svg)\n", outdir);
     }
+    missing_sources(report.sources);
+    fold_sources_free(report.sources);
     fold_report_free(&report);
     if (rc == EXIT_DONE && analysis != FOLD_ANALYSIS_OK)
         rc = analysis_exit(analysis);

@@ -3,7 +3,8 @@
  * the whole run (time, MPI share, per process spread and bars, POP efficiency
  * metrics, MPI call sites), every region folded or skipped (with the reason),
  * and per folded region its plots, phases table, source bands with the source
- * lines when the files are readable, and the model's stacks. */
+ * lines when the files are found (sources.h; else which one is not), and the
+ * model's stacks. */
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include "model.h"
 #include "outdir.h"
 #include "result.h"
+#include "sources.h"
 #include "trace.h"
 #include "units.h"
 
@@ -26,48 +28,6 @@
 static void text(FILE *f, const char *s)
 {
     html_escaped(f, s);
-}
-
-/* The source file a trace names: as written, else (a relative name, as
- * compilers record it) below the trace's directory or one of its parents. */
-static FILE *source_open(const char *trace, const char *file)
-{
-    FILE *src = fopen(file, "r");
-    char dir[4096], path[8192];
-    if (src || file[0] == '/' || !realpath(trace, dir))
-        return src;
-    for (char *slash = strrchr(dir, '/'); !src && slash; slash = strrchr(dir, '/')) {
-        *slash = 0; /* the parent: the trace's directory first */
-        snprintf(path, sizeof(path), "%s/%s", dir, file);
-        src = fopen(path, "r");
-    }
-    return src;
-}
-
-/* The text of line `line` of `file`, if the file is readable from here. */
-static int source_text(const char *trace, const char *file, unsigned line, char *buf, size_t len)
-{
-    if (!file || !*file || line == 0)
-        return -1;
-    FILE *src = source_open(trace, file);
-    if (!src)
-        return -1;
-    unsigned at = 1;
-    int found = -1;
-    while (fgets(buf, (int)len, src)) {
-        size_t n = strlen(buf);
-        int whole = n > 0 && buf[n - 1] == '\n';
-        if (at == line) {
-            while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
-                buf[--n] = 0;
-            found = 0;
-            break;
-        }
-        if (whole)
-            at++;
-    }
-    fclose(src);
-    return found;
 }
 
 static void head(FILE *f, const fold_report *r)
@@ -294,7 +254,7 @@ static void phases_table(FILE *f, const fold_region_result *g)
 }
 
 /* The bands of the depth drawn: a strip, then a table with the source lines. */
-static void bands_part(FILE *f, const char *trace, const fold_region_result *g)
+static void bands_part(FILE *f, fold_sources *sources, const fold_region_result *g)
 {
     size_t n = g->nbands_shown;
     if (!n) {
@@ -333,6 +293,7 @@ static void bands_part(FILE *f, const char *trace, const fold_region_result *g)
     fputs("<table class=\"bands\">\n<tr><th>start</th><th>end</th><th>function</th><th>file:line</th><th>share</th>"
           "<th>purity</th><th>called from</th><th>source line</th></tr>\n",
           f);
+    const char *missing = NULL;
     for (size_t i = 0; i < n; i++) {
         const fold_band_result *b = &g->bands[i];
         fprintf(f, "<tr><td class=\"n\">%.3f</td><td class=\"n\">%.3f</td><td><code>", b->start, b->end);
@@ -344,11 +305,23 @@ static void bands_part(FILE *f, const char *trace, const fold_region_result *g)
         text(f, b->caller ? b->caller : "");
         fputs("</code></td><td class=\"src\">", f);
         char line[400];
-        if (source_text(trace, b->file, b->line, line, sizeof(line)) == 0)
+        enum fold_source_line got = fold_sources_line(sources, b->file, b->line, line, sizeof(line));
+        if (got == FOLD_SOURCE_LINE_FOUND)
             text(f, line);
+        else if (got == FOLD_SOURCE_NOT_FOUND)
+            fputs("<span class=\"why\">file not found</span>", f);
+        if (got == FOLD_SOURCE_NOT_FOUND && !missing)
+            missing = b->file;
         fputs("</td></tr>\n", f);
     }
     fputs("</table>\n", f);
+    if (missing) {
+        fputs("<p class=\"why sources-missing\">Source lines not shown: <code>", f);
+        text(f, missing);
+        fputs("</code> not found from where hcafold ran (<code>hcafold --source-dir DIR</code>: where the sources "
+              "are now)</p>\n",
+              f);
+    }
 }
 
 /* The model's stacked plots on this region, and their values per phase. */
@@ -452,7 +425,7 @@ static void region_section(FILE *f, const fold_report *r, size_t i)
         text(f, g->warning);
         fputs("</p>\n", f);
     }
-    bands_part(f, r->trace, g);
+    bands_part(f, r->sources, g);
     for (size_t c = 0; c < g->ncounters && c < MAX_CHART_COUNTERS; c++)
         counter_chart(f, g, &g->counters[c]);
     if (g->ncounters > MAX_CHART_COUNTERS)

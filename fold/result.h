@@ -141,6 +141,8 @@ typedef struct fold_report {
     fold_run run;              /* the whole run */
     void *owner;               /* the read trace (fold_trace) the names point into (freed with the report) */
     struct fold_model_report *model; /* the model evaluated on the regions (model.h), or NULL */
+    struct fold_sources *sources; /* where the source files are read from (sources.h), set and freed by
+                                     hcafold.c; NULL: no source lines shown */
 } fold_report;
 
 void fold_report_free(fold_report *r);

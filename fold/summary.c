@@ -1,11 +1,13 @@
 /* summary.c: the text summary hcafold prints on stdout: the regions by total
  * time, their phases with the rate of each counter, and the dominant source
- * lines. */
+ * lines (with their text when the file is found: sources.h). */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "model.h"
 #include "result.h"
+#include "sources.h"
 #include "trace.h"
 #include "units.h"
 
@@ -166,7 +168,11 @@ void fold_write_summary(const fold_report *r, FILE *out)
                 fprintf(out, ", %.0f-%.0f %%", 100.0 * band->share_lo, 100.0 * band->share_hi);
             if (band->caller)
                 fprintf(out, ", called from %s", band->caller);
-            fputs(")\n", out);
+            char text[200];
+            if (fold_sources_line(r->sources, band->file, band->line, text, sizeof(text)) == FOLD_SOURCE_LINE_FOUND)
+                fprintf(out, ")  | %s\n", text + strspn(text, " \t"));
+            else
+                fputs(")\n", out);
         }
         if (r->model)
             model_summary(r->model, &r->model->regions[i], out);

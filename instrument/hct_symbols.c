@@ -5,7 +5,10 @@
  * into each other there (libdw's scopes: DW_TAG_inlined_subroutine with
  * DW_AT_call_file/DW_AT_call_line), as `perf report --inline` shows it. Names
  * follow hct_symbol_names.c: DWARF's linkage name or the symbol table's
- * canonical alias, demangled. */
+ * canonical alias, demangled. File names are absolute: a name the compiler
+ * recorded relative to its compilation directory (DWARF 5's line tables as
+ * elfutils reads them: "examples/app.c") is joined to the unit's
+ * DW_AT_comp_dir, so that the trace names its sources wherever it is read. */
 #include "hct_symbols.h"
 
 #include <elfutils/libdw.h>
@@ -17,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hca_source_path.h"
 #include "hct_symbol_names.h"
 
 #define MAX_ALIASES 32
@@ -127,6 +131,29 @@ static void copy_str(char *dst, size_t n, const char *src)
     snprintf(dst, n, "%s", src ? src : "");
 }
 
+/* A source file name of the compilation unit cu as an absolute path: joined to
+ * the unit's DW_AT_comp_dir when relative (as recorded when it has none, or
+ * when the path does not fit). */
+static void source_file(Dwarf_Die *cu, const char *file, char *dst, size_t n)
+{
+    Dwarf_Attribute attr;
+    const char *dir = file && file[0] != '/' && cu && dwarf_attr(cu, DW_AT_comp_dir, &attr) ? dwarf_formstring(&attr)
+                                                                                             : NULL;
+    if (!dir || dir[0] != '/' || hca_source_path_join(dir, file, dst, n) != 0)
+        copy_str(dst, n, file);
+}
+
+/* The file and line of a line table row, the file absolute (source_file). */
+static int line_source(Dwfl_Line *line, char *file, size_t n)
+{
+    int lineno = 0;
+    const char *name = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
+    file[0] = 0;
+    if (name)
+        source_file(dwfl_linecu(line), name, file, n);
+    return name ? lineno : -1;
+}
+
 /* Name, signature, declaration line and file of a function's DIE (an inlined
  * instance names its abstract origin); "??" if it has no name. */
 static void die_function(Dwarf_Die *die, hct_symbol *out)
@@ -144,7 +171,8 @@ static void die_function(Dwarf_Die *die, hct_symbol *out)
     int line = 0;
     if (dwarf_decl_line(die, &line) == 0)
         out->function_line = (uint32_t)line;
-    copy_str(out->file, sizeof(out->file), dwarf_decl_file(die));
+    Dwarf_Die cu;
+    source_file(dwarf_diecu(die, &cu, NULL, NULL), dwarf_decl_file(die), out->file, sizeof(out->file));
 }
 
 /* Where an inlined instance was called: DW_AT_call_file/DW_AT_call_line. */
@@ -158,7 +186,7 @@ static void call_site(Dwarf_Die *cu, Dwarf_Die *inlined, hct_symbol *caller)
     size_t nfiles = 0;
     if (dwarf_attr(inlined, DW_AT_call_file, &attr) && dwarf_formudata(&attr, &file) == 0 &&
         dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && file < nfiles)
-        copy_str(caller->file, sizeof(caller->file), dwarf_filesrc(files, file, NULL, NULL));
+        source_file(cu, dwarf_filesrc(files, file, NULL, NULL), caller->file, sizeof(caller->file));
 }
 
 /* The canonical name among the symbols at the start of the function holding
@@ -247,10 +275,10 @@ static void address_line(const hct_symbolizer *s, Dwfl_Module *mod, Dwarf_Addr a
                          hct_symbol *out)
 {
     Dwfl_Line *line = s->separate_debuginfo || has_embedded_dwarf(mod) ? dwfl_module_getsrc(mod, address) : NULL;
-    int lineno = 0;
-    const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
-    out->line = file ? (uint32_t)lineno : 0;
-    if (file)
+    char file[sizeof(out->file)];
+    int lineno = line_source(line, file, sizeof(file));
+    out->line = lineno >= 0 ? (uint32_t)lineno : 0;
+    if (lineno >= 0)
         copy_str(out->file, sizeof(out->file), file);
     else if (!out->file[0])
         copy_str(out->file, sizeof(out->file), modname);
@@ -347,11 +375,10 @@ int hct_symbol_keys(hct_symbolizer *s, uintptr_t address, uint64_t *keys)
                                   call_identity(cu, &scopes[idx[k - 1]])) | 1;
     uint64_t leaf;
     if (n > 0) { /* the innermost function and the address's line */
-        Dwfl_Line *line = dwfl_module_getsrc(mod, (Dwarf_Addr)address);
-        int lineno = 0;
-        const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
+        char file[sizeof(((hct_symbol *)0)->file)];
+        int lineno = line_source(dwfl_module_getsrc(mod, (Dwarf_Addr)address), file, sizeof(file));
         leaf = mix_key(mix_key(mix_key(module, 3), function_identity(&scopes[idx[0]])),
-                       mix_key(name_hash(file), (uint64_t)lineno));
+                       mix_key(name_hash(file), (uint64_t)(lineno > 0 ? lineno : 0)));
     } else { /* no DWARF: the symbol, or the address */
         GElf_Off offset = 0;
         GElf_Sym sym;
