@@ -8,7 +8,12 @@
 # (tests/burst_app.c and its Fortran twin burst_app.f90, 2 ranks, 40000
 # iterations: about 100 of the samples fall in kept bursts at 20000) fold at
 # default settings; instances holding a sample are excluded no more often than
-# the others (within 3 binomial standard deviations); the stage boundary
+# a sample falls in an excluded instance by chance (within 3 binomial standard
+# deviations): wall-clock samples fall in proportion to an instance's wall
+# time, so that chance is the excluded instances' share of the wall time (at a
+# load of 13-19 on 2 cores most of it is in preempted bursts, which the filter
+# rightly excludes: 85-88 % of the sampled bursts and 16-31 % of the others
+# were; docs/benchmarks.md, "Stage boundaries against truth"); the stage boundary
 # folds within 0.02 of the truth the program records itself (CLOCK_MONOTONIC
 # around the stages of every burst: the median position), though a sample
 # costs about 100 us of a 70 us burst on the shared 2-core VMs we test on
@@ -23,7 +28,8 @@ dir=$(fresh_dir)
 cd "$dir" || exit 1
 
 # a region line of foldstat, tab-separated: 5 instances, 7 excluded, 9 samples
-# used, 11 instances holding a sample, 12 of those excluded, 13 tool ns removed
+# used, 11 instances holding a sample, 12 of those excluded, 13 tool ns removed,
+# 14 wall ns of the excluded instances, 15 of all
 region_line() { # NAME-PATTERN FILE
     awk -F'\t' -v p="$1" '$1 == "region" && $2 ~ p { print; exit }' "$2"
 }
@@ -83,11 +89,13 @@ real_program() { # APP SOURCE-NAME LABEL
     "$FOLDSTAT" "$trace" > real.stat
     line=$(region_line "^MPI_Iprobe@$src:[0-9]* -> MPI_Iprobe" real.stat)
     ninst=$(field "$line" 5) x=$(field "$line" 7) ns=$(field "$line" 11) xs=$(field "$line" 12)
-    echo "# $ns of $ninst instances hold a sample; $xs of those and $((x - xs)) of the others excluded"
-    ok "$(awk -v n="$ninst" -v x="$x" -v ns="$ns" -v xs="$xs" 'BEGIN {
-        p = (x - xs) / (n - ns); bound = ns * p + 3 * sqrt(ns * p * (1 - p)) + 1
+    share=$(echo "$line" | awk -F'\t' '{ printf "%.3f", ($15 > 0 ? $14 / $15 : 1) }')
+    echo "# $ns of $ninst instances hold a sample; $xs of those and $((x - xs)) of the others excluded;" \
+        "the excluded hold $share of the wall time"
+    ok "$(awk -v p="$share" -v ns="$ns" -v xs="$xs" 'BEGIN {
+        bound = ns * p + 3 * sqrt(ns * p * (1 - p)) + 1
         print (ns >= 20 && xs <= bound) ? 0 : 1 }')" \
-        "$label: instances holding a sample are excluded no more often than the others ($xs of $ns)"
+        "$label: instances holding a sample are excluded no more often than by chance ($xs of $ns, chance $share)"
     ok "$(field "$line" 13 | awk '{ print ($1 > 0) ? 0 : 1 }')" "$label: the tracer's own time is recorded and removed"
     # the truth: the median over both ranks' bursts of the boundary's position;
     # found: where the first stage_b band starts
