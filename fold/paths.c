@@ -18,7 +18,21 @@ typedef struct {
     const uint32_t *chain; /* regions, root first */
     uint32_t len;
     uint32_t instance;
+    int copy; /* the same interrupt as the sample before (see same_interrupt) */
 } stack;
+
+/* Two samples of one instance with the same stack and the same counter values
+ * are one interrupt: a wall-clock signal that arrived after several expiries
+ * (a preempted thread) stands for all of them, one copy each
+ * (docs/trace-format.md, "Samples"). They are one observation of the path:
+ * counted apart, the copies in preempted instances looked like instances
+ * whose samples never mixed two branches, and burst_app's bursts split into
+ * a stage_a path and a stage_b path. */
+static int same_interrupt(const fold_trace *t, const fold_sample *a, const fold_sample *b)
+{
+    return a->context == b->context && t->ncounters > 0 && a->values && b->values &&
+           memcmp(a->values, b->values, t->ncounters * sizeof(*a->values)) == 0;
+}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -114,9 +128,11 @@ int fold_paths_find(const fold_trace *t, const fold_instance *ins, size_t n, fol
             if (c >= t->ncontexts)
                 continue;
             uint32_t len = t->contexts[c].depth + 1;
+            const fold_sample *sample = &L->samples[ins[i].first_sample + j];
+            int copy = k > 0 && s[k - 1].instance == i && same_interrupt(t, sample - 1, sample);
             for (uint32_t d = len; d > 0 && c < t->ncontexts; d--, c = t->contexts[c].parent)
                 frames[f + d - 1] = t->contexts[c].region;
-            s[k++] = (stack){ frames + f, len, (uint32_t)i };
+            s[k++] = (stack){ frames + f, len, (uint32_t)i, copy };
             f += len;
         }
     }
@@ -192,8 +208,8 @@ int fold_paths_find(const fold_trace *t, const fold_instance *ins, size_t n, fol
     double expected = 0;
     for (size_t a = 0; a < ns;) {
         size_t e = a, m = 0;
-        while (e < ns && s[e].instance == s[a].instance)
-            m += sbranch[e++] != UINT32_MAX;
+        for (; e < ns && s[e].instance == s[a].instance; e++)
+            m += sbranch[e] != UINT32_MAX && !s[e].copy;
         if (m >= 2) {
             double same = 0;
             for (size_t b = 0; b < nb; b++)

@@ -10,6 +10,7 @@
  *   3. the paths are kept apart only if, were they one, instances with two
  *      or more samples would have mixed them at least 5 times (expected
  *      count, sum over those instances of 1 - sum_p share_p^m): none did;
+ *      copies of one interrupt (same stack and counter values) count once;
  *   4. an instance goes to the path of most of its samples; an instance
  *      without samples to the path whose median duration is nearest its own
  *      (in log duration; ties: the larger path). */

@@ -26,6 +26,31 @@ static inline uint64_t hct_perf_due(uint64_t when, uint64_t count, uint64_t coun
     return when > late ? when - late : 0;
 }
 
+/* The wall-clock source: when the thread stopped for a timer that expired at
+ * `expiry`, given the machine's interrupt latency (how long a running thread
+ * runs on after its timer's expiry before the interrupt stops it: 1.5-3 us
+ * on the VMs we test on, measured once per process, hct_sampling_wall.c);
+ * never after the handler's start t0. Counted from the expiry itself, that
+ * program time became the tracer's and every sample was placed that much too
+ * early in its instance (docs/benchmarks.md, "Stage boundaries against
+ * truth"). */
+static inline uint64_t hct_wall_stopped(uint64_t expiry, uint64_t latency, uint64_t t0)
+{
+    return expiry + latency < t0 ? expiry + latency : t0;
+}
+
+/* The median of n > 0 measured latencies v (sorted in place; n is small). */
+static inline uint64_t hct_latency_median(uint64_t *v, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            uint64_t x = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = x;
+        }
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 /* The delivery of an interrupt due at `due` (0: the source does not say) to a
  * handler that started at t0, ns; a preempted one (longer than
  * HCT_DELIVERY_MAX, or due after t0) counts as the thread's previous delivery

@@ -69,6 +69,7 @@ struct hct_smp_thread {
     void *mem;
     size_t memsize;
     volatile sig_atomic_t armed, warming;
+    hct_wall_probe probe; /* SRC_WALL: hct_wall_measure's signals */
     int fd;          /* SRC_PERF */
     struct perf_event_mmap_page *ovf; /* SRC_PERF: its ring of overflow times, or NULL */
     size_t ovf_size;                  /* mapped bytes: the header page and the data page */
@@ -98,6 +99,9 @@ static struct {
     hca_ref igen, stats_class;
     struct sigaction old;
     int installed;
+    _Atomic int latency_claimed; /* SRC_WALL: the first thread measures the interrupt latency... */
+    _Atomic uint64_t wall_latency; /* ... in ns (hct_delivery.h, hct_wall_stopped) */
+    _Atomic uint64_t return_ns;    /* ... and the handler's return, counted with its time */
 } S;
 
 static HCT_TLS hct_smp_thread *tls_smp;
@@ -278,12 +282,13 @@ static void commit_sample(hct_smp_thread *s, sample_rec *r)
  * unless the signal woke the thread from a sleep: that wait was the program's,
  * neither its CPU time nor the tracer's (counted as the tracer's, it lowered
  * truth_app's folded CPU share by 2 points); the handler's own time still is. */
-static uint64_t interrupt_due(hct_smp_thread *s, int asleep)
+static uint64_t interrupt_due(hct_smp_thread *s, int asleep, uint64_t t0)
 {
     if (S.source == SRC_PERF)
         return perf_overflow_due(s);
-    if (S.source == SRC_WALL && s->wall_nstamps > 0 && !asleep)
-        return s->wall_stamps[s->wall_nstamps - 1];
+    if (S.source == SRC_WALL && s->wall_nstamps > 0 && !asleep) /* when the thread stopped for it */
+        return hct_wall_stopped(s->wall_stamps[s->wall_nstamps - 1],
+                                atomic_load_explicit(&S.wall_latency, memory_order_relaxed), t0);
     return 0;
 }
 
@@ -311,6 +316,12 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
         errno = saved_errno;
         return;
     }
+    if (s->probe.armed) { /* hct_wall_measure: it only needs to know when */
+        s->probe.handler_end = hca_clock_now();
+        s->probe.hit = 1;
+        errno = saved_errno;
+        return;
+    }
     hct_sleep_interrupted(); /* a sleep it ends is resumed (hct_sleep.c) */
     if (s->armed) {
         uint64_t t0 = hca_clock_now();
@@ -323,7 +334,7 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
         else
             r = take_sample(s, ucv, t0);
         /* read after the sample, not between its time and counters */
-        uint64_t before = hct_delivery(&s->delivery, interrupt_due(s, hct_sleep_asleep()), t0);
+        uint64_t before = hct_delivery(&s->delivery, interrupt_due(s, hct_sleep_asleep(), t0), t0);
         if (r) {
             r->tool_ns = s->t->tool_ns + before;
             r->tool_cpu_ns = s->t->tool_cpu_ns + before;
@@ -333,7 +344,9 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
          * must not sit between the sample's timestamp and its counter values */
         rearm(s);
         if (!inside) { /* inside, the tracer's own measurement covers this */
-            uint64_t spent = hct_tool_work(&s->handler_last, hca_clock_now() - t0);
+            /* and its return, which it cannot time: measured once (hct_wall_measure) */
+            uint64_t ret = atomic_load_explicit(&S.return_ns, memory_order_relaxed);
+            uint64_t spent = hct_tool_work(&s->handler_last, hca_clock_now() - t0 + ret);
             s->handler_ns += spent;
             s->delivery_ns += before;
             s->t->tool_ns += before + spent;
@@ -484,6 +497,11 @@ hct_smp_thread *hct_sampling_thread_start(hct_thread *t)
             return NULL;
         }
         s->has_timer = 1;
+        if (wall && !atomic_exchange(&S.latency_claimed, 1)) { /* once per process */
+            hct_wall_costs c = hct_wall_measure(s->timer, &s->probe);
+            atomic_store(&S.wall_latency, c.latency);
+            atomic_store(&S.return_ns, c.ret);
+        }
         s->armed = 1;
         if (wall) {
             s->wall_due = hca_clock_now() + next_period(s);
@@ -664,8 +682,10 @@ void hct_sampling_report(void)
                        full = atomic_load(&totals.lost_full), no_cc = atomic_load(&totals.lost_no_context);
     unsigned long long taken = n + full + no_cc; /* the handler ran to the end for these */
     hct_message("rank %d: %llu samples (%.0f ns delivering the interrupt, %.0f ns in the handler, %.0f ns to write "
-                "each), lost %llu in the tracer, %llu to a full buffer, %llu to a full context table",
+                "each), lost %llu in the tracer, %llu to a full buffer, %llu to a full context table; timer interrupt "
+                "latency %llu ns, handler's return %llu ns",
                 hct.rank, n, taken ? (double)atomic_load(&totals.delivery_ns) / (double)taken : 0.0,
                 taken ? (double)atomic_load(&totals.handler_ns) / (double)taken : 0.0,
-                n ? (double)atomic_load(&totals.drain_ns) / (double)n : 0.0, in_tool, full, no_cc);
+                n ? (double)atomic_load(&totals.drain_ns) / (double)n : 0.0, in_tool, full, no_cc,
+                (unsigned long long)atomic_load(&S.wall_latency), (unsigned long long)atomic_load(&S.return_ns));
 }

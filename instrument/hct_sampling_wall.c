@@ -21,10 +21,18 @@
  * page fault) between an expiry and the signal counts later, a skew of that
  * length. A prompt signal (a running thread: 50 us in this VM) is stamped
  * when handled, right before its counters are read, as a boundary is
- * (docs/trace-format.md, "Samples"). */
+ * (docs/trace-format.md, "Samples").
+ * A running thread does not stop at its timer's expiry but when the timer's
+ * interrupt arrives, a latency measured once per process (median of a few
+ * trials, hct_wall_measure): the delivery counted as the tracer's time starts
+ * then (hct_delivery.h, hct_wall_stopped); the same trials measure the
+ * handler's return, which the handler cannot time itself. */
 #include "hct_sampling_wall.h"
 
 #include <string.h>
+
+#include "hca_clock.h"
+#include "hct_delivery.h"
 
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -52,4 +60,35 @@ void hct_wall_timer_arm_at(timer_t timer, uint64_t due)
 uint64_t hct_wall_stamp(uint64_t due, uint64_t now, int n)
 {
     return n == 1 && now - due < HCT_WALL_PROMPT_NS ? now : due;
+}
+
+hct_wall_costs hct_wall_measure(timer_t timer, hct_wall_probe *probe)
+{
+    uint64_t latency[HCT_WALL_LATENCY_TRIALS], ret[HCT_WALL_LATENCY_TRIALS];
+    int n = 0;
+    probe->armed = 1;
+    for (int trial = 0; trial < HCT_WALL_LATENCY_TRIALS; trial++) {
+        probe->hit = 0;
+        uint64_t due = hca_clock_now() + 50000, give_up = due + 20000000, last = 0, t = 0;
+        hct_wall_timer_arm_at(timer, due);
+        /* the last reading before the handler ran: when the thread stopped */
+        while (!probe->hit && t < give_up) {
+            t = hca_clock_now();
+            if (!probe->hit)
+                last = t;
+        }
+        uint64_t resumed = hca_clock_now(); /* the first reading after it returned */
+        if (!probe->hit)
+            break; /* never fired (the signal blocked?): nothing known */
+        latency[n] = last > due ? last - due : 0;
+        ret[n++] = resumed > probe->handler_end ? resumed - probe->handler_end : 0;
+    }
+    probe->armed = 0;
+    probe->hit = 0;
+    hct_wall_costs c = { 0, 0 };
+    if (n) {
+        c.latency = hct_latency_median(latency, n);
+        c.ret = hct_latency_median(ret, n);
+    }
+    return c;
 }

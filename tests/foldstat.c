@@ -6,6 +6,7 @@
  *   location <id> <rank> <thread> <events> <samples_read> <samples_kept> <unbalanced> <unclosed>
  *   region <name> <kind> <group>/<ngroups> <instances> <used> <excluded> <samples> <samples_used> <median_ns>
  *          <instances holding a sample> <excluded of those> <tracer's time removed, ns>
+ *          <traced wall time of the excluded instances, ns> <of all instances, ns>
  *   counter <region> <counter> <instances> <points> <mean_total> <rate_factor/s> <y at x in [0.38,0.42)> (with --points)
  *   band <region> <function> <file>:<line> <samples>  (leaf functions of the used samples, with --points)
  *   digest <hex>   (of everything read: equal for any --jobs)
@@ -280,14 +281,20 @@ int main(int argc, char **argv)
     for (size_t f = 0; f < t.nfolds; f++) {
         const fold_region *r = &t.folds[f];
         size_t sampled = 0, sampled_excluded = 0;
-        for (size_t k = 0; k < r->ninstances; k++)
-            if (r->instances[k].nsamples) {
+        double wall_excluded = 0, wall = 0; /* as traced: the program's time and the tracer's */
+        for (size_t k = 0; k < r->ninstances; k++) {
+            const fold_instance *in = &r->instances[k];
+            double w = (double)(in->t1 - in->t0) + (double)in->tool_ns;
+            wall += w;
+            wall_excluded += in->excluded != FOLD_USED ? w : 0;
+            if (in->nsamples) {
                 sampled++;
-                sampled_excluded += r->instances[k].excluded != FOLD_USED;
+                sampled_excluded += in->excluded != FOLD_USED;
             }
-        printf("region\t%s\t%s\t%u/%u\t%zu\t%zu\t%zu\t%zu\t%zu\t%.0f\t%zu\t%zu\t%.0f\n", r->name, kind_name(r->kind),
-               r->group, r->ngroups, r->ninstances, r->nused, r->nexcluded, r->nsamples, r->nsamples_used, r->median_ns,
-               sampled, sampled_excluded, r->tool_ns);
+        }
+        printf("region\t%s\t%s\t%u/%u\t%zu\t%zu\t%zu\t%zu\t%zu\t%.0f\t%zu\t%zu\t%.0f\t%.0f\t%.0f\n", r->name,
+               kind_name(r->kind), r->group, r->ngroups, r->ninstances, r->nused, r->nexcluded, r->nsamples,
+               r->nsamples_used, r->median_ns, sampled, sampled_excluded, r->tool_ns, wall_excluded, wall);
         if (points)
             print_points(&t, r);
     }

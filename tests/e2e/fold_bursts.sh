@@ -5,12 +5,19 @@
 # the truth, every sample inside kept instances used, the source bands at
 # their true times, task-clock at its true rate, the removed time reported.
 # 2. Real programs with bursts of about 100 us between MPI calls
-# (tests/burst_app.c and its Fortran twin burst_app.f90, 2 ranks) fold at
+# (tests/burst_app.c and its Fortran twin burst_app.f90, 2 ranks, 40000
+# iterations: about 100 of the samples fall in kept bursts at 20000) fold at
 # default settings; instances holding a sample are excluded no more often than
-# the others (within 3 binomial standard deviations); the stage boundary is
-# near its true 0.40 (within 0.2: on the shared 2-core VMs we test on, a sample
-# costs about 100 us of a 70 us burst and the machine's load preempts the
-# bursts; found at 0.32-0.33 at a load average of 20-30).
+# a sample falls in an excluded instance by chance (within 3 binomial standard
+# deviations): wall-clock samples fall in proportion to an instance's wall
+# time, so that chance is the excluded instances' share of the wall time (at a
+# load of 13-19 on 2 cores most of it is in preempted bursts, which the filter
+# rightly excludes: 85-88 % of the sampled bursts and 16-31 % of the others
+# were; docs/benchmarks.md, "Stage boundaries against truth"); the stage boundary
+# folds within 0.02 of the truth the program records itself (CLOCK_MONOTONIC
+# around the stages of every burst: the median position), though a sample
+# costs about 100 us of a 70 us burst on the shared 2-core VMs we test on
+# (docs/benchmarks.md, "Stage boundaries against truth").
 . "$(dirname "$0")/lib.sh"
 SYNTH="$BUILD/tests/hcasynth"
 FOLD="$BUILD/bin/hcafold"
@@ -21,7 +28,8 @@ dir=$(fresh_dir)
 cd "$dir" || exit 1
 
 # a region line of foldstat, tab-separated: 5 instances, 7 excluded, 9 samples
-# used, 11 instances holding a sample, 12 of those excluded, 13 tool ns removed
+# used, 11 instances holding a sample, 12 of those excluded, 13 tool ns removed,
+# 14 wall ns of the excluded instances, 15 of all
 region_line() { # NAME-PATTERN FILE
     awk -F'\t' -v p="$1" '$1 == "region" && $2 ~ p { print; exit }' "$2"
 }
@@ -61,15 +69,15 @@ grep -q '"tool_time_removed":[[:space:]]*true' "$json"
 ok $(($? != 0 || $(awk -v a="$in_json" -v b="$removed" 'BEGIN { d = a - b; print (d < 1e-6 && d > -1e-6) ? 0 : 1 }'))) \
     "synthetic: fold.json says so too (tool_time_s $in_json, tool_time_removed)"
 
-# 2. the real programs, C and Fortran: 2 x 20000 bursts of about 100 us,
+# 2. the real programs, C and Fortran: 2 x 40000 bursts of about 100 us,
 #    default sampling (20 ms)
 real_program() { # APP SOURCE-NAME LABEL
     app=$1 src=$2 label=$3
     mkdir "$label" && cd "$label" || return
-    plain_mpirun 2 "$app" > plain.out 2> plain.err
+    plain_mpirun 2 "$app" 40000 > plain.out 2> plain.err
     ok $? "$label runs untraced"
     mkdir run
-    (cd run && traced_mpirun 2 "$app" > out 2> err)
+    (cd run && traced_mpirun 2 "$app" 40000 100 0.4 truth > out 2> err)
     ok $? "$label runs traced"
     check "$label: traced output equals untraced output" cmp plain.out run/out
     trace=$(cd run && the_trace) && trace=$dir/$label/run/$trace
@@ -81,16 +89,26 @@ real_program() { # APP SOURCE-NAME LABEL
     "$FOLDSTAT" "$trace" > real.stat
     line=$(region_line "^MPI_Iprobe@$src:[0-9]* -> MPI_Iprobe" real.stat)
     ninst=$(field "$line" 5) x=$(field "$line" 7) ns=$(field "$line" 11) xs=$(field "$line" 12)
-    echo "# $ns of $ninst instances hold a sample; $xs of those and $((x - xs)) of the others excluded"
-    ok "$(awk -v n="$ninst" -v x="$x" -v ns="$ns" -v xs="$xs" 'BEGIN {
-        p = (x - xs) / (n - ns); bound = ns * p + 3 * sqrt(ns * p * (1 - p)) + 1
+    share=$(echo "$line" | awk -F'\t' '{ printf "%.3f", ($15 > 0 ? $14 / $15 : 1) }')
+    echo "# $ns of $ninst instances hold a sample; $xs of those and $((x - xs)) of the others excluded;" \
+        "the excluded hold $share of the wall time"
+    ok "$(awk -v p="$share" -v ns="$ns" -v xs="$xs" 'BEGIN {
+        bound = ns * p + 3 * sqrt(ns * p * (1 - p)) + 1
         print (ns >= 20 && xs <= bound) ? 0 : 1 }')" \
-        "$label: instances holding a sample are excluded no more often than the others ($xs of $ns)"
+        "$label: instances holding a sample are excluded no more often than by chance ($xs of $ns, chance $share)"
     ok "$(field "$line" 13 | awk '{ print ($1 > 0) ? 0 : 1 }')" "$label: the tracer's own time is recorded and removed"
-    boundary=$(awk '$1 == "source" && $3 ~ /stage_b$/ { split($2, a, "-"); print a[1]; exit }' real.txt)
-    echo "# stage boundary found at ${boundary:-none} (true 0.40)"
-    ok "$(awk -v b="${boundary:-9}" 'BEGIN { d = b - 0.4; if (d < 0) d = -d; print (d <= 0.2) ? 0 : 1 }')" \
-        "$label: the stage boundary within 0.2 of its true 0.40 (${boundary:-none})"
+    # the truth: the median over both ranks' bursts of the boundary's position;
+    # found: where the first stage_b band starts
+    truth=$(awk '$1 == "B" && $4 > $2 { printf "%.6f\n", ($3 - $2) / ($4 - $2) }' run/truth.0 run/truth.1 | sort -g |
+        awk '{ v[NR] = $1 } END { if (NR) printf "%.4f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+    boundary=$(python3 -c 'import json, re, sys
+for r in json.load(open(sys.argv[1]))["regions"]:
+    if re.match(r"MPI_Iprobe@[^ ]* -> MPI_Iprobe", r["name"]):
+        print(next(("%.4f" % b["start"] for b in r["source_bands"] if b["function"].endswith("stage_b")), "")); break' \
+        "${trace%.otf2}.fold/fold.json")
+    echo "# stage boundary found at ${boundary:-none} (truth ${truth:-none})"
+    ok "$(awk -v b="${boundary:-9}" -v t="${truth:-0}" 'BEGIN { d = b - t; if (d < 0) d = -d; print (t > 0 && d <= 0.02) ? 0 : 1 }')" \
+        "$label: the stage boundary within 0.02 of its truth ${truth:-none} (${boundary:-none})"
     cd "$dir" || exit 1
 }
 real_program "$APP" burst_app.c burst_app

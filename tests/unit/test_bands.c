@@ -118,6 +118,69 @@ static void short_dominance_opens_no_band(void **state)
     free(b);
 }
 
+/* The edge between the one phase_a band and the phase_b band after it, at
+ * depth 1, of n samples whose x and phase are given (frames in fr). */
+static double a_b_edge(fold_stack_sample *s, fold_frame (*fr)[2], size_t n, const double *x, const uint32_t *phase)
+{
+    for (size_t i = 0; i < n; i++) {
+        fr[i][0] = (fold_frame){ MAIN, 1 };
+        fr[i][1] = (fold_frame){ phase[i], 5 };
+        s[i] = (fold_stack_sample){ x[i], fr[i], 2 };
+    }
+    fold_band *b;
+    size_t nb, found = 0;
+    uint32_t best;
+    double edge = -1;
+    assert_int_equal(fold_bands(s, n, NULL, &b, &nb, &best), 0);
+    for (size_t i = 0; i + 1 < nb; i++)
+        if (b[i].depth == 1 && b[i].function == PHASE_A && b[i + 1].function == PHASE_B) {
+            assert_true(b[i + 1].start == b[i].end);
+            assert_true(b[i].share == b[i].end - b[i].start);
+            edge = b[i].end;
+            found++;
+        }
+    assert_int_equal(found, 1);
+    free(b);
+    return edge;
+}
+
+/* 80 samples evenly spread, phase_a before 0.43, phase_b after: 20 bins of
+ * 0.05, so the bin [0.40, 0.45) is phase_a's by 3 samples to 1 and a band
+ * edge on bins alone lies at 0.45. The change of routine among the samples
+ * is between 0.419 and 0.431: the edge within 0.01 of 0.43. */
+static void edge_between_bins_is_at_the_samples(void **state)
+{
+    (void)state;
+    static fold_frame fr[80][2];
+    static fold_stack_sample s[80];
+    double x[80];
+    uint32_t phase[80];
+    for (size_t i = 0; i < 80; i++) {
+        x[i] = ((double)i + 0.5) / 80.0;
+        phase[i] = x[i] < 0.43 ? PHASE_A : PHASE_B;
+    }
+    double edge = a_b_edge(s, fr, 80, x, phase);
+    assert_true(edge > 0.42 && edge < 0.44);
+}
+
+/* Sparse samples: phase_a's 30 over [0, 0.29], phase_b's 30 over [0.41, 1];
+ * 15 bins of 0.067, the one before the edge at 0.40 empty: the edge goes
+ * halfway between the last sample of phase_a and the first of phase_b. */
+static void edge_across_an_empty_bin_is_between_the_samples(void **state)
+{
+    (void)state;
+    static fold_frame fr[60][2];
+    static fold_stack_sample s[60];
+    double x[60];
+    uint32_t phase[60];
+    for (size_t i = 0; i < 60; i++) {
+        x[i] = i < 30 ? 0.29 * (double)i / 29.0 : 0.41 + 0.59 * (double)(i - 30) / 29.0;
+        phase[i] = i < 30 ? PHASE_A : PHASE_B;
+    }
+    double edge = a_b_edge(s, fr, 60, x, phase);
+    assert_true(edge > 0.349 && edge < 0.351);
+}
+
 static void bad_input_is_refused(void **state)
 {
     (void)state;
@@ -137,6 +200,8 @@ int main(void)
         cmocka_unit_test(three_phases_are_found),
         cmocka_unit_test(deterministic),
         cmocka_unit_test(short_dominance_opens_no_band),
+        cmocka_unit_test(edge_between_bins_is_at_the_samples),
+        cmocka_unit_test(edge_across_an_empty_bin_is_between_the_samples),
         cmocka_unit_test(bad_input_is_refused),
     };
     return cmocka_run_group_tests_name("source bands", tests, NULL, NULL);

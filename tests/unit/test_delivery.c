@@ -2,7 +2,8 @@
  * (instrument/hct_delivery.h): task-clock counted beyond the armed period
  * moves the due time earlier, a preempted delivery (or handler, or
  * boundary) counts as the previous one instead of its whole length, a source
- * without due times adds nothing. */
+ * without due times adds nothing; the wall-clock source counts from when the
+ * thread stopped, its timer's expiry plus the measured interrupt latency. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -69,6 +70,32 @@ static void test_no_due_time_adds_nothing(void **state)
     assert_int_equal(hct_delivery(&last, 0, 100 * MS), 0);
 }
 
+/* the wall-clock source: a running thread stops 2.7 us after its timer's
+ * expiry (the interrupt's latency); the delivery counts from then, 67 us of a
+ * handler that started 69.7 us after the expiry, not 69.7 */
+static void test_wall_delivery_counts_from_the_stop(void **state)
+{
+    (void)state;
+    uint64_t last = 0, expiry = 100 * MS, t0 = expiry + 69700;
+    assert_int_equal(hct_delivery(&last, hct_wall_stopped(expiry, 2700, t0), t0), 67 * US);
+    /* a latency longer than this delivery: none, not a preempted one */
+    assert_int_equal(hct_wall_stopped(expiry, 2700, expiry + 1000), expiry + 1000);
+    assert_int_equal(hct_delivery(&last, hct_wall_stopped(expiry, 2700, expiry + 1000), expiry + 1000), 0);
+    /* no latency measured: from the expiry */
+    assert_int_equal(hct_wall_stopped(expiry, 0, t0), expiry);
+}
+
+/* the latency is the median of its trials: a preempted trial (5 ms) and a
+ * trial that stopped before its expiry (0) do not move it */
+static void test_latency_is_the_median(void **state)
+{
+    (void)state;
+    uint64_t v[9] = { 2600, 5 * MS, 2700, 2500, 0, 2800, 2650, 3000, 2750 };
+    assert_int_equal(hct_latency_median(v, 9), 2700);
+    uint64_t w[4] = { 3000, 1000, 2000, 4000 };
+    assert_int_equal(hct_latency_median(w, 4), 2500);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -77,6 +104,8 @@ int main(void)
         cmocka_unit_test(test_preempted_delivery_counts_as_the_previous),
         cmocka_unit_test(test_preempted_work_counts_as_the_previous),
         cmocka_unit_test(test_no_due_time_adds_nothing),
+        cmocka_unit_test(test_wall_delivery_counts_from_the_stop),
+        cmocka_unit_test(test_latency_is_the_median),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -455,6 +455,29 @@ static void single_samples_do_not_split_paths(void **state)
     fold_trace_free(&t);
 }
 
+/* As above, and 20 preempted instances whose one wall-clock signal stood for
+ * 4 expiries: 4 copies of one sample (same stack, same counter values), of
+ * path_a or of path_b. Copies are one observation: still one region (they
+ * counted as 4 samples that never mixed the branches: two regions). */
+static void copies_of_one_interrupt_do_not_split_paths(void **state)
+{
+    (void)state;
+    static const double row[1] = { 123456.0 };
+    fold_trace t;
+    make_halo_trace(&t, 2);
+    for (size_t i = 0; i < 140; i++) {
+        add(&t, i % 2, FOLD_KIND_BURST, CC_WAITALL, CC_ISEND_10, i < 120 ? 10e6 : 40e6, 0);
+        add_samples(&t, i % 2, (i / 2) % 2 ? CC_PATH_B : CC_PATH_A, i < 120 ? 1 : 4);
+        fold_location *L = &t.locations[i % 2];
+        for (size_t k = L->nsamples - (i < 120 ? 1 : 4); k < L->nsamples; k++)
+            L->samples[k].values = row;
+    }
+    build(&t, NULL);
+    assert_int_equal(t.folds[0].npaths, 1);
+    assert_null(t.folds[0].path_label);
+    fold_trace_free(&t);
+}
+
 /* Every 4th instance does twice the work; the machine's noise (+-30 %) leaves
  * no gap wide enough between the two modes of CPU time, but the valley
  * between them splits them: two groups, not outliers. */
@@ -517,6 +540,7 @@ int main(void)
         cmocka_unit_test(same_code_on_every_rank_is_one_region),
         cmocka_unit_test(code_paths_are_separate_regions),
         cmocka_unit_test(single_samples_do_not_split_paths),
+        cmocka_unit_test(copies_of_one_interrupt_do_not_split_paths),
         cmocka_unit_test(bimodal_cpu_times_are_two_groups),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
