@@ -382,8 +382,10 @@ static uint32_t anchor_depth(const fold_trace *t, const uint32_t *path, uint32_t
 /* OpenMP (anchor set): stacks are cut at the outlined function the region's
  * code runs in (anchor; else anchor2, its caller), so that threads entering
  * the same code from different places (an OpenMP master and its workers) line
- * up. Other regions (anchor NULL): all stacks are cut at their deepest common
- * caller (anchor.h); callers[] hold the region's boundary calls. */
+ * up. Other regions (anchor and anchor2 NULL): all stacks are cut at one
+ * depth, their deepest common caller (anchor.h); callers[] hold the region's
+ * boundary calls. (A burst's stacks cut at its opening call's function when
+ * they held it, the others not, split at the root: bands named `_start`.) */
 static int fold_source(const fold_trace *t, const fold_points *p, const fold_options *o, const char *anchor,
                        const char *anchor2, const char *const *callers, size_t ncallers, fold_anchors *known,
                        fold_region_result *g)
@@ -568,7 +570,8 @@ static int fold_one(const fold_trace *t, const fold_region *f, size_t index, con
             callers[1] = t->regions[t->contexts[parent].region].name;
     }
     if (rc == 0)
-        rc = fold_source(t, &p, o, f->kind == FOLD_KIND_OPENMP ? own : NULL, caller, callers, 2, known, g);
+        rc = fold_source(t, &p, o, f->kind == FOLD_KIND_OPENMP ? own : NULL, f->kind == FOLD_KIND_OPENMP ? caller : NULL,
+                         callers, 2, known, g);
     g->cpu_share = NAN;
     for (size_t c = 0; c < t->ncounters && c < p.ncounters; c++)
         if (strcmp(t->counters[c].name, "task-clock") == 0 && p.counters[c].instances)
