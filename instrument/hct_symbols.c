@@ -388,8 +388,7 @@ int hct_symbolize_inline(hct_symbolizer *s, uintptr_t address, hct_symbol *out, 
         copy_str(out->signature, sizeof(out->signature), out->function);
         return 1;
     }
-    Dwarf_Addr base = 0;
-    const char *modname = dwfl_module_info(mod, NULL, &base, NULL, NULL, NULL, NULL, NULL);
+    const char *modname = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
     Dwarf_Die *cu = NULL, *scopes = NULL;
     int idx[HCT_INLINE_MAX];
     int nfn = address_scopes(s, mod, address, &cu, &scopes, idx);
@@ -406,9 +405,9 @@ int hct_symbolize_inline(hct_symbolizer *s, uintptr_t address, hct_symbol *out, 
     if (n == 0) { /* no DWARF: the symbol table */
         memset(out, 0, sizeof(*out));
         if (!symbol_function(mod, (Dwarf_Addr)address, out) && !plt_function(mod, (Dwarf_Addr)address, out)) {
-            snprintf(out->function, sizeof(out->function), "%s+0x%lx", modname ? modname : "??",
-                     (unsigned long)(address - base));
-            copy_str(out->signature, sizeof(out->signature), out->function);
+            /* the library region: one name for all its unnamed code, the module as canonical name */
+            hct_library_region_name(modname, out->function, sizeof(out->function));
+            copy_str(out->signature, sizeof(out->signature), modname ? modname : out->function);
         }
         n = 1;
     }

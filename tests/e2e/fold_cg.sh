@@ -7,7 +7,10 @@
 #     bands name exchange_halo and cg_calc_w, never the program's entry
 #     (`_start`: stacks cut at the opening call's function were mixed with
 #     stacks cut nowhere);
-#   - no __libc_start_main or `_start` in the summary.
+#   - code of a library without symbols (Debian's libgomp: its barrier and
+#     team internals, where the 2 threads wait) is named as the library
+#     region, "libgomp.so.1 (OpenMP runtime)", never "lib+0xOFFSET";
+#   - no __libc_start_main, `_start` or "+0x" in the summary.
 . "$(dirname "$0")/lib.sh"
 FOLD="$BUILD/bin/hcafold"
 dir=$(fresh_dir)
@@ -32,9 +35,13 @@ print("ok" if "exchange_halo" in got and "cg_calc_w" in got else "not ok",
       "its bands name exchange_halo and cg_calc_w:", got)
 bands = [b["function"] for r in doc["regions"] for b in r.get("source_bands", [])]
 print("ok" if "_start" not in bands else "not ok", "no band names _start:", bands.count("_start"))
+raw = sorted({b for b in bands if "+0x" in b})
+print("ok" if not raw else "not ok", "no band is named lib+0xOFFSET:", raw[:3])
+print("ok" if "libgomp.so.1 (OpenMP runtime)" in bands else "not ok",
+      "the OpenMP runtime's unnamed code is one library region:", sorted({b for b in bands if "libgomp" in b}))
 PY
 checks_as_tap checks
 grep -q 'not ok' checks && sed -n '1,30p' summary.txt | sed 's/^/# /'
-! grep -q '__libc_start_main\|_start ' summary.txt
-ok $? "no __libc_start_main or _start in the summary"
+! grep -q '__libc_start_main\|_start \|+0x' summary.txt
+ok $? "no __libc_start_main, _start or +0x in the summary"
 cd / && rm -rf "$dir"
