@@ -352,11 +352,14 @@ int hct_symbol_keys(hct_symbolizer *s, uintptr_t address, uint64_t *keys)
         const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
         leaf = mix_key(mix_key(mix_key(module, 3), function_identity(&scopes[idx[0]])),
                        mix_key(name_hash(file), (uint64_t)lineno));
-    } else { /* no DWARF: the symbol, or the address */
+    } else { /* no DWARF scope: the symbol and the line hct_symbolize_inline shows, or the address */
         GElf_Off offset = 0;
         GElf_Sym sym;
+        hct_symbol line;
+        memset(&line, 0, sizeof(line));
+        address_line(s, mod, (Dwarf_Addr)address, NULL, &line);
         leaf = dwfl_module_addrinfo(mod, (Dwarf_Addr)address, &offset, &sym, NULL, NULL, NULL)
-                   ? mix_key(mix_key(module, 5), address - offset)
+                   ? mix_key(mix_key(mix_key(module, 5), address - offset), mix_key(name_hash(line.file), line.line))
                    : mix_key(mix_key(module, 6), address);
         n = 1;
     }
