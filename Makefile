@@ -92,6 +92,13 @@ TOOLS += $(BUILD)/tests/burst_app
 ifeq ($(MPIFC_OK),yes)
 TOOLS += $(BUILD)/tests/burst_app_f
 endif
+# a conjugate-gradient solver's shape: one MPI_Allreduce for every dot product,
+# a halo exchange that unpacks after its MPI_Waitall, OpenMP loops; in Fortran, one
+# MPI_Allreduce reached from two lines of a module procedure (tests/e2e/fold_cg.sh)
+TOOLS += $(BUILD)/tests/cg_app
+ifeq ($(MPIFC_OK),yes)
+TOOLS += $(BUILD)/tests/cg_app_f
+endif
 # an MPI program that records its own exact CPU time and page faults (tests/e2e/fold_truth.sh)
 TOOLS += $(BUILD)/tests/truth_app
 # OpenMP: the cost of a parallel region
@@ -183,6 +190,12 @@ $(BUILD)/tests/fault_app: tests/fault_app.c
 $(BUILD)/tests/burst_app: tests/burst_app.c
 	@mkdir -p $(dir $@)
 	$(MPICC) -std=c11 -g -O2 -Wall -Wextra -Werror -o $@ $<
+$(BUILD)/tests/cg_app: tests/cg_app.c
+	@mkdir -p $(dir $@)
+	$(MPICC) -std=c11 -g -O2 -fopenmp -Wall -Wextra -Werror -o $@ $<
+$(BUILD)/tests/cg_app_f: tests/cg_app.f90
+	@mkdir -p $(dir $@)
+	$(MPIFC) -g -O2 -fno-inline -fopenmp -Wall -J $(dir $@) -o $@ $<
 $(BUILD)/tests/burst_app_f: tests/burst_app.f90
 	@mkdir -p $(dir $@)
 	$(MPIFC) -g -O2 -fno-inline -Wall -J $(dir $@) -o $@ $<

@@ -379,11 +379,29 @@ static uint32_t anchor_depth(const fold_trace *t, const uint32_t *path, uint32_t
     return UINT32_MAX;
 }
 
+/* Whether every chosen sample's stack runs function `name` (path: scratch
+ * room for the deepest stack); 0 for a NULL name. */
+static int every_stack_holds(const fold_trace *t, const fold_points *p, const size_t *chosen, size_t nchosen,
+                             const char *name, uint32_t *path)
+{
+    if (!name)
+        return 0;
+    for (size_t k = 0; k < nchosen; k++) {
+        uint32_t ctx = p->scontext[chosen[k]];
+        if (ctx != FOLD_NONE && ctx < t->ncontexts && anchor_depth(t, path, sampled_frames(t, ctx, path), name) == UINT32_MAX)
+            return 0;
+    }
+    return 1;
+}
+
 /* OpenMP (anchor set): stacks are cut at the outlined function the region's
  * code runs in (anchor; else anchor2, its caller), so that threads entering
  * the same code from different places (an OpenMP master and its workers) line
- * up. Other regions (anchor NULL): all stacks are cut at their deepest common
- * caller (anchor.h); callers[] hold the region's boundary calls. */
+ * up. Other regions (anchor NULL): at anchor2 (the function holding the
+ * opening call) if every stack holds it, then all stacks at their deepest
+ * common caller below it (anchor.h); callers[] hold the region's boundary
+ * calls. (A burst's stacks cut at anchor2 where they held it, the others
+ * not, split at the root: bands named `_start`.) */
 static int fold_source(const fold_trace *t, const fold_points *p, const fold_options *o, const char *anchor,
                        const char *anchor2, const char *const *callers, size_t ncallers, fold_anchors *known,
                        fold_region_result *g)
@@ -414,6 +432,8 @@ static int fold_source(const fold_trace *t, const fold_points *p, const fold_opt
     int rc = -1;
     if (!path || !frames || !stacks || !stack_instance || !g->line_x || !g->line_no || !g->line_fn)
         goto out;
+    if (!anchor && !every_stack_holds(t, p, chosen, nchosen, anchor2, path))
+        anchor2 = NULL; /* cut and uncut stacks would split at the root */
     size_t used = 0, nstacks = 0;
     for (size_t k = 0; k < nchosen; k++) {
         size_t i = chosen[k];

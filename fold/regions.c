@@ -663,7 +663,8 @@ static char *parting_label(const fold_trace *t, const uint32_t *mine, size_t nmi
  * CloverLeaf's halo exchange at clover.f90:348 from advection, timestep and
  * PdV) get the frame where their call paths part from the nearest such
  * key's, the opening call's path first, then the closing one's:
- * "A@f:l -> B@f:l via advection_module::advection". */
+ * "A@f:l -> B@f:l via advection_module::advection". Returns how many keys
+ * were renamed, -1 when memory ran out. */
 static int name_callers(fold_trace *t)
 {
     char **via = calloc(t->nfolds ? t->nfolds : 1, sizeof(*via));
@@ -699,9 +700,11 @@ static int name_callers(fold_trace *t)
                                               nbest, best)))
             rc = -1;
     }
+    int renamed = 0;
     for (size_t i = 0; i < t->nfolds && rc == 0; i++) {
         if (!via[i])
             continue;
+        renamed++;
         size_t len = strlen(t->folds[i].name) + strlen(via[i]) + 1;
         char *name = malloc(len);
         if (!name) {
@@ -715,7 +718,23 @@ static int name_callers(fold_trace *t)
     for (size_t i = 0; i < t->nfolds; i++)
         free(via[i]);
     free(via);
-    return rc;
+    return rc ? rc : renamed;
+}
+
+#define NAME_ROUNDS 4
+
+/* name_callers until every name is its own: keys still named alike after a
+ * round (a grid of call paths: each key's nearest namesake parted at the same
+ * frame) part again from each other, further up ("... via u@cg.c:50 via
+ * main@cg.c:10"); at most NAME_ROUNDS rounds. */
+static int name_all_callers(fold_trace *t)
+{
+    for (int round = 0; round < NAME_ROUNDS; round++) {
+        int renamed = name_callers(t);
+        if (renamed <= 0)
+            return renamed < 0 ? -1 : 0;
+    }
+    return 0;
 }
 
 /* Call sites whose lines differ only between locations become one key (sites.h). */
@@ -791,7 +810,7 @@ int fold_regions_build(fold_trace *t, const fold_region_options *opts, char *err
     t->nfolds = nfolds;
     if (nfolds)
         qsort(t->folds, nfolds, sizeof(*t->folds), cmp_fold);
-    int named = name_folds(t, &merges) || name_callers(t);
+    int named = name_folds(t, &merges) || name_all_callers(t);
     fold_site_merges_free(&merges);
     if (named) {
         snprintf(err, errlen, "out of memory naming the regions");

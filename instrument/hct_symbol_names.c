@@ -298,3 +298,36 @@ int hct_alias_choose(const hct_alias *aliases, size_t n)
     }
     return best;
 }
+
+/* the runtimes whose unnamed code is named by its role */
+static const struct {
+    const char *prefix, *role;
+} runtimes[] = {
+    { "libgomp.", "OpenMP runtime" }, { "libomp.", "OpenMP runtime" },   { "libiomp5.", "OpenMP runtime" },
+    { "libmpi.", "MPI runtime" },     { "libmpi_", "MPI runtime" },      { "libopen-pal.", "MPI runtime" },
+    { "libopen-rte.", "MPI runtime" }, { "mca_", "MPI runtime" },
+};
+
+void hct_library_region_name(const char *module, char *out, size_t out_size)
+{
+    if (!out_size)
+        return;
+    const char *base = module ? strrchr(module, '/') : NULL;
+    base = base ? base + 1 : module;
+    if (!base || !*base)
+        base = "??";
+    /* up to the first version number after ".so": "libgomp.so.1.0.0" -> "libgomp.so.1" */
+    size_t len = strlen(base);
+    const char *so = strstr(base, ".so.");
+    if (so) {
+        const char *v = so + 4;
+        while (*v >= '0' && *v <= '9')
+            v++;
+        len = (size_t)(v - base);
+    }
+    const char *role = "no symbols";
+    for (size_t i = 0; i < sizeof(runtimes) / sizeof(runtimes[0]); i++)
+        if (strncmp(base, runtimes[i].prefix, strlen(runtimes[i].prefix)) == 0)
+            role = runtimes[i].role;
+    snprintf(out, out_size, "%.*s (%s)", (int)len, base, role);
+}

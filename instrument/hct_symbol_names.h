@@ -40,6 +40,16 @@ int hct_fortran_name(const char *symbol, char *name, size_t name_size, char *sig
 void hct_function_name(const char *symbol, char *name, size_t name_size, char *signature,
                        size_t signature_size) HCT_HIDDEN;
 
+/* The name of code no symbol covers in a module (a stripped library without
+ * debug file): the library region, as profilers show it, "<file> (<role>)"
+ * with the file name cut after its first version number and the role of a
+ * known runtime: "/usr/lib/x86_64-linux-gnu/libgomp.so.1.0.0" ->
+ * "libgomp.so.1 (OpenMP runtime)", libomp/libiomp5 the same, libmpi,
+ * libopen-pal, libopen-rte and Open MPI's mca_* components "(MPI runtime)",
+ * any other "(no symbols)"; NULL or "" -> "?? (no symbols)". Writes at most
+ * out_size bytes. */
+void hct_library_region_name(const char *module, char *out, size_t out_size) HCT_HIDDEN;
+
 /* A symbol sharing its address with others, as a symbol table lists it. */
 typedef struct {
     const char *name; /* may end in "@VERSION" or "@@VERSION": ignored */

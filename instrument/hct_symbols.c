@@ -379,11 +379,14 @@ int hct_symbol_keys(hct_symbolizer *s, uintptr_t address, uint64_t *keys)
         int lineno = line_source(dwfl_module_getsrc(mod, (Dwarf_Addr)address), file, sizeof(file));
         leaf = mix_key(mix_key(mix_key(module, 3), function_identity(&scopes[idx[0]])),
                        mix_key(name_hash(file), (uint64_t)(lineno > 0 ? lineno : 0)));
-    } else { /* no DWARF: the symbol, or the address */
+    } else { /* no DWARF scope: the symbol and the line hct_symbolize_inline shows, or the address */
         GElf_Off offset = 0;
         GElf_Sym sym;
+        hct_symbol line;
+        memset(&line, 0, sizeof(line));
+        address_line(s, mod, (Dwarf_Addr)address, NULL, &line);
         leaf = dwfl_module_addrinfo(mod, (Dwarf_Addr)address, &offset, &sym, NULL, NULL, NULL)
-                   ? mix_key(mix_key(module, 5), address - offset)
+                   ? mix_key(mix_key(mix_key(module, 5), address - offset), mix_key(name_hash(line.file), line.line))
                    : mix_key(mix_key(module, 6), address);
         n = 1;
     }
@@ -415,8 +418,7 @@ int hct_symbolize_inline(hct_symbolizer *s, uintptr_t address, hct_symbol *out, 
         copy_str(out->signature, sizeof(out->signature), out->function);
         return 1;
     }
-    Dwarf_Addr base = 0;
-    const char *modname = dwfl_module_info(mod, NULL, &base, NULL, NULL, NULL, NULL, NULL);
+    const char *modname = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
     Dwarf_Die *cu = NULL, *scopes = NULL;
     int idx[HCT_INLINE_MAX];
     int nfn = address_scopes(s, mod, address, &cu, &scopes, idx);
@@ -433,9 +435,9 @@ int hct_symbolize_inline(hct_symbolizer *s, uintptr_t address, hct_symbol *out, 
     if (n == 0) { /* no DWARF: the symbol table */
         memset(out, 0, sizeof(*out));
         if (!symbol_function(mod, (Dwarf_Addr)address, out) && !plt_function(mod, (Dwarf_Addr)address, out)) {
-            snprintf(out->function, sizeof(out->function), "%s+0x%lx", modname ? modname : "??",
-                     (unsigned long)(address - base));
-            copy_str(out->signature, sizeof(out->signature), out->function);
+            /* the library region: one name for all its unnamed code, the module as canonical name */
+            hct_library_region_name(modname, out->function, sizeof(out->function));
+            copy_str(out->signature, sizeof(out->signature), modname ? modname : out->function);
         }
         n = 1;
     }

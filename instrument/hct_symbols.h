@@ -32,7 +32,8 @@ void hct_symbolize(hct_symbolizer *s, uintptr_t address, hct_symbol *out) HCT_HI
  * levels of inlining there, what hct_symbolize_inline returns), and for each,
  * outermost first, a non-zero key naming what its node shows: its function
  * and source line (an outer function's: where it calls the next one; the
- * innermost's: the address's line; without DWARF: the symbol). Addresses with
+ * innermost's: the address's line; without a DWARF scope, as for gfortran's
+ * module procedures: the symbol and the address's line, if any). Addresses with
  * equal keys symbolize to equal nodes, so nodes are shared as the definitions
  * share them. Reads no names: cheap enough when samples are drained. */
 int hct_symbol_keys(hct_symbolizer *s, uintptr_t address, uint64_t *keys) HCT_HIDDEN;

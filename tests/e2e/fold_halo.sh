@@ -61,13 +61,7 @@ skipped = doc.get("skipped")
 good = isinstance(skipped, list) and len(skipped) == doc["regions_skipped"] and all(s["reason"] for s in skipped)
 print("ok" if good else "not ok", "every skipped region is named with its reason:", doc["regions_skipped"])
 EOF
-    while read -r line; do
-        case $line in
-        "ok "*) ok 0 "np=$np: ${line#ok }" ;;
-        "not ok "*) ok 1 "np=$np: ${line#not ok }" ;;
-        *) echo "# $line" ;;
-        esac
-    done < checks
+    checks_as_tap checks "np=$np: "
     grep -q 'not ok' checks && sed -n '1,40p' summary.txt | sed 's/^/# /'
     ! grep -q '__libc_start_main\|+0x' summary.txt
     ok $? "np=$np: no __libc_start_main or +0x in the summary"

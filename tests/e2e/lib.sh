@@ -26,6 +26,16 @@ ok() { # condition-status description
     if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi
 }
 
+checks_as_tap() { # FILE [PREFIX]: a checker's "ok ..." / "not ok ..." lines as test cases, other lines as comments
+    while read -r line; do
+        case $line in
+        "ok "*) ok 0 "${2:-}${line#ok }" ;;
+        "not ok "*) ok 1 "${2:-}${line#not ok }" ;;
+        *) echo "# $line" ;;
+        esac
+    done < "$1"
+}
+
 check() { # description command... : ok when the command succeeds
     d=$1
     shift

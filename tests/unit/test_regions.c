@@ -293,6 +293,51 @@ static void names_and_order(void **state)
     fold_trace_free(&t);
 }
 
+/* Four keys of one region, all called at h@cg.c:70 (one name, "R@cg.c:70"),
+ * from a 2 x 2 grid of call paths: main at line 10 or 11 calls u, which calls
+ * h at line 50 or 51 (as CloverLeaf unpacks each field from several halo
+ * updates). Each key's nearest namesake parts from it at u's line, so one
+ * "via" left two keys named alike; every key's name is its own. */
+static void names_of_a_grid_of_call_paths_are_unique(void **state)
+{
+    (void)state;
+    fold_trace t;
+    memset(&t, 0, sizeof(t));
+    static const fold_region_def regions[] = {
+        { "main", "src/cg.c", 1, 0, 0, FOLD_KIND_FUNCTION }, { "u", "src/cg.c", 40, 0, 0, FOLD_KIND_FUNCTION },
+        { "h", "src/cg.c", 60, 0, 0, FOLD_KIND_FUNCTION },   { "R", "src/cg.c", 70, 0, 0, FOLD_KIND_USER },
+    };
+    /* 0 main@10, 1 main@11; 2 u@50 < 0, 3 u@51 < 0, 4 u@50 < 1, 5 u@51 < 1;
+     * 6..9 h@70 under 2..5; 10..13 R under 6..9 */
+    static const fold_context_def contexts[] = {
+        { 0, FOLD_NONE, "src/cg.c", 10, 0 }, { 0, FOLD_NONE, "src/cg.c", 11, 0 }, { 1, 0, "src/cg.c", 50, 1 },
+        { 1, 0, "src/cg.c", 51, 1 },         { 1, 1, "src/cg.c", 50, 1 },         { 1, 1, "src/cg.c", 51, 1 },
+        { 2, 2, "src/cg.c", 70, 2 },         { 2, 3, "src/cg.c", 70, 2 },         { 2, 4, "src/cg.c", 70, 2 },
+        { 2, 5, "src/cg.c", 70, 2 },         { 3, 6, NULL, 0, 3 },                { 3, 7, NULL, 0, 3 },
+        { 3, 8, NULL, 0, 3 },                { 3, 9, NULL, 0, 3 },
+    };
+    t.regions = malloc(sizeof(regions));
+    t.contexts = malloc(sizeof(contexts));
+    t.locations = calloc(1, sizeof(*t.locations));
+    assert_non_null(t.regions);
+    assert_non_null(t.contexts);
+    assert_non_null(t.locations);
+    memcpy(t.regions, regions, sizeof(regions));
+    memcpy(t.contexts, contexts, sizeof(contexts));
+    t.nregions = sizeof(regions) / sizeof(regions[0]);
+    t.ncontexts = sizeof(contexts) / sizeof(contexts[0]);
+    t.nlocations = 1;
+    for (int i = 0; i < 80; i++) /* all on one location: four call sites, not merged */
+        add(&t, 0, FOLD_KIND_USER, (uint32_t)(10 + i % 4), (uint32_t)(10 + i % 4), 1e6 * (1 + i % 4), 1);
+    build(&t, NULL);
+    assert_int_equal(t.nfolds, 4);
+    for (size_t i = 0; i < t.nfolds; i++)
+        for (size_t j = i + 1; j < t.nfolds; j++)
+            if (strcmp(t.folds[i].name, t.folds[j].name) == 0)
+                fail_msg("two regions named \"%s\"", t.folds[i].name);
+    fold_trace_free(&t);
+}
+
 /* The order instances come in (reading order within a location) does not matter. */
 static void independent_of_reading_order(void **state)
 {
@@ -535,6 +580,7 @@ int main(void)
         cmocka_unit_test(tool_time_widens_the_window),
         cmocka_unit_test(bsc_rule_is_an_option),
         cmocka_unit_test(names_and_order),
+        cmocka_unit_test(names_of_a_grid_of_call_paths_are_unique),
         cmocka_unit_test(independent_of_reading_order),
         cmocka_unit_test(empty_trace),
         cmocka_unit_test(same_code_on_every_rank_is_one_region),

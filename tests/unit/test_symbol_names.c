@@ -160,6 +160,28 @@ static void aliases(void **state)
     assert_null(chosen(order, 0));
 }
 
+/* code no symbol covers: the library region, never "lib+0xOFFSET" */
+static void library_regions(void **state)
+{
+    (void)state;
+    char out[64];
+    hct_library_region_name("/usr/lib/x86_64-linux-gnu/libgomp.so.1.0.0", out, sizeof(out));
+    assert_string_equal(out, "libgomp.so.1 (OpenMP runtime)");
+    hct_library_region_name("/opt/llvm/lib/libomp.so", out, sizeof(out));
+    assert_string_equal(out, "libomp.so (OpenMP runtime)");
+    hct_library_region_name("/usr/lib/x86_64-linux-gnu/libopen-pal.so.40.30.2", out, sizeof(out));
+    assert_string_equal(out, "libopen-pal.so.40 (MPI runtime)");
+    hct_library_region_name("/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/mca_btl_vader.so", out, sizeof(out));
+    assert_string_equal(out, "mca_btl_vader.so (MPI runtime)");
+    hct_library_region_name("/usr/lib/libfoo.so.2", out, sizeof(out));
+    assert_string_equal(out, "libfoo.so.2 (no symbols)");
+    hct_library_region_name(NULL, out, sizeof(out));
+    assert_string_equal(out, "?? (no symbols)");
+    char tiny[8];
+    hct_library_region_name("/usr/lib/libgomp.so.1", tiny, sizeof(tiny));
+    assert_string_equal(tiny, "libgomp");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -168,6 +190,7 @@ int main(void)
         cmocka_unit_test(demangling),
         cmocka_unit_test(fortran_names),
         cmocka_unit_test(aliases),
+        cmocka_unit_test(library_regions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
