@@ -6,14 +6,16 @@
  * (each block one draw), from GSL's MT19937 seeded with the options' seed and
  * the replicate's number: the same trace gives the same bytes. A drawn
  * instance weighs its points by how often it was drawn, so a replicate is the
- * same points under other weights: the fits reuse everything the fit of the
- * data chose (knots, smoothing weight, the robust penalty's weights; only the
- * coefficients are solved for), and the segmentation moves each boundary to
+ * same points under other weights: the fits reuse the knots and the
+ * smoothing weight the fit of the data chose and find the robust penalty's
+ * weights again (fold_fit_refit), and the segmentation moves each boundary to
  * its best place between the midpoints of the phases next to it; the curves
  * are undersmoothed (BAND_UNDERSMOOTH). The interval
  * of a quantity is the estimate +- z x the standard deviation over the
  * replicates (z = 1.96 for 95 %): with a few dozen replicates a standard
- * deviation is steadier than the extreme percentiles. */
+ * deviation is steadier than the extreme percentiles. A rate's band reaches
+ * from the data's fit to the replicates' mean first (bias-aware: the
+ * undersmoothed mean minus the fit estimates the fit's smoothing bias). */
 #include "bootstrap.h"
 
 #include <math.h>
@@ -31,7 +33,8 @@
  * has less bias and more variance; the band (around the data's fit) is
  * wider and covers the truth better. A 4 times smaller weight covered 95 %
  * of the grid points away from jumps instead of 89 % (bench/bands.sh,
- * docs/benchmarks.md). (Points in absolute units, which carried the
+ * docs/benchmarks.md). The replicates' mean is then less biased than the
+ * data's fit, and the band reaches to it (fold_bootstrap_region). (Points in absolute units, which carried the
  * instances' rate scatter, needed a 20 times smaller one; the points of
  * points.h scatter as little as fractions of each instance's total.) */
 #define BAND_UNDERSMOOTH 0.25
@@ -350,9 +353,13 @@ int fold_bootstrap_region(const fold_bootstrap_counter *k, size_t nk, size_t nin
         for (size_t g = 0; g < grid; g++) {
             double mean, sd, est = cv->rate[g] * k[c].rate_scale;
             fold_mean_sd(work[c].rate + g, R, grid, &mean, &sd);
-            ci->rate_lo[g] = fmax(est - z * sd, 0.0);
-            ci->rate_hi[g] = est + z * sd;
-            width += z * sd;
+            /* bias-aware: the band reaches from the data's fit to the
+             * undersmoothed replicates' mean (the smoothing bias as they
+             * estimate it), and z x their spread beyond */
+            double lo = fmin(est, mean), hi = fmax(est, mean);
+            ci->rate_lo[g] = fmax(lo - z * sd, 0.0);
+            ci->rate_hi[g] = hi + z * sd;
+            width += z * sd + 0.5 * (hi - lo);
         }
         ci->band_width = k[c].rate_scale > 0.0 ? width / (double)grid / k[c].rate_scale : 0.0;
     }

@@ -13,29 +13,16 @@
 #    (at most five phases);
 #  - the same trace gives the same fold.json, byte for byte.
 . "$(dirname "$0")/lib.sh"
-FOLD="$BUILD/bin/hcafold"
-SYNTH="$BUILD/tests/hcasynth"
-CHECK="$BUILD/tests/foldcheck"
 . "$TOP/tests/synth/shapes.sh"
+synth_programs "$BUILD"
 dir=$(fresh_dir)
 cd "$dir" || exit 1
 
-fold_one() { # SHAPE PERIOD_MS SEED: trace and fold into SHAPE.PERIOD.SEED/
-    d=$1.$2.$3
-    # shellcheck disable=SC2046
-    "$SYNTH" --out "$d" --ranks 2 --instances 160 --duration-ms 20 --period-ms "$2" \
-        --period-jitter "$(echo "$2" | awk '{ print $1 / 4 }')" $(synth_shape "$1") --outliers 0.03 --noise 0.02 \
-        --seed "$3" > /dev/null &&
-        "$FOLD" -q -f json -o "$d/fold" "$d" 2> "$d.err" &&
-        "$CHECK" "$d/fold/fold.json" "$d/truth.txt" --min-coverage 0.0001 > "$d.check"
-    # foldcheck exits 1 on its other bounds too: the coverage lines are what counts here
-    awk -v s="$1" -v p="$2" '/^coverage/ { print s, p, $2, $3, $5, $8 }' "$d.check" >> coverage.txt
-}
 : > coverage.txt
 for s in steps ramp spike five two; do
     for p in 40 5; do
         for seed in 1 2; do
-            fold_one $s $p $seed
+            synth_fold $s $p $seed
         done
     done
 done
@@ -52,7 +39,7 @@ ok $([ "$narrow" = 0 ] && [ "$folds" -eq 24 ]; echo $?) \
     "every band is narrower at 4 samples per instance than at 0.5 ($narrow counters not)"
 
 # the ramp: one trend phase, its end rates the truth's (200 and 1000 M/s)
-fold_one ramp 10 3
+synth_fold ramp 10 3
 nph=$(awk '/^phases found/ { print $3 }' ramp.10.3.check)
 kind=$(grep -c '"kind":[[:space:]]*"trend"' ramp.10.3/fold/fold.json)
 ends=$(grep -A2 '"trend_rates"' ramp.10.3/fold/fold.json | grep -o '\[.*\]' | tr -d '[] ' | tr ',' ' ')
@@ -64,7 +51,7 @@ ok $(echo "$ramp" | awk '{ exit !($1 == 1 && $2 == 1 && $3 > 0.95 * 200e6 && $3 
 # the five unequal phases at 0.5 samples per instance: no spurious phase
 spurious=0
 for seed in 1 2 3 4; do
-    [ -d five.40.$seed ] || fold_one five 40 $seed
+    [ -d five.40.$seed ] || synth_fold five 40 $seed
     found=$(awk '/^phases found/ { print $3 }' five.40.$seed.check)
     [ "${found:-99}" -le 5 ] || spurious=$((spurious + 1))
 done

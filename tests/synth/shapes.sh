@@ -1,6 +1,6 @@
 # shapes.sh: the hcasynth rate shapes of the confidence-band checks (sourced
-# by tests/e2e/fold_bands.sh and bench/bands.sh, POSIX sh). synth_shape NAME
-# prints the --counter arguments of one truth:
+# by tests/e2e/fold_bands.sh, tests/e2e/fold_coverage.sh and bench/bands.sh,
+# POSIX sh). synth_shape NAME prints the --counter arguments of one truth:
 #   steps  300/800/300 M/s over 0-0.4/0.4-0.9/0.9-1
 #   ramp   a linear rate from 200 to 1000 M/s
 #   spike  400 M/s with 1600 M/s over 0.48-0.52
@@ -15,4 +15,29 @@ synth_shape() {
     two) echo "--counter instructions:0-0.3=500e6,0.3-1=900e6 --counter cycles:0-0.6=1e9,0.6-1=2e9" ;;
     *) return 1 ;;
     esac
+}
+
+# synth_programs BUILD: FOLD, SYNTH and CHECK, the programs synth_fold runs.
+synth_programs() {
+    FOLD="$1/bin/hcafold"
+    SYNTH="$1/tests/hcasynth"
+    CHECK="$1/tests/foldcheck"
+}
+
+# synth_fold SHAPE PERIOD_MS SEED: the checks' trace of one truth (2 ranks x
+# 160 instances of 20 ms, sampled every PERIOD_MS +- a quarter, 3 % outliers,
+# 2 % rate noise) into SHAPE.PERIOD.SEED/, folded into its fold/ and judged by
+# foldcheck into SHAPE.PERIOD.SEED.check; appends its coverage lines to
+# coverage.txt as "shape period counter covered points half_width". Needs
+# SYNTH, FOLD and CHECK (synth_programs).
+synth_fold() {
+    d=$1.$2.$3
+    # shellcheck disable=SC2046
+    "$SYNTH" --out "$d" --ranks 2 --instances 160 --duration-ms 20 --period-ms "$2" \
+        --period-jitter "$(echo "$2" | awk '{ print $1 / 4 }')" $(synth_shape "$1") --outliers 0.03 --noise 0.02 \
+        --seed "$3" > /dev/null &&
+        "$FOLD" -q -f json -o "$d/fold" "$d" 2> "$d.err" &&
+        "$CHECK" "$d/fold/fold.json" "$d/truth.txt" --min-coverage 0.0001 > "$d.check"
+    # foldcheck exits 1 on its other bounds too: the coverage lines are what counts here
+    awk -v s="$1" -v p="$2" '/^coverage/ { print s, p, $2, $3, $5, $8 }' "$d.check" >> coverage.txt
 }
