@@ -43,9 +43,14 @@ time, as in the folded mean; a few instances stretched by a preemption late
 in them change early and pull a mean 0.02 early on a loaded machine) and the
 fold's phase boundary nearest to each; the
 starts of the source bands of phase_faults and phase_wait (the first band of
-each function, at any depth) against the same truth. With limits given, the exit status
-is 1 when the largest group breaks one (each reason on a line starting with
-"FAIL"), else 0; 2 on bad input.
+each function, at any depth) against the same truth. When hcafold split the
+region into duration groups, the groups' curves weighed by their time are the
+fold of all instances (their phases and bands: the largest group's), printed
+and checked against the truth of all instances after the groups' own lines
+(each group against the truth instances of its rank by duration, which the
+tracer's time kept in the fold's durations can shuffle near a split). With
+limits given, the exit status is 1 when that fold of all instances breaks one
+(each reason on a line starting with "FAIL"), else 0; 2 on bad input.
 """
 import json
 import sys
@@ -167,6 +172,87 @@ def truth_noise(instances, grid, h):
     return [mae_pct(halves[0][c], halves[1][c]) / 2 for c in (0, 1)]
 
 
+def compare(g, mine, h):
+    """(results, text) of one fold view g (a region of fold.json, or combined())
+    against the truth of the instances mine"""
+    grid = g["grid"]
+    tc, pf, share, tb, tcum = truth_curves(mine, grid, h)
+    counters = {c["name"]: c for c in g["counters"]}
+    line = ""
+    res = {}
+    # away from the truth's phase changes: where a fit's smoothing of a
+    # step does not count
+    away = lambda i: all(abs(grid[i] - t) > STEP_MARGIN for t in tb)
+    noise = truth_noise(mine, grid, h)
+    if "task-clock" in counters:
+        rate = [v * 1e-9 for v in counters["task-clock"]["rate"]]
+        cells = cell_rates(grid, counters["task-clock"], 1e-9, h)
+        res["tc"] = mae_pct(cells, tc)
+        res["tc_away"] = mae_pct(cells, tc, away)
+        # the rates hcafold states (its phases': the summary's numbers), each
+        # by the low end of its 95 % interval: a phase at exactly one CPU is
+        # estimated a little above it half the time; impossible is a phase
+        # whose whole interval lies above. The fitted curve may overshoot a
+        # step by its smoothing (printed too)
+        phase_rates = [ph.get("rate_intervals", {}).get("task-clock", [ph["rates"]["task-clock"]])[0] * 1e-9
+                       for ph in g.get("phases", []) if "task-clock" in ph.get("rates", {})]
+        res["cpus"] = max(phase_rates) if phase_rates else max(rate)
+        res["curve_cpus"] = max(rate)
+        fcum = [v * counters["task-clock"]["mean_rate"] * 1e-9 for v in counters["task-clock"]["cumulative"]]
+        res["cum"] = 100.0 * sum(abs(a - b) for a, b in zip(fcum, tcum)) / len(tcum) / tcum[-1]
+        line += "task-clock MAE %.1f %% (%.1f %% away from steps; truth's own noise %.1f %%; truth mean " \
+            "%.3f CPUs), cumulative %.1f %%, max %.2f CPUs (curve %.2f);" % (
+                res["tc"], res["tc_away"], noise[0], sum(tc) / len(tc), res["cum"], res["cpus"], res["curve_cpus"])
+    if "page-faults" in counters:
+        cells = cell_rates(grid, counters["page-faults"], 1.0, h)
+        res["pf"] = mae_pct(cells, pf)
+        res["pf_away"] = mae_pct(cells, pf, away)
+        line += " page-faults MAE %.1f %% (%.1f %% away from steps; truth's own noise %.1f %%; truth mean " \
+            "%.0f /s);" % (res["pf"], res["pf_away"], noise[1], sum(pf) / len(pf))
+    fshare = g.get("cpu_share")
+    thread_share = sum(r[-1][4] - r[0][4] for r in mine) / float(sum(r[-1][0] - r[0][0] for r in mine))
+    line += " CPU share truth %.1f %% (%.1f %% by the thread's CPU clock), fold %s;" % (
+        100 * share, 100 * thread_share, "%.1f %%" % (100 * fshare) if fshare is not None else "-")
+    res["share"] = abs(fshare - share) if fshare is not None else float("inf")
+    fb = [p["end"] for p in g["phases"][:-1]]
+    near = [min(fb, key=lambda b: abs(b - t)) if fb else float("nan") for t in tb]
+    res["bound"] = max(abs(a - b) for a, b in zip(near, tb))
+    line += " phase bounds truth %.3f / %.3f, fold %.3f / %.3f" % (tb[0], tb[1], near[0], near[1])
+    starts = {}
+    for b in g.get("source_bands", []):
+        if b["function"] in ("phase_faults", "phase_wait"):
+            starts[b["function"]] = min(starts.get(b["function"], 1.0), b["start"])
+    band = [starts.get(f, float("nan")) for f in ("phase_faults", "phase_wait")]
+    res["band"] = max(abs(a - b) if a == a else float("inf") for a, b in zip(band, tb))
+    line += "; bands phase_faults / phase_wait start at %.3f / %.3f" % (band[0], band[1])
+    return res, line
+
+
+def combined(groups):
+    """the fold of all instances from hcafold's duration groups: each group's
+    curves are the duration-weighted means over its instances, so weighed by
+    the groups' total time they are the mean over all (rates, cumulative
+    curves, CPU share); phases and source bands: the largest group's"""
+    time = [g["mean_duration_s"] * g["instances"]["used"] for g in groups]
+    total = sum(time)
+    largest = max(groups, key=lambda g: g["instances"]["used"])
+    counters = []
+    for c in largest["counters"]:
+        per = [next((x for x in g["counters"] if x["name"] == c["name"]), None) for g in groups]
+        if any(x is None for x in per):
+            continue
+        n = len(c["rate"])
+        counters.append({
+            "name": c["name"], "mean_rate": 1.0,
+            "rate": [sum(t * x["rate"][i] for t, x in zip(time, per)) / total for i in range(n)],
+            "cumulative": [sum(t * x["cumulative"][i] * x["mean_rate"] for t, x in zip(time, per)) / total
+                           for i in range(n)]})
+    shares = [g.get("cpu_share") for g in groups]
+    return {"grid": largest["grid"], "counters": counters, "phases": largest["phases"],
+            "source_bands": largest.get("source_bands", []),
+            "cpu_share": sum(t * x for t, x in zip(time, shares)) / total if None not in shares else None}
+
+
 def main(argv):
     args, opts = [], {}
     i = 1
@@ -194,76 +280,28 @@ def main(argv):
         print("# the fold has %d instances, the truth %d" % (sum(g["instances"]["found"] for g in groups),
                                                              len(instances)))
     instances.sort(key=lambda r: r[-1][0] - r[0][0])
-    failures = []
-    largest = max(groups, key=lambda g: g["instances"]["used"])
     start = 0
     for gi, g in enumerate(groups):
         mine = instances[start:start + g["instances"]["found"]]
         start += g["instances"]["found"]
-        if not mine:
-            continue
-        grid = g["grid"]
-        tc, pf, share, tb, tcum = truth_curves(mine, grid, h)
-        counters = {c["name"]: c for c in g["counters"]}
-        line = "group %d (%d instances, mean %.2f ms):" % (gi + 1, len(mine), g["mean_duration_s"] * 1e3)
-        res = {}
-        # away from the truth's phase changes: where a fit's smoothing of a
-        # step does not count
-        away = lambda i: all(abs(grid[i] - t) > STEP_MARGIN for t in tb)
-        noise = truth_noise(mine, grid, h)
-        if "task-clock" in counters:
-            rate = [v * 1e-9 for v in counters["task-clock"]["rate"]]
-            cells = cell_rates(grid, counters["task-clock"], 1e-9, h)
-            res["tc"] = mae_pct(cells, tc)
-            res["tc_away"] = mae_pct(cells, tc, away)
-            # the rates hcafold states (its phases': the summary's numbers), each
-            # by the low end of its 95 % interval: a phase at exactly one CPU is
-            # estimated a little above it half the time; impossible is a phase
-            # whose whole interval lies above. The fitted curve may overshoot a
-            # step by its smoothing (printed too)
-            phase_rates = [ph.get("rate_intervals", {}).get("task-clock", [ph["rates"]["task-clock"]])[0] * 1e-9
-                           for ph in g.get("phases", []) if "task-clock" in ph.get("rates", {})]
-            res["cpus"] = max(phase_rates) if phase_rates else max(rate)
-            res["curve_cpus"] = max(rate)
-            fcum = [v * counters["task-clock"]["mean_rate"] * 1e-9 for v in counters["task-clock"]["cumulative"]]
-            res["cum"] = 100.0 * sum(abs(a - b) for a, b in zip(fcum, tcum)) / len(tcum) / tcum[-1]
-            line += " task-clock MAE %.1f %% (%.1f %% away from steps; truth's own noise %.1f %%; truth mean " \
-                "%.3f CPUs), cumulative %.1f %%, max %.2f CPUs (curve %.2f);" % (
-                    res["tc"], res["tc_away"], noise[0], sum(tc) / len(tc), res["cum"], res["cpus"],
-                    res["curve_cpus"])
-        if "page-faults" in counters:
-            cells = cell_rates(grid, counters["page-faults"], 1.0, h)
-            res["pf"] = mae_pct(cells, pf)
-            res["pf_away"] = mae_pct(cells, pf, away)
-            line += " page-faults MAE %.1f %% (%.1f %% away from steps; truth's own noise %.1f %%; truth mean " \
-                "%.0f /s);" % (res["pf"], res["pf_away"], noise[1], sum(pf) / len(pf))
-        fshare = g.get("cpu_share")
-        thread_share = sum(r[-1][4] - r[0][4] for r in mine) / float(sum(r[-1][0] - r[0][0] for r in mine))
-        line += " CPU share truth %.1f %% (%.1f %% by the thread's CPU clock), fold %s;" % (
-            100 * share, 100 * thread_share, "%.1f %%" % (100 * fshare) if fshare is not None else "-")
-        res["share"] = abs(fshare - share) if fshare is not None else float("inf")
-        fb = [p["end"] for p in g["phases"][:-1]]
-        near = [min(fb, key=lambda b: abs(b - t)) if fb else float("nan") for t in tb]
-        res["bound"] = max(abs(a - b) for a, b in zip(near, tb))
-        line += " phase bounds truth %.3f / %.3f, fold %.3f / %.3f" % (tb[0], tb[1], near[0], near[1])
-        starts = {}
-        for b in g.get("source_bands", []):
-            if b["function"] in ("phase_faults", "phase_wait"):
-                starts[b["function"]] = min(starts.get(b["function"], 1.0), b["start"])
-        band = [starts.get(f, float("nan")) for f in ("phase_faults", "phase_wait")]
-        res["band"] = max(abs(a - b) if a == a else float("inf") for a, b in zip(band, tb))
-        line += "; bands phase_faults / phase_wait start at %.3f / %.3f" % (band[0], band[1])
-        print(line)
-        if g is not largest:
-            continue
-        for key, opt, what in (("tc", "max-mae", "task-clock MAE"), ("pf", "max-pf-mae", "page-faults MAE"),
-                               ("bound", "max-bound-error", "phase bound error"),
-                               ("cum", "max-cum-error", "cumulative task-clock error %"),
-                               ("share", "max-share-error", "CPU share error"),
-                               ("band", "max-band-error", "band start error"),
-                               ("cpus", "max-cpus", "largest task-clock phase rate, low end of its 95 % interval (CPUs)")):
-            if opt in opts and key in res and not res[key] <= float(opts[opt]):
-                failures.append("FAIL: %s %.3f above %s" % (what, res[key], opts[opt]))
+        if mine:
+            print("group %d (%d instances, mean %.2f ms): %s" % (gi + 1, len(mine), g["mean_duration_s"] * 1e3,
+                                                                compare(g, mine, h)[1]))
+    view = groups[0]
+    if len(groups) > 1:
+        view = combined(groups)
+        print("all %d instances (the groups' curves weighed by their time): %s" % (
+            len(instances), compare(view, instances, h)[1]))
+    res = compare(view, instances, h)[0]
+    failures = []
+    for key, opt, what in (("tc", "max-mae", "task-clock MAE"), ("pf", "max-pf-mae", "page-faults MAE"),
+                           ("bound", "max-bound-error", "phase bound error"),
+                           ("cum", "max-cum-error", "cumulative task-clock error %"),
+                           ("share", "max-share-error", "CPU share error"),
+                           ("band", "max-band-error", "band start error"),
+                           ("cpus", "max-cpus", "largest task-clock phase rate, low end of its 95 % interval (CPUs)")):
+        if opt in opts and key in res and not res[key] <= float(opts[opt]):
+            failures.append("FAIL: %s %.3f above %s" % (what, res[key], opts[opt]))
     for f in failures:
         print(f)
     return 1 if failures else 0
