@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "hca_clock.h"
 #include "hct.h"
 
 /* the sampling signal (hct_sampling.c) */
@@ -26,6 +27,8 @@
 static inline void hct_sample_raise_deferred(hct_thread *t)
 {
     t->sample_deferred = 0;
+    if (!t->smp) /* sampling closed meanwhile: nothing to take it */
+        return;
     siginfo_t si;
     memset(&si, 0, sizeof(si));
     si.si_signo = HCT_SAMPLE_SIGNAL;
@@ -33,6 +36,7 @@ static inline void hct_sample_raise_deferred(hct_thread *t)
     si.si_pid = getpid();
     si.si_uid = getuid();
     si.si_value.sival_ptr = t->smp;
+    t->sample_raised_ns = hca_clock_now();
     syscall(SYS_rt_tgsigqueueinfo, si.si_pid, (pid_t)syscall(SYS_gettid), HCT_SAMPLE_SIGNAL, &si);
 }
 

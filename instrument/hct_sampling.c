@@ -311,18 +311,21 @@ static void take_deferred(hct_smp_thread *s, const ucontext_t *uc)
         return;
     }
     uint64_t t0 = hca_clock_now();
+    /* from the queueing (a system call, the signal's delivery) to here: the tracer's */
+    uint64_t start = s->t->sample_raised_ns && s->t->sample_raised_ns < t0 ? s->t->sample_raised_ns : t0;
+    s->t->sample_raised_ns = 0;
     s->wall_nstamps = n;
     for (int k = 0; k < n; k++)
         s->wall_stamps[k] = t0;
     sample_rec *r = take_sample(s, uc, t0);
     if (r) {
-        r->tool_ns = s->t->tool_ns;
-        r->tool_cpu_ns = s->t->tool_cpu_ns;
+        r->tool_ns = s->t->tool_ns + (t0 - start);
+        r->tool_cpu_ns = s->t->tool_cpu_ns + (t0 - start);
         uint64_t lost = s->lost_full;
         commit_copies(s, r, n);
         s->deferred += (uint64_t)n - (s->lost_full - lost);
     }
-    uint64_t spent = hct_tool_work(&s->handler_last, hca_clock_now() - t0);
+    uint64_t spent = hct_tool_work(&s->handler_last, hca_clock_now() - start);
     s->handler_ns += spent;
     s->t->tool_ns += spent;
     s->t->tool_cpu_ns += spent;
