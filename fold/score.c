@@ -347,7 +347,9 @@ static OTF2_CallbackCode on_program_end(OTF2_LocationRef l, OTF2_TimeStamp ts, u
 {
     (void)l, (void)p, (void)a;
     score_state *S = u;
-    S->other_bytes += ts_bytes(S, ts) + HEADER_BYTES + cu64((uint64_t)(status < 0 ? -status : status));
+    /* compressed like an unsigned integer; undefined (INT64_MIN, a thread's end) in one byte */
+    uint64_t magnitude = status < 0 ? 0 - (uint64_t)status : (uint64_t)status;
+    S->other_bytes += ts_bytes(S, ts) + HEADER_BYTES + (status == INT64_MIN ? 1 : cu64(magnitude));
     return OTF2_CALLBACK_SUCCESS;
 }
 
