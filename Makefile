@@ -213,7 +213,8 @@ $(BUILD)/obj/fold/%.o: fold/%.c $(BUILD)/obj/fold/%.d $(CONFIG)
 	@$(CC) $(FOLD_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(HCAFOLD): $(call fold_obj,$(wildcard fold/*.c)) \
-    $(call lib_obj,src/hca_defs.c src/hca_names.c src/hca_source_path.c $(SCHEMA_READ_SRC) $(MODEL_SRC) $(RECOVER_SRC))
+    $(call lib_obj,src/hca_defs.c src/hca_names.c src/hca_source_path.c $(SCHEMA_READ_SRC) $(MODEL_SRC) $(RECOVER_SRC) \
+    instrument/hct_filter.c)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	@$(CC) -o $@ $^ $(SAN_LDFLAGS) $(FOLD_LIBS)

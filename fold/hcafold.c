@@ -13,6 +13,7 @@
 #include "analysis.h"
 #include "fit.h"
 #include "compare.h"
+#include "score.h"
 #include "hca_model_path.h"
 #include "model.h"
 #include "outdir.h"
@@ -68,13 +69,17 @@ enum long_only {
     OPT_LIST_MODELS,
     OPT_RECOVER,
     OPT_COMPARE,
-    OPT_SOURCE_DIR
+    OPT_SOURCE_DIR,
+    OPT_SCORE,
+    OPT_FILTER,
+    OPT_SUGGEST_FILTER
 };
 
 static void usage(FILE *out)
 {
     fputs("usage: hcafold [OPTIONS] TRACE\n"
           "       hcafold [OPTIONS] --compare BEFORE AFTER\n"
+          "       hcafold --score [--filter PATTERNS|FILE] [--suggest-filter FILE] TRACE\n"
           "Fold the samples of every repeating region of an hcatrace trace onto normalized\n"
           "region time: counter rates, phases and source lines over the region.\n"
           "TRACE is an experiment directory or its traces.otf2.\n"
@@ -105,6 +110,11 @@ static void usage(FILE *out)
           "      --compare          fold two traces of the same program (BEFORE AFTER) and compare\n"
           "                         them: regions, phases, rates, POP metrics; writes compare.html\n"
           "                         (default: <AFTER>.compare beside the AFTER trace)\n"
+          "      --score            no fold: per region, the trace's bytes and the tracer's time,\n"
+          "                         what HCATRACE_THIN (defaults) and a filter would save, and a\n"
+          "                         suggested filter (as scorep-score)\n"
+          "      --filter SPEC      with --score: evaluate this HCATRACE_FILTER value\n"
+          "      --suggest-filter FILE  with --score: write the suggested filter to FILE\n"
           "      --list-models      the models found by name (for --model and HCATRACE_MODEL)\n"
           "  -q, --quiet            no summary on stdout, no progress\n"
           "  -v, --verbose          progress on stderr at every step (default: a bar on a\n"
@@ -355,6 +365,20 @@ static int compare_runs(const char *before_path, const char *after_path, const f
     return (int)rc;
 }
 
+/* hcafold --score: the trace's cost per region (score.h) */
+static int score_trace(const char *trace, int is_dir, const fold_score_options *so)
+{
+    char path[PATH_MAX], err[1024] = "";
+    if (snprintf(path, sizeof(path), is_dir ? "%s/traces.otf2" : "%s", trace) >= (int)sizeof(path)) {
+        fprintf(stderr, "hcafold: %s: path too long\n", trace);
+        return EXIT_USAGE;
+    }
+    int rc = fold_score(path, so, stdout, err, sizeof(err));
+    if (rc != 0)
+        fprintf(stderr, "hcafold: %s\n", err);
+    return rc == 0 ? EXIT_DONE : rc == 1 ? EXIT_BAD_TRACE : rc == 2 ? EXIT_USAGE : EXIT_OUTPUT;
+}
+
 int main(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -374,6 +398,9 @@ int main(int argc, char **argv)
         { "recover", no_argument, NULL, OPT_RECOVER },
         { "compare", no_argument, NULL, OPT_COMPARE },
         { "source-dir", required_argument, NULL, OPT_SOURCE_DIR },
+        { "score", no_argument, NULL, OPT_SCORE },
+        { "filter", required_argument, NULL, OPT_FILTER },
+        { "suggest-filter", required_argument, NULL, OPT_SUGGEST_FILTER },
         { "model", required_argument, NULL, 'm' },  { "set", required_argument, NULL, 's' },
         { NULL, 0, NULL, 0 }
     };
@@ -389,7 +416,8 @@ int main(int argc, char **argv)
     int no_model = 0;
     const char *output = NULL;
     unsigned formats = FOLD_FORMAT_ALL;
-    int quiet = 0, verbose = 0, recover_only = 0, compare = 0, opt;
+    int quiet = 0, verbose = 0, recover_only = 0, compare = 0, score = 0, opt;
+    fold_score_options so = { NULL, NULL, 1000, 50000 }; /* HCATRACE_THIN's defaults */
     size_t v;
     struct stat st;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -509,6 +537,15 @@ int main(int argc, char **argv)
             else
                 source_dirs[nsource_dirs++] = optarg;
             break;
+        case OPT_SCORE:
+            score = 1;
+            break;
+        case OPT_FILTER:
+            so.filter = optarg;
+            break;
+        case OPT_SUGGEST_FILTER:
+            so.suggest_path = optarg;
+            break;
         default:
             usage(stderr);
             return EXIT_USAGE;
@@ -543,6 +580,8 @@ int main(int argc, char **argv)
         return EXIT_BAD_TRACE;
     if (recover_only)
         return EXIT_DONE;
+    if (score)
+        return score_trace(trace, S_ISDIR(st.st_mode), &so);
     progress_mode = progress_mode_for(quiet, verbose);
     o.progress = progress;
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hca_schema.h"
 #include "model.h"
 #include "result.h"
 #include "trace.h"
@@ -392,6 +393,11 @@ int fold_write_json(const fold_report *r, const char *dir, char *err, size_t err
     cJSON_AddStringToObject(root, "trace", r->trace);
     cJSON_AddNumberToObject(root, "locations", (double)r->nlocations);
     cJSON_AddNumberToObject(root, "samples_lost", (double)r->samples_lost);
+    cJSON *why = cJSON_AddObjectToObject(root, "samples_lost_why");
+    cJSON_AddNumberToObject(why, "in_tool", (double)r->samples_lost_why[HCA_STAT_LOST_IN_TOOL]);
+    cJSON_AddNumberToObject(why, "buffer_full", (double)r->samples_lost_why[HCA_STAT_LOST_BUFFER_FULL]);
+    cJSON_AddNumberToObject(why, "no_context", (double)r->samples_lost_why[HCA_STAT_LOST_NO_CONTEXT]);
+    cJSON_AddNumberToObject(why, "other", (double)r->samples_lost_why[0]);
     cJSON_AddBoolToObject(root, "tool_time_removed", r->tool_time);
     cJSON *thinned = cJSON_AddArrayToObject(root, "thinned");
     for (size_t i = 0; i < r->nthinned; i++) {

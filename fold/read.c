@@ -72,6 +72,8 @@ int fold_read(const char *path, const fold_read_options *opts, fold_trace *t, ch
             t->samples_read += t->locations[i].samples_read;
             t->samples_kept += t->locations[i].nsamples;
             t->samples_lost += t->locations[i].samples_lost;
+            for (int w = 0; w < FOLD_LOST_WHY; w++)
+                t->samples_lost_why[w] += t->locations[i].samples_lost_why[w];
         }
     }
 out:
@@ -97,6 +99,7 @@ void fold_trace_free(fold_trace *t)
     for (size_t i = 0; i < t->nsets; i++) {
         free(t->sets[i].counters);
         free(t->sets[i].lost);
+        free(t->sets[i].lost_why);
     }
     free(t->sets);
     for (size_t i = 0; i < t->nstrings; i++)

@@ -128,7 +128,8 @@ static int finish_defs(hca_trace_defs *st, fold_trace *t, char *err, size_t errl
             continue;
         set->counters = calloc(c->n ? c->n : 1, sizeof(*set->counters));
         set->lost = calloc(c->n ? c->n : 1, sizeof(*set->lost));
-        if (!set->counters || !set->lost) {
+        set->lost_why = calloc(c->n ? c->n : 1, sizeof(*set->lost_why));
+        if (!set->counters || !set->lost || !set->lost_why) {
             free(counter_of);
             return fold_fail(err, errlen, FOLD_ERR_NOMEM, "out of memory reading the definitions");
         }
@@ -141,7 +142,8 @@ static int finish_defs(hca_trace_defs *st, fold_trace *t, char *err, size_t errl
             }
         for (size_t k = 0; k < set->n; k++) {
             const char *name = string_or(t, st->members[c->members[k]].name, "?");
-            set->lost[k] = (uint8_t)hca_is_lost_member(name);
+            set->lost_why[k] = (uint8_t)hca_lost_reason(name);
+            set->lost[k] = (uint8_t)(set->lost_why[k] != 0 || hca_is_lost_member(name));
             set->statistics |= hca_is_stats_member(name);
             set->tool |= hca_is_tool_member(name);
             if (strcmp(name, HCA_TOOL_TIME) == 0)

@@ -263,9 +263,13 @@ static OTF2_CallbackCode ev_metric(OTF2_LocationRef loc, OTF2_TimeStamp ts, uint
     }
     if (set->statistics) { /* running counts: the last event has the totals */
         uint64_t lost = 0;
+        memset(S->L->samples_lost_why, 0, sizeof(S->L->samples_lost_why));
         for (uint8_t i = 0; i < n; i++)
-            if (set->lost[i])
-                lost += types[i] == OTF2_TYPE_DOUBLE ? (uint64_t)values[i].floating_point : values[i].unsigned_int;
+            if (set->lost[i]) {
+                uint64_t v = types[i] == OTF2_TYPE_DOUBLE ? (uint64_t)values[i].floating_point : values[i].unsigned_int;
+                lost += v;
+                S->L->samples_lost_why[set->lost_why[i] < FOLD_LOST_WHY ? set->lost_why[i] : 0] += v;
+            }
         S->L->samples_lost = lost;
         return OTF2_CALLBACK_SUCCESS;
     }

@@ -10,6 +10,7 @@
 #include "bands.h"
 #include "bootstrap.h"
 #include "fit.h"
+#include "trace.h"
 
 #define FOLD_JSON_VERSION 1
 
@@ -130,6 +131,7 @@ typedef struct {
 typedef struct fold_report {
     const char *trace;         /* path of traces.otf2 */
     uint64_t samples_lost;
+    uint64_t samples_lost_why[FOLD_LOST_WHY]; /* by reason (trace.h) */
     int tool_time;             /* the trace records the tracer's own time: it was removed */
     const struct fold_thinned *thinned; /* instances the tracer did not write, per region (in the trace) */
     size_t nthinned;

@@ -93,8 +93,22 @@ void fold_write_summary(const fold_report *r, FILE *out)
     fprintf(out, "%s: %zu region%s folded", r->trace, r->nregions, r->nregions == 1 ? "" : "s");
     if (r->regions_skipped)
         fprintf(out, " (%zu skipped, listed at the end)", r->regions_skipped);
-    fprintf(out, ", %zu location%s, %llu samples lost\n", r->nlocations, r->nlocations == 1 ? "" : "s",
+    fprintf(out, ", %zu location%s, %llu samples lost", r->nlocations, r->nlocations == 1 ? "" : "s",
             (unsigned long long)r->samples_lost);
+    if (r->samples_lost) { /* why, as the tracer counted them (docs/output.md) */
+        static const char *const why[FOLD_LOST_WHY] = { "for other reasons", "in the tracer", "to a full sample buffer",
+                                                        "to a full calling-context table" };
+        const char *sep = " (";
+        for (int w = 1; w <= FOLD_LOST_WHY; w++)
+            if (r->samples_lost_why[w % FOLD_LOST_WHY]) {
+                fprintf(out, "%s%llu %s", sep, (unsigned long long)r->samples_lost_why[w % FOLD_LOST_WHY],
+                        why[w % FOLD_LOST_WHY]);
+                sep = ", ";
+            }
+        if (*sep == ',')
+            fputc(')', out);
+    }
+    fputc('\n', out);
     for (size_t i = 0; i < r->nthinned; i++)
         fprintf(out, "not written by the tracer (thinned): %s, %llu instance%s, %.6f s, on %zu location%s\n",
                 r->thinned[i].name, (unsigned long long)r->thinned[i].instances,

@@ -10,6 +10,8 @@
 #include <stdint.h>
 
 #define FOLD_NONE UINT32_MAX
+/* reasons of lost samples: enum hca_stat's HCA_STAT_LOST_* (1..3), 0 any other */
+#define FOLD_LOST_WHY 4
 
 /* Region kinds hcafold folds. */
 enum fold_kind {
@@ -54,6 +56,7 @@ typedef struct {
     size_t n;
     uint32_t *counters; /* per member: index into fold_trace.counters (FOLD_NONE in statistics and tool time) */
     uint8_t *lost;      /* per member: 1 if it counts lost samples ("sampling:lost*") */
+    uint8_t *lost_why;  /* per member: why (enum hca_stat: HCA_STAT_LOST_IN_TOOL...; 0: another reason) */
     int statistics;     /* 1: the tracer's sampling statistics */
     int tool;           /* 1: the tracer's own time ("tool:time", "tool:cpu_time") */
     int tool_time, tool_cpu; /* members of those two in a tool class, -1 if absent */
@@ -97,6 +100,7 @@ typedef struct {
     fold_instance *instances; /* as read, in leave order; moved into the regions by fold_regions_build */
     size_t ninstances;
     uint64_t samples_lost; /* the tracer's last "sampling:lost*" statistics, summed */
+    uint64_t samples_lost_why[FOLD_LOST_WHY]; /* ... by reason (enum hca_stat; [0]: others) */
     uint64_t unbalanced;   /* leave events that matched no open region */
     uint64_t unclosed;     /* region instances still open when the location ended */
     uint64_t t_begin, t_end; /* ns: its first and last event read (ProgramBegin/End on a process's thread) */
@@ -154,6 +158,7 @@ typedef struct {
     uint64_t nevents;            /* events read, all locations */
     uint64_t samples_read, samples_kept;
     uint64_t samples_lost;       /* reported by the tracer, all locations */
+    uint64_t samples_lost_why[FOLD_LOST_WHY]; /* ... by reason */
     int tool_time;               /* the trace records the tracer's own time (a "tool:" class) */
     fold_region *folds;          /* the region keys found (after fold_regions_build) */
     size_t nfolds;

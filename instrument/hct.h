@@ -29,7 +29,10 @@ typedef struct hct_thread {
     uint64_t location_id;
     uint64_t last_ts;
     uint32_t index;           /* 0 = the thread that started tracing */
-    volatile sig_atomic_t in_tool; /* >0 while inside a wrapper (samples dropped) */
+    volatile sig_atomic_t in_tool; /* >0 while inside a wrapper (samples deferred to its end) */
+    /* a sample interrupted the tracer: taken when in_tool returns to 0 (hct_sample_defer.h) */
+    volatile sig_atomic_t sample_deferred;
+    uint64_t sample_raised_ns; /* when it was queued again: the delivery counts as the tracer's */
     int mpi_depth;            /* nesting of MPI wrappers on this thread */
     int has_location;         /* an OTF2 location was created for it */
     uint64_t dropped_events;  /* events OTF2 refused (e.g. disk full) */

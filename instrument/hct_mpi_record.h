@@ -28,9 +28,9 @@ static inline uint64_t hct_rec_ts(hct_call *c)
         if (c->t->extras) { /* samples taken inside PMPI are older: they go first */
             /* inside the tracer, as every drain: a sample due while it writes
              * (tens of ms when a buffer goes to disk on a loaded machine) is
-             * the tracer's time, counted lost in the tool, not a sample of the
-             * program whose tool total misses the drain (a jump of the total
-             * after it: hcafold's folds collapsed) */
+             * taken when it leaves, not in the drain with a tool total that
+             * misses the drain (a jump of the total after it: hcafold's folds
+             * collapsed) */
             c->t->in_tool++;
             hct_sampling_drain(c->t);
             hct_tool_exit(c->t);

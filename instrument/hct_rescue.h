@@ -10,6 +10,7 @@
 #include <signal.h>
 
 #include "hct.h"
+#include "hct_sample_defer.h"
 
 /* Installs the handlers (again: after MPI_Init, whose runtime installs its own, which
  * then come after ours); a signal the process ignores stays ignored. end (kept when
@@ -30,12 +31,17 @@ extern volatile sig_atomic_t hct_rescue_deferred HCT_HIDDEN;
 /* Raises the deferred signal again (its handler then runs the end). */
 void hct_rescue_raise_deferred(void) HCT_HIDDEN;
 
-/* Leaves a section inside the tracer (t->in_tool++ ... hct_tool_exit(t)); a
- * deferred end signal is raised at the outermost exit. */
+/* Leaves a section inside the tracer (t->in_tool++ ... hct_tool_exit(t)); at
+ * the outermost exit, a sample that interrupted the section is taken
+ * (hct_sample_defer.h), then a deferred end signal is raised. */
 static inline void hct_tool_exit(hct_thread *t)
 {
-    if (--t->in_tool == 0 && hct_rescue_deferred)
-        hct_rescue_raise_deferred();
+    if (--t->in_tool == 0) {
+        if (t->sample_deferred)
+            hct_sample_raise_deferred(t);
+        if (hct_rescue_deferred)
+            hct_rescue_raise_deferred();
+    }
 }
 
 #endif

@@ -4,8 +4,9 @@
  * perf_event_open is forbidden, a POSIX CPU-time timer (tick-quantized). Both
  * raise SIGPROF on that thread. The handler only takes a timestamp, reads the
  * thread's counter set right after it, unwinds with unw_backtrace into a
- * preallocated per-thread ring and re-arms the interrupt; samples that land
- * inside the tracer or find the ring full are counted as lost. Each sample's
+ * preallocated per-thread ring and re-arms the interrupt; a sample that lands
+ * inside the tracer is taken when the thread leaves it (hct_sample_defer.h),
+ * one that finds the ring full is counted as lost. Each sample's
  * cost is measured and added to the thread's tool time (hct_tooltime.h): the
  * handler's own time (from its first clock reading to the re-armed interrupt)
  * and, where the source says when its interrupt was due (the perf source: each
@@ -83,6 +84,8 @@ struct hct_smp_thread {
     uint64_t wall_stamps[MAX_CATCHUP]; /* SRC_WALL: the expiries the current signal stands for */
     int wall_nstamps;
     volatile uint64_t lost_in_tool, lost_full; /* written by the handler only */
+    volatile int deferred_n;                    /* expiries of a sample deferred to the tracer's exit */
+    volatile uint64_t deferred;                 /* samples taken at the tracer's exit (the handler only) */
     volatile uint64_t handler_ns;               /* time in the handler, samples taken */
     volatile uint64_t delivery_ns;              /* ... and delivering their interrupts, where known */
     volatile uint64_t taken;                    /* samples put in the ring (the handler only) */
@@ -108,7 +111,7 @@ static HCT_TLS hct_smp_thread *tls_smp;
 
 /* totals of the threads already closed, for HCATRACE_VERBOSE=2 */
 static struct {
-    _Atomic uint64_t samples, lost_in_tool, lost_full, lost_no_context, handler_ns, delivery_ns, drain_ns;
+    _Atomic uint64_t samples, lost_in_tool, lost_full, lost_no_context, handler_ns, delivery_ns, drain_ns, deferred;
 } totals;
 
 /* ---- periods: jittered, deterministic per thread ------------------------------ */
@@ -256,14 +259,15 @@ static void wall_catch_up(hct_smp_thread *s, uint64_t now)
         s->wall_due = now + next_period(s);
 }
 
-/* A sample into the ring; on SRC_WALL, one copy more per expiry it also
- * stands for (expiries while the thread did not run), each at its expiry. */
-static void commit_sample(hct_smp_thread *s, sample_rec *r)
+/* A sample into the ring, and one copy more per further expiry it stands for
+ * (ncopies: on SRC_WALL, expiries while the thread did not run), each at its
+ * expiry in wall_stamps. */
+static void commit_copies(hct_smp_thread *s, sample_rec *r, int ncopies)
 {
     uint32_t size = r->size;
     hct_ring_commit(&s->ring, size);
     s->taken++;
-    for (int k = 1; S.source == SRC_WALL && k < s->wall_nstamps; k++) {
+    for (int k = 1; k < ncopies; k++) {
         sample_rec *copy = hct_ring_reserve(&s->ring, size);
         if (!copy) {
             s->lost_full++;
@@ -274,6 +278,11 @@ static void commit_sample(hct_smp_thread *s, sample_rec *r)
         hct_ring_commit(&s->ring, size);
         s->taken++;
     }
+}
+
+static void commit_sample(hct_smp_thread *s, sample_rec *r)
+{
+    commit_copies(s, r, S.source == SRC_WALL ? s->wall_nstamps : 1);
 }
 
 /* When the interrupt being handled was due (CLOCK_MONOTONIC ns), 0 when
@@ -292,11 +301,54 @@ static uint64_t interrupt_due(hct_smp_thread *s, int asleep, uint64_t t0)
     return 0;
 }
 
+/* A sample that interrupted the tracer, now that the thread left it (queued
+ * by hct_sample_raise_deferred): stamped and read here, at the tracer's exit,
+ * standing for every expiry the interrupted signal stood for; the timer was
+ * re-armed then. */
+static void take_deferred(hct_smp_thread *s, const ucontext_t *uc)
+{
+    int n = s->deferred_n;
+    s->deferred_n = 0;
+    if (n <= 0)
+        return;
+    if (!s->armed) { /* sampling stopped meanwhile */
+        s->lost_in_tool += (uint64_t)n;
+        return;
+    }
+    uint64_t t0 = hca_clock_now();
+    /* from the queueing (a system call, the signal's delivery) to here: the tracer's */
+    uint64_t start = s->t->sample_raised_ns && s->t->sample_raised_ns < t0 ? s->t->sample_raised_ns : t0;
+    s->t->sample_raised_ns = 0;
+    s->wall_nstamps = n;
+    for (int k = 0; k < n; k++)
+        s->wall_stamps[k] = t0;
+    sample_rec *r = take_sample(s, uc, t0);
+    if (r) {
+        r->tool_ns = s->t->tool_ns + (t0 - start);
+        r->tool_cpu_ns = s->t->tool_cpu_ns + (t0 - start);
+        uint64_t lost = s->lost_full;
+        commit_copies(s, r, n);
+        s->deferred += (uint64_t)n - (s->lost_full - lost);
+    }
+    uint64_t spent = hct_tool_work(&s->handler_last, hca_clock_now() - start);
+    s->handler_ns += spent;
+    s->t->tool_ns += spent;
+    s->t->tool_cpu_ns += spent;
+}
+
 static void on_signal(int sig, siginfo_t *si, void *ucv)
 {
     int saved_errno = errno;
     hct_smp_thread *s = tls_smp;
     int ours = 0;
+    if (s && si->si_code == SI_QUEUE && si->si_value.sival_ptr == s && si->si_pid == getpid()) {
+        if (s->t->in_tool) /* back inside already: at the next exit */
+            s->t->sample_deferred = 1;
+        else
+            take_deferred(s, ucv);
+        errno = saved_errno;
+        return;
+    }
     if (s) {
         if (s->warming && si->si_code == SI_TKILL) {
             void *ips[MAX_FRAMES + SKIP_MAX];
@@ -329,10 +381,17 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
             wall_catch_up(s, t0);
         int inside = s->t->in_tool;
         sample_rec *r = NULL;
-        if (inside)
-            s->lost_in_tool++;
-        else
+        if (inside) { /* taken when the thread leaves the tracer (hct_sample_defer.h) */
+            int n = s->deferred_n + (S.source == SRC_WALL ? s->wall_nstamps : 1);
+            if (n > MAX_CATCHUP) {
+                s->lost_in_tool += (uint64_t)(n - MAX_CATCHUP);
+                n = MAX_CATCHUP;
+            }
+            s->deferred_n = n;
+            s->t->sample_deferred = 1;
+        } else {
             r = take_sample(s, ucv, t0);
+        }
         /* read after the sample, not between its time and counters */
         uint64_t before = hct_delivery(&s->delivery, interrupt_due(s, hct_sleep_asleep(), t0), t0);
         if (r) {
@@ -447,7 +506,8 @@ void hct_sampling_setup(void)
     static const char *const stat_names[NSTATS] = HCA_STAT_NAMES;
     static const char *const stat_descriptions[NSTATS] = {
         [HCA_STAT_SAMPLES] = "samples written as CallingContextSample events",
-        [HCA_STAT_LOST_IN_TOOL] = "samples dropped because they interrupted the tracer itself",
+        [HCA_STAT_LOST_IN_TOOL] =
+            "samples dropped because they interrupted the tracer itself and sampling stopped before it was left",
         [HCA_STAT_LOST_BUFFER_FULL] =
             "samples dropped because the thread's sample buffer was full (HCATRACE_SAMPLING_BUFFER)",
         [HCA_STAT_LOST_NO_CONTEXT] = "samples dropped because the calling-context table was full",
@@ -643,6 +703,10 @@ void hct_sampling_finish(hct_thread *t, uint64_t ts, int self)
             nanosleep(&w, NULL);
         }
     hct_sampling_drain(t);
+    if (s->deferred_n > 0) { /* interrupted the tracer's end: never taken */
+        s->lost_in_tool += (uint64_t)s->deferred_n;
+        s->deferred_n = 0;
+    }
     write_stats(t, ts < t->last_ts ? t->last_ts : ts, 1);
 }
 
@@ -655,6 +719,7 @@ void hct_sampling_thread_close(hct_thread *t)
     t->smp = NULL;
     atomic_fetch_add(&totals.samples, s->samples);
     atomic_fetch_add(&totals.lost_in_tool, s->lost_in_tool);
+    atomic_fetch_add(&totals.deferred, s->deferred);
     atomic_fetch_add(&totals.lost_full, s->lost_full);
     atomic_fetch_add(&totals.lost_no_context, s->lost_no_context);
     atomic_fetch_add(&totals.handler_ns, s->handler_ns);
@@ -682,10 +747,11 @@ void hct_sampling_report(void)
                        full = atomic_load(&totals.lost_full), no_cc = atomic_load(&totals.lost_no_context);
     unsigned long long taken = n + full + no_cc; /* the handler ran to the end for these */
     hct_message("rank %d: %llu samples (%.0f ns delivering the interrupt, %.0f ns in the handler, %.0f ns to write "
-                "each), lost %llu in the tracer, %llu to a full buffer, %llu to a full context table; timer interrupt "
-                "latency %llu ns, handler's return %llu ns",
+                "each; %llu taken when the thread left the tracer), lost %llu in the tracer, %llu to a full buffer, "
+                "%llu to a full context table; timer interrupt latency %llu ns, handler's return %llu ns",
                 hct.rank, n, taken ? (double)atomic_load(&totals.delivery_ns) / (double)taken : 0.0,
                 taken ? (double)atomic_load(&totals.handler_ns) / (double)taken : 0.0,
-                n ? (double)atomic_load(&totals.drain_ns) / (double)n : 0.0, in_tool, full, no_cc,
+                n ? (double)atomic_load(&totals.drain_ns) / (double)n : 0.0,
+                (unsigned long long)atomic_load(&totals.deferred), in_tool, full, no_cc,
                 (unsigned long long)atomic_load(&S.wall_latency), (unsigned long long)atomic_load(&S.return_ns));
 }

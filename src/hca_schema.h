@@ -128,6 +128,17 @@ static inline int hca_is_lost_member(const char *name)
 {
     return strncmp(name, HCA_STATS_LOST_PREFIX, strlen(HCA_STATS_LOST_PREFIX)) == 0;
 }
+/* Why a statistics member's samples were lost: its enum hca_stat
+ * (HCA_STAT_LOST_IN_TOOL ...), or 0 when it does not count lost samples (a
+ * "sampling:lost*" name of a later tracer: HCA_STAT_SAMPLES, "other"). */
+static inline int hca_lost_reason(const char *name)
+{
+    static const char *const stat_names[HCA_NSTATS] = HCA_STAT_NAMES;
+    for (int i = HCA_STAT_LOST_IN_TOOL; i <= HCA_STAT_LOST_NO_CONTEXT; i++)
+        if (strcmp(name, stat_names[i]) == 0)
+            return i;
+    return 0;
+}
 /* A member the tracer adds to counter sets ("perf:*"), not a counted event. */
 static inline int hca_is_perf_member(const char *name)
 {

@@ -64,6 +64,9 @@ ok $? "instances, excluded, samples of '$name' equal the truth ($got / $want)"
 ok $? "every sample of the trace is read"
 [ "$(awk -F'\t' '$1 == "samples_lost" { print $2 }' j1.txt)" = "$(truth samples_lost burst)" ]
 ok $? "samples reported lost by the sampling statistics: $(truth samples_lost burst)"
+"$BUILD/bin/hcafold" -f json -o burst.fold burst > burst.sum 2> burst.err
+grep -q "locations*, $(truth samples_lost burst) samples lost ($(truth samples_lost burst) to a full sample buffer)\$" burst.sum
+ok $? "hcafold's summary says why the samples were lost ($(sed -n 1p burst.sum | sed 's/.*, //'))"
 grep -q '^counters	instructions,cycles,page-faults$' j1.txt
 ok $? "the counters are the trace's, without the sampling statistics"
 [ -n "$(digest j1.txt)" ] && [ "$(digest j1.txt)" = "$(digest j2.txt)" ]
