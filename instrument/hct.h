@@ -51,6 +51,9 @@ typedef struct hct_thread {
      * counted in place of one that held a preemption (hct_tool_work) */
     uint64_t boundary_before, boundary_after;
     hct_thin_thread thin;     /* what it records of each region key (hct_thin.h) */
+    /* an OpenMP worker between two of its shares, waiting in the runtime for
+     * the next parallel region: not sampled (hct_sampling_park) */
+    volatile sig_atomic_t omp_parked;
 } hct_thread;
 
 enum hct_mode { HCT_OFF = 0, HCT_SERIAL, HCT_MPI_PENDING, HCT_MPI };

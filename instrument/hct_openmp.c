@@ -6,7 +6,10 @@
  * level, team size); its members are the threads that took part (the union
  * over its instances, when the runtime gave it other threads over time). Constructs (barriers, critical
  * sections) are calling-context regions keyed by their call site, like MPI
- * calls. Lookups are lock-free on hits; new keys and teams take a lock. */
+ * calls. Lookups are lock-free on hits; new keys and teams take a lock.
+ * Per region a thread does user-space work and its counter reads only: a pool
+ * worker's own stack is unwound once per runtime call site, the master's is
+ * the fork's; a worker is parked (not sampled) between its shares. */
 #include "hct_openmp.h"
 
 #include <pthread.h>
@@ -251,6 +254,36 @@ static uint32_t team_join(uint32_t master, uint32_t level, uint32_t size, uint32
 /* Nesting level of the calling thread: the teams it is in now. */
 static HCT_TLS uint32_t share_depth;
 
+/* A pool worker's own stack below its shares' caller, unwound at its first
+ * share from that caller (hct_omp_caller). */
+static HCT_TLS struct {
+    hct_omp_caller caller;
+    int n;
+    uintptr_t frames[HCT_PATH_FRAMES];
+} worker_stack;
+
+/* The calling thread's stack, root first, without the tracer's frames. */
+static int share_stack(int worker, const hct_omp_caller *caller, uintptr_t *frames)
+{
+    if (!hct.cfg.callsites)
+        return 0;
+    if (!worker && caller && caller->fork) { /* the fork's stack, then the runtime's call */
+        const hct_omp_fork *f = caller->fork;
+        int drop = f->nframes == HCT_PATH_FRAMES; /* the innermost frames are kept */
+        memcpy(frames, f->frames + drop, (size_t)(f->nframes - drop) * sizeof(frames[0]));
+        frames[f->nframes - drop] = (uintptr_t)caller->ret - 1; /* the call instruction */
+        return f->nframes - drop + 1;
+    }
+    if (!worker || !caller)
+        return hct_path_unwind(NULL, frames);
+    if (worker_stack.caller.ret != caller->ret || worker_stack.caller.frame != caller->frame) {
+        worker_stack.n = hct_path_unwind(NULL, worker_stack.frames);
+        worker_stack.caller = *caller;
+    }
+    memcpy(frames, worker_stack.frames, (size_t)worker_stack.n * sizeof(frames[0]));
+    return worker_stack.n;
+}
+
 /* ---- records ----------------------------------------------------------------------------- */
 
 /* The time of a record that is not a region boundary: pending samples first. */
@@ -274,9 +307,8 @@ int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address
     if (!t || key == HCA_UNDEF)
         return 0;
     t->in_tool++;
-    uintptr_t frames[HCT_PATH_FRAMES];
-    int n = hct.cfg.callsites ? hct_path_unwind(return_address, frames) : 0;
-    uint32_t cc = hct_path_peek(&t->path, key, frames, n, &f->ctx);
+    int n = f->nframes = hct.cfg.callsites ? hct_path_unwind(return_address, f->frames) : 0;
+    uint32_t cc = hct_path_peek(&t->path, key, f->frames, n, &f->ctx);
     if (cc == HCA_UNDEF) {
         t->dropped_events++;
         hct_tool_exit(t);
@@ -301,12 +333,14 @@ void hct_omp_fork_end(hct_omp_fork *f)
 }
 
 int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint32_t team_size,
-                        const hct_ctx *ctx)
+                        const hct_ctx *ctx, const hct_omp_caller *caller)
 {
     hct_thread *t = hct_thread_get();
     if (!t)
         return 0;
     t->in_tool++;
+    if (t->omp_parked)
+        hct_sampling_resume(t); /* a worker back from the runtime's pool */
     uint32_t team = team_join(master, level, team_size, t->index);
     if (team == HCA_UNDEF || t->path.nopen >= HCT_PATH_OPEN) {
         t->dropped_events++;
@@ -315,7 +349,8 @@ int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint3
     }
     /* this thread's own stack: where its samples leave the region's path */
     uintptr_t frames[HCT_PATH_FRAMES];
-    int n = hct.cfg.callsites ? hct_path_unwind(NULL, frames) : 0;
+    s->worker = master != t->index;
+    int n = share_stack(s->worker, caller, frames);
     s->t = t;
     s->team = team;
     hct_otf2_check(t, OTF2_EvtWriter_ThreadTeamBegin(t->writer, NULL, record_ts(t), team));
@@ -339,6 +374,10 @@ void hct_omp_share_end(hct_omp_share *s)
         hct_otf2_check(t, OTF2_EvtWriter_ThreadTeamEnd(t->writer, NULL, ts, s->team));
     }
     hct_path_leave(&t->path);
+    /* a worker of the outermost team goes back to wait in the runtime's pool:
+     * its idle time there is not sampled (the master goes on with the program) */
+    if (s->worker && share_depth == 0)
+        hct_sampling_park(t);
     hct_tool_exit(t);
 }
 

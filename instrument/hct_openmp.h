@@ -51,6 +51,8 @@ typedef struct {
     uint32_t master; /* thread index of the master */
     uint32_t level;  /* nesting level of the new team (1: outermost) */
     hct_ctx ctx;     /* cc's path: the master's call path, then the region */
+    int nframes;     /* the master's physical stack at the fork, root first (hct_path_unwind) */
+    uintptr_t frames[HCT_PATH_FRAMES];
 } hct_omp_fork;
 /* Returns 0 (nothing recorded) when this thread does not trace. */
 int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address, uint32_t requested) HCT_HIDDEN;
@@ -61,11 +63,25 @@ void hct_omp_fork_end(hct_omp_fork *f) HCT_HIDDEN;
 typedef struct {
     hct_thread *t;
     uint32_t cc, team;
+    int worker; /* not the team's master: a thread of the runtime's pool */
 } hct_omp_share;
+/* Where a share is called from: the caller's return address and the calling
+ * function's frame. On a worker of the runtime's pool (not the master) the
+ * frames below that caller are the thread's start, the same for its whole
+ * life, so the same pair is the same stack: unwound once per thread, not
+ * once per region. On the master, `fork` (else NULL) says that the runtime
+ * called the share from the fork's own call (`ret` in the runtime's entry
+ * the program called at the fork's return address): its stack is the fork's
+ * and that call, not unwound again. */
+typedef struct {
+    const void *ret, *frame;
+    const hct_omp_fork *fork;
+} hct_omp_caller;
 /* The team is named by its master's thread index, its level and its size;
- * ctx: the fork's context (hct_omp_fork.ctx), entered by every thread. */
+ * ctx: the fork's context (hct_omp_fork.ctx), entered by every thread;
+ * caller: NULL when unknown (the thread's stack unwound at every share). */
 int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint32_t team_size,
-                        const hct_ctx *ctx) HCT_HIDDEN;
+                        const hct_ctx *ctx, const hct_omp_caller *caller) HCT_HIDDEN;
 void hct_omp_share_end(hct_omp_share *s) HCT_HIDDEN;
 
 /* A construct region (barrier, critical...) on the calling thread. */

@@ -92,6 +92,7 @@ struct helper {
     int traced;
     uint32_t master, level;
     const hct_ctx *ctx; /* the fork's context (in the master's hct_omp_fork) */
+    const hct_omp_fork *fork; /* the master's, when the runtime calls its share from the fork's call */
 };
 
 /* The outlined function the calling thread runs now, for calls it makes as
@@ -104,7 +105,8 @@ __attribute__((section("hct_omp_trampoline"), noinline)) static void trampoline(
 {
     const struct helper *h = p;
     hct_omp_share s;
-    int on = h->traced && hct_omp_share_begin(&s, h->master, h->level, team_size(), h->ctx);
+    const hct_omp_caller caller = { __builtin_return_address(0), __builtin_frame_address(0), h->fork };
+    int on = h->traced && hct_omp_share_begin(&s, h->master, h->level, team_size(), h->ctx, &caller);
     outlined_fn outer = current_fn;
     current_fn = h->fn;
     h->fn(h->data);
@@ -143,6 +145,7 @@ static void fork_begin(struct helper *h, hct_omp_fork *f, outlined_fn fn, void *
     h->master = f->master;
     h->level = f->level;
     h->ctx = &f->ctx;
+    h->fork = NULL;
 }
 
 /* GOMP_parallel and its combined loop and sections forms: the same shape. */
@@ -155,6 +158,8 @@ static void fork_begin(struct helper *h, hct_omp_fork *f, outlined_fn fn, void *
         hct_omp_fork f;                                                                                      \
         const void *site = call_site(__builtin_return_address(0));                                           \
         fork_begin(&h, &f, fn, data, nthreads, site);                                                        \
+        if (site == __builtin_return_address(0)) /* the master's share: called from real_, below site */   \
+            h.fork = &f;                                                                                     \
         if (!h.traced) {                                                                                     \
             outlined_fn call = fn;                                                                           \
             void *arg = data;                                                                                \
@@ -218,7 +223,7 @@ static HCT_TLS int nlegacy; /* may exceed MAX_NEST: those levels are not traced 
         }                                                                                                    \
         HINTED((const void *)fn, site, real_ args);                                                          \
         if (r && r->h.traced) /* the master's share: it runs fn itself next */                               \
-            r->shared = hct_omp_share_begin(&r->s, r->h.master, r->h.level, team_size(), r->h.ctx);  \
+            r->shared = hct_omp_share_begin(&r->s, r->h.master, r->h.level, team_size(), r->h.ctx, NULL);  \
     }
 
 PARALLEL_START(GOMP_parallel_start, (outlined_fn fn, void *data, unsigned nthreads), (call, arg, nthreads))

@@ -220,7 +220,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
         o->codeptr = r->codeptr;
         o->outer_fn = share_fn;
         o->on = hct_omp_share_begin(&o->s, r->f.master, r->f.level, actual_parallelism ? actual_parallelism : 1,
-                                    &r->f.ctx);
+                                    &r->f.ctx, NULL);
         if (o->on)
             share_fn = r->fn;
         return;

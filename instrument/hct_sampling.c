@@ -71,6 +71,7 @@ struct hct_smp_thread {
     size_t memsize;
     volatile sig_atomic_t armed, warming;
     hct_wall_probe probe; /* SRC_WALL: hct_wall_measure's signals */
+    volatile sig_atomic_t lapsed; /* an interrupt landed while parked: not re-armed (hct_sampling_park) */
     int fd;          /* SRC_PERF */
     struct perf_event_mmap_page *ovf; /* SRC_PERF: its ring of overflow times, or NULL */
     size_t ovf_size;                  /* mapped bytes: the header page and the data page */
@@ -375,7 +376,9 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
         return;
     }
     hct_sleep_interrupted(); /* a sleep it ends is resumed (hct_sleep.c) */
-    if (s->armed) {
+    if (s->armed && s->t->omp_parked) {
+        s->lapsed = 1; /* idle in the OpenMP runtime: re-armed at its next share */
+    } else if (s->armed) {
         uint64_t t0 = hca_clock_now();
         if (S.source == SRC_WALL)
             wall_catch_up(s, t0);
@@ -587,6 +590,28 @@ void hct_sampling_disarm(hct_thread *t)
         memset(&off, 0, sizeof(off));
         timer_settime(s->timer, 0, &off, NULL);
     }
+}
+
+void hct_sampling_park(hct_thread *t)
+{
+    t->omp_parked = 1;
+}
+
+void hct_sampling_resume(hct_thread *t)
+{
+    t->omp_parked = 0; /* first: an interrupt from now on is a sample again */
+    hct_smp_thread *s = t->smp;
+    if (!s || !s->lapsed)
+        return;
+    s->lapsed = 0; /* no interrupt can come in between: none is armed */
+    if (!s->armed)
+        return;
+    if (S.source == SRC_WALL) { /* the expiries while parked skipped, the schedule kept */
+        uint64_t now = hca_clock_now();
+        while (s->wall_due <= now)
+            s->wall_due += next_period(s);
+    }
+    rearm(s);
 }
 
 /* ---- draining: outside the handler, with t->in_tool > 0 ---------------------- */

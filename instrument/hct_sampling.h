@@ -16,6 +16,13 @@ void hct_sampling_drain_before(hct_thread *t, uint64_t ts) HCT_HIDDEN;
 /* Samples the thread's handler has put in its buffer so far. */
 uint64_t hct_sampling_taken(const hct_thread *t) HCT_HIDDEN;
 void hct_sampling_disarm(hct_thread *t) HCT_HIDDEN;
+/* An OpenMP worker parks in the runtime after its share of a parallel region
+ * (t->omp_parked set): an interrupt that lands then takes no sample and is
+ * not re-armed, so a parked thread is interrupted at most once. Resumed at its
+ * next share's begin: the interrupt re-armed if it lapsed (on the wall clock,
+ * at the schedule's next expiry after now), else nothing, no system call. */
+void hct_sampling_park(hct_thread *t) HCT_HIDDEN;
+void hct_sampling_resume(hct_thread *t) HCT_HIDDEN;
 void hct_sampling_finish(hct_thread *t, uint64_t ts, int self) HCT_HIDDEN;
 void hct_sampling_thread_close(hct_thread *t) HCT_HIDDEN;
 void hct_sampling_report(void) HCT_HIDDEN;

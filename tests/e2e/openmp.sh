@@ -56,6 +56,31 @@ omp_case 2 3 nested
 nested_checks "openmp nested"
 cd / && rm -rf "$dir"
 
+# workers waiting in the runtime's pool between regions (tests/pool_app: 2 ms
+# per thread in each of 20 regions, then 20 ms of the master alone) are not
+# sampled there: the worker's samples are those of its 40 ms in regions, the
+# master's those of its 440 ms (at 5 ms: about 8 against 88), and the worker
+# keeps samples in its regions (issue 13)
+POOL="$BUILD/tests/pool_app"
+[ -x "$TOP/build/tests/pool_app" ] && POOL="$TOP/build/tests/pool_app" # never sanitized
+dir=$(fresh_dir)
+cd "$dir" || exit 1
+OMP_NUM_THREADS=2 "$POOL" > plain.out 2> plain.err
+OMP_NUM_THREADS=2 LD_PRELOAD="$PRELOAD" "$POOL" > traced.out 2> traced.err
+ok $? "openmp pool: exit code 0"
+check "openmp pool: stdout identical" cmp plain.out traced.out
+trace=$(the_trace)
+check "openmp pool: valid trace" valid_otf2 "$trace"
+"$TRACESTAT" "$trace" > stat.txt
+set -- $(awk '$1 == "location" { for (i = 1; i < NF; i++) if ($i == "samples") print $(i + 1) }' stat.txt)
+master=${1:-0}
+worker=${2:-0}
+ok $((worker * 4 >= master)) "openmp pool: the waiting worker is not sampled ($worker samples, the master $master)"
+in_region=$(awk '$1 == "region" && $2 ~ /^main\._omp_fn\./ { s += $6 } END { print s + 0 }' stat.txt)
+ok $((in_region <= master / 20 || worker < 2)) \
+    "openmp pool: both threads keep samples in their regions ($in_region in regions, $worker on the worker)"
+cd / && rm -rf "$dir"
+
 # tracing off: the wrappers pass everything through
 dir=$(fresh_dir)
 cd "$dir" || exit 1
