@@ -59,8 +59,12 @@ cd / && rm -rf "$dir"
 # workers waiting in the runtime's pool between regions (tests/pool_app: 2 ms
 # per thread in each of 20 regions, then 20 ms of the master alone) are not
 # sampled there: the worker's samples are those of its 40 ms in regions, the
-# master's those of its 440 ms (at 5 ms: about 8 against 88), and the worker
-# keeps samples in its regions (issue 13)
+# master's those of its 440 ms (at 5 ms: about 8 against 88, 1 to 11; sampled
+# while waiting, as before, 912 against about 920), and the worker keeps
+# samples in its regions (issue 13). Half the master's is the limit: on a
+# loaded machine (the sanitized pass during other work) the worker waits for
+# a CPU inside its regions too, where wall-clock samples fall (31 against 116
+# seen)
 POOL="$BUILD/tests/pool_app"
 [ -x "$TOP/build/tests/pool_app" ] && POOL="$TOP/build/tests/pool_app" # never sanitized
 dir=$(fresh_dir)
@@ -75,7 +79,7 @@ check "openmp pool: valid trace" valid_otf2 "$trace"
 set -- $(awk '$1 == "location" { for (i = 1; i < NF; i++) if ($i == "samples") print $(i + 1) }' stat.txt)
 master=${1:-0}
 worker=${2:-0}
-ok $((worker * 4 >= master)) "openmp pool: the waiting worker is not sampled ($worker samples, the master $master)"
+ok $((worker * 2 >= master)) "openmp pool: the waiting worker is not sampled ($worker samples, the master $master)"
 in_region=$(awk '$1 == "region" && $2 ~ /^main\._omp_fn\./ { s += $6 } END { print s + 0 }' stat.txt)
 ok $((in_region <= master / 20 || worker < 2)) \
     "openmp pool: both threads keep samples in their regions ($in_region in regions, $worker on the worker)"
