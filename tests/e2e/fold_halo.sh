@@ -8,7 +8,7 @@
 #   - the two code paths between MPI_Waitall and MPI_Allreduce (path_smooth,
 #     path_residual) are separate regions;
 #   - the time step's bimodal durations (every 4th step does twice the work)
-#     are two duration groups, the longer about twice the shorter (1 and 3
+#     are duration groups apart, the long ones a quarter of the instances (1 and 3
 #     ranks: 8 ranks on a 2-core machine blur CPU times too much to assert);
 #   - no __libc_start_main or "+0x" in the summary; skipped regions are named
 #     with their reason.
@@ -20,7 +20,12 @@ for np in 1 3 8; do
     iterations=80
     [ "$np" = 1 ] && iterations=160 # one rank: enough samples in each code path
     [ "$np" = 8 ] && iterations=48
-    HCATRACE_SAMPLING=5ms OMP_NUM_THREADS=1 traced_mpirun "$np" "$EX/halo3d" -q -n "$iterations" > out 2> err
+    # under ASan a sample costs the tracer several times more, and its time, removed
+    # from each instance's CPU time with some error, blurs the durations' modes: a
+    # step twice as long sampled half as often keeps the tracer's share as without ASan
+    rate=5ms work=200
+    [ "${SANITIZED:-0}" = 1 ] && rate=10ms work=400
+    HCATRACE_SAMPLING=$rate OMP_NUM_THREADS=1 traced_mpirun "$np" "$EX/halo3d" -q -n "$iterations" -w $work > out 2> err
     ok $? "np=$np: traced run of halo3d"
     "$FOLD" -f json "$(the_trace)" > summary.txt 2> fold.err
     ok $? "np=$np: hcafold folds it"
@@ -54,9 +59,16 @@ residual = [r["name"] for r in regions if runs(r, "path_residual")]
 print("ok" if smooth and residual and not set(smooth) & set(residual) else "not ok",
       "the two code paths are separate regions:", smooth, residual)
 if np <= 3:
+    # every 4th step is long: the groups at least 1.5x the shortest group's mean hold
+    # about a quarter of the instances. A machine whose speed drifts during the run
+    # may split the short mode too (CI once saw 7 and 10 ms groups beside 20 ms).
     means = sorted(r["mean_duration_s"] for r in steps)
-    good = len(keys) == 1 and len(steps) == 2 and means[-1] >= 1.5 * means[0]
-    print("ok" if good else "not ok", "the bimodal time step is two duration groups:", means)
+    found = sum(r["instances"]["found"] for r in steps)
+    long_found = sum(r["instances"]["found"] for r in steps if r["mean_duration_s"] >= 1.5 * means[0]) if steps else 0
+    share = long_found / found if found else 0
+    good = len(keys) == 1 and len(steps) >= 2 and 0.15 <= share <= 0.35
+    print("ok" if good else "not ok", "the bimodal time step: its long steps are duration groups apart "
+          "(%.2f of the instances; group means %s)" % (share, means))
 skipped = doc.get("skipped")
 good = isinstance(skipped, list) and len(skipped) == doc["regions_skipped"] and all(s["reason"] for s in skipped)
 print("ok" if good else "not ok", "every skipped region is named with its reason:", doc["regions_skipped"])
