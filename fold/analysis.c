@@ -154,15 +154,17 @@ static int fold_counters(const fold_trace *t, const fold_points *p, const fold_o
     fold_cloud *clouds = calloc(t->ncounters + 1, sizeof(*clouds));
     fold_bootstrap_counter *boot = calloc(t->ncounters + 1, sizeof(*boot));
     double *offsets = calloc(t->ncounters + 1, sizeof(*offsets)); /* measured on the fractions */
+    double *max_rate = calloc(t->ncounters + 1, sizeof(*max_rate)); /* in the clouds' units; 0: none */
     int rc = 0;
     /* the capped clouds (the same deterministic choice feeds the fit and the
      * segmentation) and their points' instances, owned here */
     double **cx = calloc(t->ncounters + 1, sizeof(*cx)), **cy = calloc(t->ncounters + 1, sizeof(*cy));
     size_t **pinst = calloc(t->ncounters + 1, sizeof(*pinst));
-    if (!g->counters || !clouds || !boot || !offsets || !cx || !cy || !pinst) {
+    if (!g->counters || !clouds || !boot || !offsets || !max_rate || !cx || !cy || !pinst) {
         free(clouds);
         free(boot);
         free(offsets);
+        free(max_rate);
         free(cx);
         free(cy);
         free(pinst);
@@ -190,6 +192,11 @@ static int fold_counters(const fold_trace *t, const fold_points *p, const fold_o
         k->instances = cp->instances;
         k->mean_total = fold_points_mean_total(cp);
         k->rate_scale = fold_points_rate_factor(cp);
+        /* CPU time in ns: at most one CPU (1e9 ns/s) per thread, a location */
+        max_rate[g->ncounters] = t->counters[c].counts_cpu && k->unit && strcmp(k->unit, "ns") == 0 &&
+                                         k->rate_scale > 0.0
+                                     ? 1e9 / k->rate_scale
+                                     : 0.0;
         fold_cloud cloud = fold_points_cloud(p, c);
         size_t cap = o->fit.max_points, n = cloud.n;
         size_t *chosen = malloc(cloud.n * sizeof(*chosen));
@@ -266,13 +273,14 @@ static int fold_counters(const fold_trace *t, const fold_points *p, const fold_o
     for (size_t c = 0, v = 0; rc == 0 && c < g->ncounters; c++)
         if (boot[c].votes) {
             clouds[v] = clouds[c];
+            max_rate[v] = max_rate[c];
             offsets[v++] = offsets[c];
         }
     fold_segment_options seg = o->segment;
     seg.offsets = offsets;
     if (rc == 0 && nvoters &&
         (fold_segment(clouds, nvoters, &seg, &g->phases) != 0 ||
-         fold_segment_trends(clouds, nvoters, offsets, &g->phases) != 0))
+         fold_segment_trends(clouds, nvoters, offsets, max_rate, &g->phases) != 0))
         rc = -1;
     if (rc == 0 && !g->ncounters) {
         g->phases.nphases = 1;
@@ -342,6 +350,7 @@ static int fold_counters(const fold_trace *t, const fold_points *p, const fold_o
     free(clouds);
     free(boot);
     free(offsets);
+    free(max_rate);
     return rc;
 }
 

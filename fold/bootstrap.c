@@ -287,14 +287,28 @@ void fold_region_interval_free(fold_region_interval *r)
     memset(r, 0, sizeof(*r));
 }
 
+/* 1 when a phase of the segmentation is a trend. The slopes of the
+ * continuous piecewise-linear model take a trend for a line: its curvature
+ * goes into the neighbours' slopes, which continuity ties to it (a ramp of
+ * task-clock from 0.1 to 0.95 CPUs then a phase at 1.00 showed that phase at
+ * 1.24 CPUs). The phase rates are then the fitted curve's chords. */
+static int has_trend(const fold_segmentation *ph)
+{
+    for (size_t q = 0; ph->trend && q < ph->nphases; q++)
+        if (ph->trend[q])
+            return 1;
+    return 0;
+}
+
 static void main_phase_rates(const fold_bootstrap_counter *k, size_t nk, const fold_segmentation *ph,
                              double **phase_rate)
 {
     size_t v = 0;
+    const double *slopes = has_trend(ph) ? NULL : ph->slopes;
     for (size_t c = 0; c < nk; c++) {
         size_t voter = k[c].votes ? v++ : SIZE_MAX;
-        fold_phase_rates(ph->bounds, ph->nphases, ph->slopes, ph->nclouds, voter, k[c].curve->cum,
-                         k[c].curve->grid, k[c].rate_scale, phase_rate[c]);
+        fold_phase_rates(ph->bounds, ph->nphases, slopes, ph->nclouds, voter, k[c].curve->cum, k[c].curve->grid,
+                         k[c].rate_scale, phase_rate[c]);
     }
 }
 
@@ -411,7 +425,7 @@ int fold_bootstrap_region(const fold_bootstrap_counter *k, size_t nk, size_t nin
         size_t voter = k[c].votes ? v++ : SIZE_MAX;
         size_t grid = k[c].curve->grid;
         for (size_t r = 0; r < R; r++)
-            fold_phase_rates(rb + r * (np + 1), np, frame && np > 1 ? rs + r * np * nv : NULL, nv, voter,
+            fold_phase_rates(rb + r * (np + 1), np, frame && np > 1 && !has_trend(ph) ? rs + r * np * nv : NULL, nv, voter,
                              work[c].cum + r * grid, grid, work[c].scale[r], tmp + r * np);
         for (size_t q = 0; q < np; q++) {
             double mean, sd;

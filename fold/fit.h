@@ -175,11 +175,15 @@ void fold_segment_frame_free(fold_segment_frame *f);
  * their lines (2 parameters per cloud per phase, one per boundary, plain
  * least squares on the points without the anchors) and its rate changes by
  * more than 10 % from start to end (the rates at the ends, clamped at 0, in
- * trend_start and trend_end). A single phase is not tested: a phase that
- * holds two routines is curved too. Updates bounds, slopes (at unit weights, when
- * seg->nclouds == nclouds), trend, trend_start, trend_end. Returns 0, or -1
- * on bad input or no memory. */
-int fold_segment_trends(const fold_cloud *clouds, size_t nclouds, const double *offsets, fold_segmentation *seg);
+ * trend_start and trend_end). A trend whose end rates are impossible is not
+ * taken: an end below 0 by more than a tenth of the other, or above
+ * max_rate[c] (+2 %; per cloud, in the clouds' units; NULL or <= 0: no
+ * bound), the physical limit of a CPU-time counter. A single phase is not
+ * tested: a phase that holds two routines is curved too. Updates bounds,
+ * slopes (at unit weights, when seg->nclouds == nclouds), trend, trend_start,
+ * trend_end. Returns 0, or -1 on bad input or no memory. */
+int fold_segment_trends(const fold_cloud *clouds, size_t nclouds, const double *offsets, const double *max_rate,
+                        fold_segmentation *seg);
 /* The slopes of the continuous model (unit weights) at fixed boundaries, as
  * above without moving them: for phases merged after the segmentation. */
 int fold_segment_slopes(const fold_cloud *clouds, size_t nclouds, const double *offsets, const double *bounds,

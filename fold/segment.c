@@ -1105,7 +1105,25 @@ static void trend_bic(const sorted_cloud *sc, size_t nc, const double *b, size_t
     *bic_trend = rss_trend == HUGE_VAL ? HUGE_VAL : n * log(fmax(rss_trend, floor_rss) / fmax(n, 1.0)) + 3.0 * (double)nc * logn;
 }
 
-int fold_segment_trends(const fold_cloud *clouds, size_t nclouds, const double *offsets, fold_segmentation *seg)
+/* 1 when the trend's end rates r0, r1 of every cloud are possible: not
+ * below 0 by more than a tenth of the larger end (counters only grow; a
+ * quadratic whose slope starts negative was printed as a ramp from 0 to 2.44
+ * CPUs with a mean of 0.32), and at most max_rate (+2 %) where one is given
+ * (CPU time: one CPU per thread). */
+static int trend_possible(const double *r0, const double *r1, size_t nc, const double *max_rate)
+{
+    for (size_t c = 0; c < nc; c++) {
+        double hi = fmax(r0[c], r1[c]), lo = fmin(r0[c], r1[c]);
+        if (lo < -0.1 * fabs(hi))
+            return 0;
+        if (max_rate && max_rate[c] > 0.0 && hi > max_rate[c] * 1.02)
+            return 0;
+    }
+    return 1;
+}
+
+int fold_segment_trends(const fold_cloud *clouds, size_t nclouds, const double *offsets, const double *max_rate,
+                        fold_segmentation *seg)
 {
     if (!seg || !seg->bounds || seg->nphases == 0)
         return -1;
@@ -1133,7 +1151,7 @@ int fold_segment_trends(const fold_cloud *clouds, size_t nclouds, const double *
             int ramp = 0; /* a trend is a rate that changes: its ends differ */
             for (size_t c = 0; c < nc; c++)
                 ramp |= fabs(r1[c] - r0[c]) > 0.1 * fmax(fabs(r0[c]), fabs(r1[c]));
-            if (j > p && bt <= bs && ramp) {
+            if (j > p && bt <= bs && ramp && trend_possible(r0, r1, nc, max_rate)) {
                 best_j = j;
                 is_trend = 1;
                 for (size_t c = 0; c < nc; c++) {

@@ -9,6 +9,8 @@
 #  - the intervals of the source bands' shares hold the true shares;
 #  - a linear ramp of the rate is one phase, of kind "trend", whose rates at
 #    its ends are the truth's within 5 %;
+#  - a ramp of task-clock then one CPU: no rate above one CPU, the phase
+#    after the trend at one CPU;
 #  - the five-phase truth at 0.5 samples per instance has no spurious phase
 #    (at most five phases);
 #  - the same trace gives the same fold.json, byte for byte.
@@ -47,6 +49,28 @@ ramp="${nph:-0} ${kind:-0} ${ends:-0 0}"
 ok $(echo "$ramp" | awk '{ exit !($1 == 1 && $2 == 1 && $3 > 0.95 * 200e6 && $3 < 1.05 * 200e6 &&
                                   $4 > 0.95 * 1e9 && $4 < 1.05 * 1e9) }'; echo $?) \
     "a ramp of the rate from 200 to 1000 M/s is one trend phase (phases, trend phases, end rates: $ramp)"
+
+# a ramp of CPU use, then one CPU (a thread that waits less and less, then
+# computes; issue 10, CloverLeaf's bursts): the rates of the phases next to
+# the trend were the piecewise-linear model's slopes, which take the trend for
+# a line and put its curvature into them (1.24 CPUs after the ramp); no rate,
+# a trend's ends included, above one CPU (+2 %), the last phase at one CPU
+"$SYNTH" --out cpuramp --ranks 2 --instances 160 --duration-ms 20 --period-ms 2 --period-jitter 0.5 \
+    --counter "task-clock:0-0.8=0.1e9~1e9,0.8-1=1e9" --noise 0.02 --seed 1 > /dev/null &&
+    "$FOLD" -q -f json -o cpuramp/fold cpuramp 2> cpuramp.err
+ok $? "hcafold folds a ramp of task-clock from 0.1 to 1 CPU, then one CPU"
+cpuramp=$(python3 - cpuramp/fold/fold.json <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["regions"][0]
+rates = []
+for ph in r["phases"]:
+    rates.append(ph["rates"]["task-clock"] / 1e9)
+    rates += [v / 1e9 for v in ph.get("trend_rates", {}).get("task-clock", [])]
+print("%.3f %.3f %d" % (max(rates), r["phases"][-1]["rates"]["task-clock"] / 1e9, len(r["phases"])))
+PY
+)
+ok $(echo "${cpuramp:-9 9 0}" | awk '{ exit !($1 <= 1.02 && $2 >= 0.98 && $3 >= 2) }'; echo $?) \
+    "a ramp of CPU use then one CPU: no rate above one CPU, the last phase at one (highest, last, phases: $cpuramp)"
 
 # the five unequal phases at 0.5 samples per instance: no spurious phase
 spurious=0

@@ -531,7 +531,8 @@ static void simulate_ramp(size_t ninst, uint64_t seed, points *out)
 
 /* fold_segment cuts a ramp into many constant phases; fold_segment_trends
  * makes them one trend phase with the ramp's rates at its ends (1/3 and
- * 5/3 of the mean), and leaves the classic steps alone. */
+ * 5/3 of the mean), not when a limit on the rate is below that end, and
+ * leaves the classic steps alone. */
 static void ramp_is_one_trend(void **state)
 {
     (void)state;
@@ -543,7 +544,7 @@ static void ramp_is_one_trend(void **state)
     segment_ok(&p, 1, &o, &s);
     size_t before = s.nphases;
     fold_cloud cl = { p.x, p.y, p.n };
-    assert_int_equal(fold_segment_trends(&cl, 1, NULL, &s), 0);
+    assert_int_equal(fold_segment_trends(&cl, 1, NULL, NULL, &s), 0);
     printf("# ramp: %zu constant phases, then %zu phase(s), trend %d, rates %.3f -> %.3f (truth 0.333 -> 1.667)\n",
            before, s.nphases, s.trend ? s.trend[0] : -1, s.trend_start ? s.trend_start[0] : -1.0,
            s.trend_end ? s.trend_end[0] : -1.0);
@@ -554,6 +555,22 @@ static void ramp_is_one_trend(void **state)
     assert_true(fabs(s.trend_start[0] - 1.0 / 3.0) < 0.05);
     assert_true(fabs(s.trend_end[0] - 5.0 / 3.0) < 0.05);
     fold_segmentation_free(&s);
+
+    /* the same ramp under a physical limit below its end (a CPU-time
+     * counter, one CPU per thread): no trend reaches its end, impossible;
+     * under a limit above it, the trend stays */
+    double below[1] = { 1.2 }, above[1] = { 2.0 };
+    segment_ok(&p, 1, &o, &s);
+    assert_int_equal(fold_segment_trends(&cl, 1, NULL, below, &s), 0);
+    for (size_t k = 0; k < s.nphases; k++) /* a shorter ramp below the limit may be one */
+        assert_true(!s.trend[k] || (s.trend_start[k] <= 1.2 * 1.02 && s.trend_end[k] <= 1.2 * 1.02));
+    assert_true(s.nphases > 1);
+    fold_segmentation_free(&s);
+    segment_ok(&p, 1, &o, &s);
+    assert_int_equal(fold_segment_trends(&cl, 1, NULL, above, &s), 0);
+    assert_int_equal(s.nphases, 1);
+    assert_int_equal(s.trend[0], 1);
+    fold_segmentation_free(&s);
     points_free(&p);
 
     points q = { 0 };
@@ -561,7 +578,7 @@ static void ramp_is_one_trend(void **state)
     simulate(&classic, NINST, PERIOD, JITTER, noise, 42, &q);
     segment_ok(&q, 1, &o, &s);
     fold_cloud cq = { q.x, q.y, q.n };
-    assert_int_equal(fold_segment_trends(&cq, 1, NULL, &s), 0);
+    assert_int_equal(fold_segment_trends(&cq, 1, NULL, NULL, &s), 0);
     assert_int_equal(s.nphases, 3);
     for (size_t k = 0; k < 3; k++)
         assert_int_equal(s.trend[k], 0);
