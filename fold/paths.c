@@ -14,11 +14,15 @@
 #define MIN_EXPECTED_MIXED 5.0
 #define MAX_BRANCHES 64
 
+#define TIME_BINS 64         /* of normalized region time, for the order of two paths */
+#define SEQUENTIAL_ORDER 0.1 /* P(a sample of one path is after one of the other) at most this: stages */
+
 typedef struct {
     const uint32_t *chain; /* regions, root first */
     uint32_t len;
     uint32_t instance;
-    int copy; /* the same interrupt as the sample before (see same_interrupt) */
+    int copy;   /* the same interrupt as the sample before (see same_interrupt) */
+    uint8_t bin; /* its normalized time in its instance, of TIME_BINS */
 } stack;
 
 /* Two samples of one instance with the same stack and the same counter values
@@ -74,6 +78,48 @@ static uint32_t common_depth(const stack *s, size_t ns, uint32_t *scratch, uint8
         for (size_t i = 0; i < ns; i++)
             on[i] = on[i] && (s[i].len <= d || s[i].chain[d] == best);
     }
+}
+
+/* Paths whose samples are ordered in region time, one's before the
+ * other's in (nearly) every pair, are stages of one path: calc_ur's sweep,
+ * then its OpenMP loop. Alternative paths each fill their own instances
+ * from start to end (a pair is ordered either way about half the time).
+ * Sampled sparsely (0.2 samples per instance), stages are rarely seen in
+ * one instance, and the instances holding two samples are mostly preempted
+ * in one stage (both samples there): the mixing rule alone split them.
+ * Unites such paths in parent (roots over nb branches, sbranch per sample);
+ * returns 1 when it united any. */
+static int unite_stages(const stack *s, size_t ns, const uint32_t *sbranch, uint32_t *parent, size_t nb)
+{
+    double hist[MAX_BRANCHES][TIME_BINS];
+    double total[MAX_BRANCHES];
+    memset(hist, 0, sizeof(hist));
+    memset(total, 0, sizeof(total));
+    for (size_t i = 0; i < ns; i++)
+        if (sbranch[i] != UINT32_MAX && !s[i].copy) {
+            uint32_t r = find(parent, sbranch[i]);
+            hist[r][s[i].bin] += 1.0;
+            total[r] += 1.0;
+        }
+    int united = 0;
+    for (size_t a = 0; a < nb; a++)
+        for (size_t b = a + 1; b < nb; b++) {
+            if (find(parent, (uint32_t)a) != a || find(parent, (uint32_t)b) != b || total[a] < 1.0 ||
+                total[b] < 1.0)
+                continue;
+            /* P(x_a < x_b) + P(x_a = x_b) / 2, by bins */
+            double below = 0.0, less = 0.0;
+            for (size_t k = 0; k < TIME_BINS; k++) {
+                less += hist[a][k] * (below + 0.5 * hist[b][k]);
+                below += hist[b][k];
+            }
+            double p_after = less / (total[a] * total[b]); /* a sample of b after one of a */
+            if (p_after <= SEQUENTIAL_ORDER || p_after >= 1.0 - SEQUENTIAL_ORDER) {
+                unite(parent, (uint32_t)a, (uint32_t)b);
+                united = 1;
+            }
+        }
+    return united;
 }
 
 static char *path_label(const fold_trace *t, const uint32_t *branch_region, const uint32_t *root, size_t nb,
@@ -132,7 +178,11 @@ int fold_paths_find(const fold_trace *t, const fold_instance *ins, size_t n, fol
             int copy = k > 0 && s[k - 1].instance == i && same_interrupt(t, sample - 1, sample);
             for (uint32_t d = len; d > 0 && c < t->ncontexts; d--, c = t->contexts[c].parent)
                 frames[f + d - 1] = t->contexts[c].region;
-            s[k++] = (stack){ frames + f, len, (uint32_t)i, copy };
+            double x = ins[i].t1 > ins[i].t0 && sample->t > ins[i].t0
+                           ? (double)(sample->t - ins[i].t0) / (double)(ins[i].t1 - ins[i].t0)
+                           : 0.0;
+            uint8_t bin = (uint8_t)(x >= 1.0 ? TIME_BINS - 1 : (int)(x * TIME_BINS));
+            s[k++] = (stack){ frames + f, len, (uint32_t)i, copy, bin };
             f += len;
         }
     }
@@ -177,6 +227,9 @@ int fold_paths_find(const fold_trace *t, const fold_instance *ins, size_t n, fol
         }
         a = e;
     }
+    /* paths ordered in time are stages of one path */
+    for (size_t round = 0; round < nb && unite_stages(s, ns, sbranch, parent, nb); round++)
+        ;
     size_t nbranched = 0;
     for (size_t b = 0; b < nb; b++) {
         path_n[find(parent, (uint32_t)b)] += branch_n[b];

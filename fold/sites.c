@@ -68,14 +68,32 @@ out:
 typedef struct {
     int kind;
     uint32_t open, close, fopen, fclose;
-    size_t first, count; /* its instances: ins[first ...] */
+    uint64_t lopen, lclose; /* the helper-free function keys (rule 3; = fopen, fclose but for bursts) */
+    size_t first, count;    /* its instances: ins[first ...] */
 } exact_key;
+
+/* Rule 3's function key of a burst's call: its region and the function path
+ * of its caller's caller, so the helper that makes the call is left out
+ * (CloverLeaf's halo exchange opens with the MPI_Isend of
+ * clover_send_recv_message_left on ranks with a left neighbour, of ..._right
+ * on the others). */
+static uint64_t helper_free(const fold_trace *t, const uint32_t *cls, uint32_t c)
+{
+    if (c >= t->ncontexts)
+        return c;
+    uint32_t p = t->contexts[c].parent, g = p < t->ncontexts ? t->contexts[p].parent : FOLD_NONE;
+    return (uint64_t)t->contexts[c].region << 32 | (g < t->ncontexts ? cls[g] : FOLD_NONE);
+}
 
 static int cmp_exact(const void *pa, const void *pb)
 {
     const exact_key *a = pa, *b = pb;
     if (a->kind != b->kind)
         return a->kind < b->kind ? -1 : 1;
+    if (a->lopen != b->lopen)
+        return a->lopen < b->lopen ? -1 : 1;
+    if (a->lclose != b->lclose)
+        return a->lclose < b->lclose ? -1 : 1;
     if (a->fopen != b->fopen)
         return a->fopen < b->fopen ? -1 : 1;
     if (a->fclose != b->fclose)
@@ -160,13 +178,82 @@ static int record_merge(const fold_trace *t, const exact_key *keys, size_t nkeys
     return m->open_label && m->close_label ? 0 : -1;
 }
 
+/* 1 when one location has instances of two of the keys k[0..nk) (owner:
+ * scratch, per location). */
+static int one_location_runs_two(const exact_key *k, size_t nk, fold_instance *const *ins, uint32_t *owner)
+{
+    for (size_t j = 0; j < nk; j++)
+        for (size_t i = 0; i < k[j].count; i++)
+            owner[ins[k[j].first + i]->location] = 0;
+    for (size_t j = 0; j < nk; j++)
+        for (size_t i = 0; i < k[j].count; i++) {
+            uint32_t *w = &owner[ins[k[j].first + i]->location];
+            if (*w && *w != j + 1)
+                return 1;
+            *w = (uint32_t)(j + 1);
+        }
+    return 0;
+}
+
+/* Merges the keys k[0..nk) into k[0]: 0, or -1 when memory ran out. */
+static int merge_keys(const fold_trace *t, const exact_key *k, size_t nk, fold_instance *const *ins,
+                      fold_site_merges *out)
+{
+    if (record_merge(t, k, nk, out) != 0)
+        return -1;
+    for (size_t j = 1; j < nk; j++)
+        for (size_t i = 0; i < k[j].count; i++) {
+            ins[k[j].first + i]->open_context = k[0].open;
+            ins[k[j].first + i]->close_context = k[0].close;
+        }
+    return 0;
+}
+
+/* Rule 3: the units of keys k[0..nk) (unit[], 0..nunits) placed in bins,
+ * each unit in the first bin where no location runs one of its keys
+ * already; bin[] gets each key's bin. 0, or -1 when memory ran out. */
+static int bin_units(const exact_key *k, size_t nk, const uint32_t *unit, size_t nunits, fold_instance *const *ins,
+                     size_t nlocations, uint32_t *bin)
+{
+    uint8_t *runs = calloc(nunits * (nlocations + 1), 1); /* per bin, per location */
+    uint8_t *mine = calloc(nlocations + 1, 1);
+    int rc = runs && mine ? 0 : -1;
+    size_t nbins = 0;
+    for (size_t u = 0; rc == 0 && u < nunits; u++) {
+        memset(mine, 0, nlocations + 1);
+        for (size_t j = 0; j < nk; j++)
+            if (unit[j] == u)
+                for (size_t i = 0; i < k[j].count; i++)
+                    mine[ins[k[j].first + i]->location] = 1;
+        size_t b = 0;
+        for (; b < nbins; b++) {
+            size_t l = 0;
+            while (l < nlocations && !(mine[l] && runs[b * (nlocations + 1) + l]))
+                l++;
+            if (l == nlocations)
+                break;
+        }
+        nbins += b == nbins;
+        for (size_t l = 0; l < nlocations; l++)
+            runs[b * (nlocations + 1) + l] |= mine[l];
+        for (size_t j = 0; j < nk; j++)
+            if (unit[j] == u)
+                bin[j] = (uint32_t)b;
+    }
+    free(runs);
+    free(mine);
+    return rc;
+}
+
 long fold_sites_merge(const fold_trace *t, fold_instance *const *ins, size_t n, fold_site_merges *out)
 {
     long merged = 0;
     uint32_t *cls = fold_site_classes(t);
     exact_key *keys = malloc((n + 1) * sizeof(*keys));
     uint32_t *owner = malloc((t->nlocations + 1) * sizeof(*owner)); /* key (in this function key) + 1 */
-    if (!cls || !keys || !owner) {
+    uint32_t *unit = malloc((n + 1) * sizeof(*unit)), *bin = malloc((n + 1) * sizeof(*bin));
+    exact_key *group = malloc((n + 1) * sizeof(*group));
+    if (!cls || !keys || !owner || !unit || !bin || !group) {
         merged = -1;
         goto out;
     }
@@ -178,48 +265,63 @@ long fold_sites_merge(const fold_trace *t, fold_instance *const *ins, size_t n, 
             b++;
         const fold_instance *in = ins[a];
         uint32_t o = in->open_context, c = in->close_context;
-        keys[nkeys++] = (exact_key){ in->kind, o, c, o < t->ncontexts ? cls[o] : o, c < t->ncontexts ? cls[c] : c,
-                                     a, b - a };
+        exact_key *k = &keys[nkeys++];
+        *k = (exact_key){ in->kind, o, c, o < t->ncontexts ? cls[o] : o, c < t->ncontexts ? cls[c] : c, 0, 0,
+                          a, b - a };
+        k->lopen = in->kind == FOLD_KIND_BURST ? helper_free(t, cls, o) : k->fopen;
+        k->lclose = in->kind == FOLD_KIND_BURST ? helper_free(t, cls, c) : k->fclose;
         a = b;
     }
     qsort(keys, nkeys, sizeof(*keys), cmp_exact);
-    for (size_t a = 0; a < nkeys;) {
-        size_t b = a + 1;
-        while (b < nkeys && keys[b].kind == keys[a].kind && keys[b].fopen == keys[a].fopen &&
-               keys[b].fclose == keys[a].fclose)
-            b++;
-        if (b - a > 1) {
-            /* does one location run two of these keys? */
-            int conflict = 0;
-            for (size_t k = a; k < b; k++)
-                for (size_t i = 0; i < keys[k].count; i++)
-                    owner[ins[keys[k].first + i]->location] = 0;
-            for (size_t k = a; k < b && !conflict; k++)
-                for (size_t i = 0; i < keys[k].count && !conflict; i++) {
-                    uint32_t *w = &owner[ins[keys[k].first + i]->location];
-                    if (*w && *w != k - a + 1)
-                        conflict = 1;
-                    *w = (uint32_t)(k - a + 1);
-                }
-            if (!conflict) {
-                if (record_merge(t, keys + a, b - a, out) != 0) {
+    /* per helper-free key: rule 2 in each of its function keys, then rule 3
+     * over what that left */
+    for (size_t la = 0; la < nkeys;) {
+        size_t lb = la + 1;
+        while (lb < nkeys && keys[lb].kind == keys[la].kind && keys[lb].lopen == keys[la].lopen &&
+               keys[lb].lclose == keys[la].lclose)
+            lb++;
+        size_t nunits = 0;
+        for (size_t a = la; a < lb;) {
+            size_t b = a + 1;
+            while (b < lb && keys[b].fopen == keys[a].fopen && keys[b].fclose == keys[a].fclose)
+                b++;
+            int one = b - a > 1 && !one_location_runs_two(keys + a, b - a, ins, owner);
+            for (size_t k = a; k < b; k++) /* a unit: the merged keys, or each key */
+                unit[k] = one ? (uint32_t)nunits : (uint32_t)(nunits + k - a);
+            nunits += one ? 1 : b - a;
+            a = b;
+        }
+        if (keys[la].kind == FOLD_KIND_BURST && nunits > 1 &&
+            bin_units(keys + la, lb - la, unit + la, nunits, ins, t->nlocations, bin + la) != 0) {
+            merged = -1;
+            goto out;
+        }
+        if (keys[la].kind != FOLD_KIND_BURST || nunits < 2)
+            for (size_t k = la; k < lb; k++)
+                bin[k] = unit[k];
+        /* each bin of two or more keys is merged into its first key */
+        for (size_t k = la; k < lb; k++) {
+            size_t m = 0;
+            for (size_t j = la; j < lb; j++)
+                if (bin[j] == k - la)
+                    group[m++] = keys[j];
+            if (m > 1) {
+                if (merge_keys(t, group, m, ins, out) != 0) {
                     merged = -1;
                     goto out;
                 }
-                for (size_t k = a + 1; k < b; k++)
-                    for (size_t i = 0; i < keys[k].count; i++) {
-                        ins[keys[k].first + i]->open_context = keys[a].open;
-                        ins[keys[k].first + i]->close_context = keys[a].close;
-                    }
                 merged++;
             }
         }
-        a = b;
+        la = lb;
     }
 out:
     free(cls);
     free(keys);
     free(owner);
+    free(unit);
+    free(bin);
+    free(group);
     return merged;
 }
 

@@ -10,6 +10,9 @@
 #   - code of a library without symbols (Debian's libgomp: its barrier and
 #     team internals, where the 2 threads wait) is named as the library
 #     region, "libgomp.so.1 (OpenMP runtime)", never "lib+0xOFFSET";
+#   - the burst from the r.r reduction to the halo's first MPI call, made in
+#     send_recv_down on rank 0 and in send_recv_up on rank 1 (a helper per
+#     neighbour, as CloverLeaf's), is one region across the ranks;
 #   - no __libc_start_main, `_start` or "+0x" in the summary;
 # and its Fortran twin (tests/cg_app.f90) with 1 rank: the bursts between
 # the one MPI_Allreduce of allsum and itself are two regions, told apart by
@@ -46,6 +49,13 @@ raw = sorted({b for b in bands if "+0x" in b})
 print("ok" if not raw else "not ok", "no band is named lib+0xOFFSET:", raw[:3])
 print("ok" if "libgomp.so.1 (OpenMP runtime)" in bands else "not ok",
       "the OpenMP runtime's unnamed code is one library region:", sorted({b for b in bands if "libgomp" in b}))
+keys = [(r["name"], r["instances"]["found"]) for r in doc["regions"]]
+keys += [(s["name"], s["instances_found"]) for s in doc.get("skipped", [])]
+# (the burst from the first reduction, before the loop, to the first exchange: one instance per rank)
+to_halo = sorted({n for n, found in keys if "-> MPI_Irecv@cg_app.c:" in n and found >= 10})
+print("ok" if len(to_halo) == 1 else "not ok",
+      "the burst from the r.r reduction to the halo's first message (in send_recv_down on rank 0,"
+      " send_recv_up on rank 1) is one region:", to_halo)
 PY
 checks_as_tap checks
 grep -q 'not ok' checks && sed -n '1,30p' summary.txt | sed 's/^/# /'
