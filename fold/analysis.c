@@ -192,11 +192,8 @@ static int fold_counters(const fold_trace *t, const fold_points *p, const fold_o
         k->instances = cp->instances;
         k->mean_total = fold_points_mean_total(cp);
         k->rate_scale = fold_points_rate_factor(cp);
-        /* CPU time in ns: at most one CPU (1e9 ns/s) per thread, a location */
-        max_rate[g->ncounters] = t->counters[c].counts_cpu && k->unit && strcmp(k->unit, "ns") == 0 &&
-                                         k->rate_scale > 0.0
-                                     ? 1e9 / k->rate_scale
-                                     : 0.0;
+        /* CPU time (task-clock, ns): at most one CPU (1e9 ns/s) per thread, a location */
+        max_rate[g->ncounters] = t->counters[c].counts_cpu && k->rate_scale > 0.0 ? 1e9 / k->rate_scale : 0.0;
         fold_cloud cloud = fold_points_cloud(p, c);
         size_t cap = o->fit.max_points, n = cloud.n;
         size_t *chosen = malloc(cloud.n * sizeof(*chosen));
@@ -278,6 +275,7 @@ static int fold_counters(const fold_trace *t, const fold_points *p, const fold_o
         }
     fold_segment_options seg = o->segment;
     seg.offsets = offsets;
+    seg.max_rate = max_rate;
     if (rc == 0 && nvoters &&
         (fold_segment(clouds, nvoters, &seg, &g->phases) != 0 ||
          fold_segment_trends(clouds, nvoters, offsets, max_rate, &g->phases) != 0))

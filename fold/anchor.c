@@ -135,7 +135,12 @@ uint32_t fold_anchor_depth(const fold_trace *t, const fold_stack_sample *s, size
     }
     if (d == UINT32_MAX)
         d = on_chain(t, chain, len, "main");
-    cut = d != UINT32_MAX && d + 1 < len ? d : 0;
+    /* the leaf itself calling a boundary function (it runs throughout, as
+     * miniFE's matvec after its exchange_externals): its caller, so that the
+     * band names it (the root was cut: __libc_start_main, 100 %) */
+    if (d != UINT32_MAX && d + 1 >= len)
+        d = len >= 2 ? len - 2 : UINT32_MAX;
+    cut = d != UINT32_MAX ? d : 0;
 out:
     free(chain);
     free(scratch);

@@ -30,7 +30,8 @@ typedef struct {
  *      contexts show it, else the deepest function of `known` (the deepest
  *      common callers of the regions folded before), else the outermost frame
  *      of the chain declared in the same file as a caller, else `main`, found
- *      on the chain; else 0.
+ *      on the chain; the leaf's caller when that is the leaf (the leaf calls
+ *      a boundary function, then runs throughout); else 0.
  * A split's common caller is added to `known` (when known is not NULL and
  * memory allows). */
 /* The most frequent value of v[0..n) (ties: the lowest), its count in

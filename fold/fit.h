@@ -126,6 +126,9 @@ typedef struct {
     double edge_width;  /* smallest width of a phase that starts at 0 or ends at 1 (a narrower
                            one is a measurement artifact, not a phase); default FOLD_EDGE_WIDTH */
     const double *offsets; /* per cloud, the offset to take out; NULL (default): fold_cloud_offset */
+    const double *max_rate; /* per cloud, the highest possible rate (cloud units: CPU time, one CPU per
+                               thread), <= 0 none; a phase above it by more than 5 % is merged into a
+                               neighbour; NULL (default): no limit */
 } fold_segment_options;
 
 typedef struct {

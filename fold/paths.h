@@ -6,7 +6,12 @@
  *      down to the first depth where no function holds 90 % of them; the
  *      function a sample runs at that depth is its branch;
  *   2. branches seen together in one instance are one path (union-find);
- *      paths with less than 5 % of the samples join the largest;
+ *      so are paths whose samples are ordered in region time (a sample of
+ *      one after a sample of the other in at most 10 % of the pairs, or in
+ *      at least 90 %): stages of one path, rarely both sampled in one
+ *      instance when samples are sparse, while alternative paths each fill
+ *      their own instances from start to end; paths with less than 5 % of
+ *      the samples join the largest;
  *   3. the paths are kept apart only if, were they one, instances with two
  *      or more samples would have mixed them at least 5 times (expected
  *      count, sum over those instances of 1 - sum_p share_p^m): none did;

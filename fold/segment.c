@@ -75,6 +75,7 @@ void fold_segment_defaults(fold_segment_options *o)
     o->min_width = 0.02;
     o->edge_width = FOLD_EDGE_WIDTH;
     o->offsets = NULL;
+    o->max_rate = NULL;
 }
 
 void fold_segmentation_free(fold_segmentation *s)
@@ -757,6 +758,54 @@ static size_t merge_equal_rates(const sorted_cloud *sc, size_t nc, double *b, si
     return np;
 }
 
+/* A phase whose rate is above the physical limit of its counter (CPU time:
+ * one CPU per thread; max_rate per cloud, <= 0 none) by more than
+ * MAX_RATE_EXCESS is not supported by the data: a short phase at an
+ * instance's end fitted to few samples of instances whose CPU shares
+ * differ (CloverLeaf, 2 ranks of 2 threads on 2 cores: an OpenMP share's
+ * last 0.11 at 1.67 CPUs, the rest at 0.45). The phase most above it is
+ * merged into the neighbour of the closer rate, the boundaries refined
+ * again, until none is. Returns the new number of phases, 0 on no memory. */
+#define MAX_RATE_EXCESS 0.05
+
+static size_t merge_impossible_rates(const sorted_cloud *sc, size_t nc, double *b, size_t np, double binw,
+                                     const double width[2], const double *max_rate)
+{
+    while (max_rate && np > 1) {
+        double *slopes = malloc(np * nc * sizeof(*slopes));
+        if (!slopes)
+            return 0;
+        int ok = 1;
+        for (size_t c = 0; c < nc && ok; c++)
+            ok = broken_stick(&sc[c], b, np, slopes + c, nc, NULL) == 0;
+        size_t worst = np, wc = 0;
+        double excess = 1.0 + MAX_RATE_EXCESS;
+        for (size_t k = 0; ok && k < np; k++)
+            for (size_t c = 0; c < nc; c++)
+                if (max_rate[c] > 0.0 && slopes[k * nc + c] / max_rate[c] > excess) {
+                    excess = slopes[k * nc + c] / max_rate[c];
+                    worst = k;
+                    wc = c;
+                }
+        size_t gone = 0; /* the boundary removed: between worst and its closer neighbour */
+        if (ok && worst < np) {
+            double r = slopes[worst * nc + wc];
+            int left = worst > 0 && (worst + 1 == np ||
+                                     fabs(slopes[(worst - 1) * nc + wc] - r) <= fabs(slopes[(worst + 1) * nc + wc] - r));
+            gone = left ? worst : worst + 1;
+        }
+        free(slopes);
+        if (!ok)
+            return 0;
+        if (worst == np)
+            break;
+        memmove(&b[gone], &b[gone + 1], (np - gone) * sizeof(*b));
+        np--;
+        refine_all(sc, nc, b, np, binw, width);
+    }
+    return np;
+}
+
 int fold_segment(const fold_cloud *clouds, size_t nclouds, const fold_segment_options *o, fold_segmentation *out)
 {
     if (!out)
@@ -840,6 +889,8 @@ int fold_segment(const fold_cloud *clouds, size_t nclouds, const fold_segment_op
             goto done;
         np = drop_pinned_edges(sc, nc, bounds, np, 1.0 / (double)B, width);
         np = merge_equal_rates(sc, nc, bounds, np, 1.0 / (double)B, width);
+        if (np > 1)
+            np = merge_impossible_rates(sc, nc, bounds, np, 1.0 / (double)B, width, o->max_rate);
         if (np == 0)
             goto done;
     }

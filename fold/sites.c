@@ -1,6 +1,6 @@
-/* sites.c: call-site identity across ranks (the rule is in sites.h): function
- * paths of calling contexts, and region keys whose lines differ only between
- * locations merged into one. Deterministic: merges depend on the keys and the
+/* sites.c: call-site identity across ranks (the rules are in sites.h): function
+ * paths of calling contexts, and region keys whose lines (or, for bursts, the
+ * helper making the call) differ only between locations merged into one. Deterministic: merges depend on the keys and the
  * locations of their instances, not on reading order. */
 #include "sites.h"
 

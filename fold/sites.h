@@ -10,7 +10,14 @@
  *      context and of all its ancestors, without source lines;
  *   2. the region keys sharing a function key are merged into one when no
  *      location has instances of two of them (the lines differ only between
- *      locations); otherwise all of them stay apart. */
+ *      locations); otherwise all of them stay apart;
+ *   3. for compute bursts, the keys (after rule 2) that share a helper-free
+ *      key -- each call's region with the function path of its caller's
+ *      caller, so that the helper making the call is left out -- are placed,
+ *      in key order, each in the first bin where no location runs a key
+ *      already; the keys of a bin are merged. CloverLeaf's halo exchange opens
+ *      with the MPI_Isend of clover_send_recv_message_left on ranks with a
+ *      left neighbour and of ..._right on the others: one region. */
 #ifndef FOLD_SITES_H
 #define FOLD_SITES_H
 
@@ -40,7 +47,7 @@ typedef struct {
  * (region, parents' regions). NULL when memory ran out; free() it. */
 uint32_t *fold_site_classes(const fold_trace *t);
 
-/* Applies rule 2 to the instances ins[0..n) (pointers, sorted by key, then
+/* Applies rules 2 and 3 to the instances ins[0..n) (pointers, sorted by key, then
  * location): rewrites the keys of merged instances to their representative and
  * records each merge in *out. Returns the number of merges (0: nothing
  * changed), or -1 when memory ran out. */

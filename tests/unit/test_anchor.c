@@ -2,7 +2,8 @@
  * the deepest caller the samples share when they split below it; for samples
  * that run one chain, at the caller of the region's boundary functions as the
  * calling contexts show it, else at a common caller an earlier region split
- * at, else at the outermost frame of the boundary functions' file; never at
+ * at, else at the outermost frame of the boundary functions' file; at the
+ * leaf's caller when the leaf itself calls a boundary function; never at
  * the C library's start when the program's own frames are there. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -104,12 +105,32 @@ static void one_chain_cut_where_an_earlier_region_split(void **state)
     free(s);
 }
 
+/* One chain whose leaf itself calls the boundary function (miniFE's
+ * matvec_std::operator() calls exchange_externals, whose MPI_Wait opens the
+ * burst, then computes throughout): the cut is at the leaf's caller, so the
+ * band below names the leaf, never at the root (the band was
+ * __libc_start_main, 100 % of miniFE's time step with 8 ranks). */
+static void one_chain_whose_leaf_calls_the_boundary(void **state)
+{
+    (void)state;
+    fold_context_def contexts[] = { { KERNEL, FOLD_NONE, "src/app.c", 12, 0 }, { HALO, 0, "src/app.c", 90, 1 } };
+    fold_trace t;
+    make_trace(&t, contexts, 2);
+    static const uint32_t c[] = { START, LIBC, MAIN, STEP, KERNEL };
+    fold_frame f[5];
+    fold_stack_sample *s = stacks_of(c, 5, 10, f);
+    const char *callers[] = { "exchange_halo", NULL };
+    assert_int_equal(fold_anchor_depth(&t, s, 10, callers, 2, NULL), 3); /* time_step; run_kernel below */
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(split_below_the_common_caller),
         cmocka_unit_test(one_chain_cut_at_the_boundary_callers_caller),
         cmocka_unit_test(one_chain_cut_where_an_earlier_region_split),
+        cmocka_unit_test(one_chain_whose_leaf_calls_the_boundary),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
