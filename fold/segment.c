@@ -723,19 +723,29 @@ static size_t drop_pinned_edges(const sorted_cloud *sc, size_t nc, double *b, si
  * pair differs enough. Returns the new number of phases, 0 on no memory. */
 #define MIN_RATE_CHANGE 0.05
 
+/* The clouds' slopes in the phases of bounds b (np x nc, malloc'ed), or NULL
+ * on no memory. */
+static double *phase_slopes(const sorted_cloud *sc, size_t nc, const double *b, size_t np)
+{
+    double *slopes = malloc(np * nc * sizeof(*slopes));
+    for (size_t c = 0; slopes && c < nc; c++)
+        if (broken_stick(&sc[c], b, np, slopes + c, nc, NULL) != 0) {
+            free(slopes);
+            slopes = NULL;
+        }
+    return slopes;
+}
+
 static size_t merge_equal_rates(const sorted_cloud *sc, size_t nc, double *b, size_t np, double binw,
                                 const double width[2])
 {
     while (np > 1) {
-        double *slopes = malloc(np * nc * sizeof(*slopes));
+        double *slopes = phase_slopes(sc, nc, b, np);
         if (!slopes)
             return 0;
-        int ok = 1;
-        for (size_t c = 0; c < nc && ok; c++)
-            ok = broken_stick(&sc[c], b, np, slopes + c, nc, NULL) == 0;
         size_t merge = 0;
         double closest = HUGE_VAL;
-        for (size_t k = 1; ok && k < np; k++) {
+        for (size_t k = 1; k < np; k++) {
             double change = 0.0; /* the largest relative change over the clouds */
             for (size_t c = 0; c < nc; c++) {
                 double a = slopes[(k - 1) * nc + c], z = slopes[k * nc + c], top = fmax(fabs(a), fabs(z));
@@ -747,8 +757,6 @@ static size_t merge_equal_rates(const sorted_cloud *sc, size_t nc, double *b, si
             }
         }
         free(slopes);
-        if (!ok)
-            return 0;
         if (closest >= MIN_RATE_CHANGE)
             break;
         memmove(&b[merge], &b[merge + 1], (np - merge) * sizeof(*b));
@@ -772,15 +780,12 @@ static size_t merge_impossible_rates(const sorted_cloud *sc, size_t nc, double *
                                      const double width[2], const double *max_rate)
 {
     while (max_rate && np > 1) {
-        double *slopes = malloc(np * nc * sizeof(*slopes));
+        double *slopes = phase_slopes(sc, nc, b, np);
         if (!slopes)
             return 0;
-        int ok = 1;
-        for (size_t c = 0; c < nc && ok; c++)
-            ok = broken_stick(&sc[c], b, np, slopes + c, nc, NULL) == 0;
         size_t worst = np, wc = 0;
         double excess = 1.0 + MAX_RATE_EXCESS;
-        for (size_t k = 0; ok && k < np; k++)
+        for (size_t k = 0; k < np; k++)
             for (size_t c = 0; c < nc; c++)
                 if (max_rate[c] > 0.0 && slopes[k * nc + c] / max_rate[c] > excess) {
                     excess = slopes[k * nc + c] / max_rate[c];
@@ -788,15 +793,13 @@ static size_t merge_impossible_rates(const sorted_cloud *sc, size_t nc, double *
                     wc = c;
                 }
         size_t gone = 0; /* the boundary removed: between worst and its closer neighbour */
-        if (ok && worst < np) {
+        if (worst < np) {
             double r = slopes[worst * nc + wc];
             int left = worst > 0 && (worst + 1 == np ||
                                      fabs(slopes[(worst - 1) * nc + wc] - r) <= fabs(slopes[(worst + 1) * nc + wc] - r));
             gone = left ? worst : worst + 1;
         }
         free(slopes);
-        if (!ok)
-            return 0;
         if (worst == np)
             break;
         memmove(&b[gone], &b[gone + 1], (np - gone) * sizeof(*b));
