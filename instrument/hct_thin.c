@@ -35,11 +35,27 @@ void hct_thin_defer(hct_thread *t, uint32_t key, hct_thin_slot *slot, const uint
                     uint32_t *cc_out)
 {
     hct_thin_pending *p = &t->thin.pending[t->thin.npending];
+    p->write = NULL;
     p->key = key;
     p->slot = slot;
     p->cc_out = cc_out;
     p->nframes = n;
     memcpy(p->frames, frames, (size_t)n * sizeof(frames[0]));
+    p->samples = hct_sampling_taken(t);
+    *cc_out = HCT_CC_PENDING;
+    p->ts = hca_clock_now();
+    t->thin.npending++;
+}
+
+void hct_thin_defer_other(hct_thread *t, hct_thin_slot *slot, uint32_t (*write)(hct_thread *, void *, uint64_t),
+                          void *arg, uint32_t *cc_out)
+{
+    hct_thin_pending *p = &t->thin.pending[t->thin.npending];
+    p->write = write;
+    p->arg = arg;
+    p->slot = slot;
+    p->cc_out = cc_out;
+    p->nframes = 0;
     p->samples = hct_sampling_taken(t);
     *cc_out = HCT_CC_PENDING;
     p->ts = hca_clock_now();
@@ -56,6 +72,10 @@ void hct_thin_write_pending(hct_thread *t, int nested)
             p->slot->nests = 1;
         if (i > 0 && *t->thin.pending[i - 1].cc_out == HCA_UNDEF) {
             *p->cc_out = HCA_UNDEF; /* its parent could not be entered */
+            continue;
+        }
+        if (p->write) { /* it writes the older samples itself */
+            *p->cc_out = p->write(t, p->arg, p->ts);
             continue;
         }
         hct_sampling_drain_before(t, p->ts); /* older samples: under the enclosing context */
