@@ -360,19 +360,26 @@ void hct_omp_fork_end(hct_omp_fork *f)
 }
 
 /* A share kept back, written now: the fork first on the master, when it was
- * kept back too; then the share's begin at its own time. */
-static uint32_t write_share(hct_thread *t, void *arg, uint64_t ts)
+ * kept back too; then the share's begin at its own time, entered in the
+ * thread's path only now (the unwind distance is against the location's
+ * last written event). */
+static uint32_t write_share(hct_thread *t, void *arg, uint64_t ts, const uintptr_t *frames, int n)
 {
     hct_omp_share *s = arg;
     if (!s->worker && s->fork->held)
         write_fork(t, s->fork);
+    uint32_t unwind = 0, cc = hct_path_enter_ctx(&t->path, &s->ctx, frames, n, &unwind);
+    if (cc == HCA_UNDEF) {
+        t->dropped_events++;
+        return HCA_UNDEF;
+    }
     if (ts < t->last_ts)
         ts = t->last_ts;
     t->last_ts = ts;
     hct_otf2_check(t, OTF2_EvtWriter_ThreadTeamBegin(t->writer, NULL, ts, s->team));
-    hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, ts, s->cc, s->unwind));
+    hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, ts, cc, unwind));
     atomic_store_explicit(&s->fork->keep, 1, memory_order_release);
-    return s->cc;
+    return cc;
 }
 
 int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint32_t team_size, hct_omp_fork *fork,
@@ -398,21 +405,23 @@ int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint3
     s->team = team;
     s->fork = fork;
     s->pend = HCA_UNDEF;
+    if (!s->worker && fork->held && hct_sampling_taken(t) != fork->samples)
+        write_fork(t, fork); /* a sample since the fork: it lies between fork and join */
     hct_thin_slot *slot = NULL;
     s->lazy = fork->mode == HCT_THIN_LAZY && t->thin.npending < HCT_THIN_DEPTH &&
-              (s->worker || !fork->held || hct_sampling_taken(t) == fork->samples) &&
               (slot = hct_thin_slot_of(&t->thin.keys, fork->key, NULL, NULL)) != NULL;
-    if (s->lazy) { /* entered now (its samples' context), written when needed */
+    if (s->lazy) { /* kept back: the fork's context copied (the fork may end first on libomp) */
         hct_thin_flush(t);
         if (t->extras)
             hct_sampling_drain(t); /* older samples: under the enclosing context */
-        s->cc = hct_path_enter_ctx(&t->path, &fork->ctx, frames, n, &s->unwind);
-        hct_thin_defer_other(t, slot, write_share, s, &s->pend);
+        s->ctx.depth = fork->ctx.depth;
+        memcpy(s->ctx.cc, fork->ctx.cc, (size_t)fork->ctx.depth * sizeof(fork->ctx.cc[0]));
+        hct_thin_defer_other(t, slot, write_share, s, frames, n, &s->pend);
         share_depth++;
         hct_tool_exit(t);
         return 1;
     }
-    if (!s->worker && fork->held) /* a sample since the fork: needed */
+    if (!s->worker && fork->held) /* not kept back after all (no room) */
         write_fork(t, fork);
     hct_otf2_check(t, OTF2_EvtWriter_ThreadTeamBegin(t->writer, NULL, record_ts(t), team));
     uint64_t ts = hct_boundary_ts(t, 1);
@@ -436,16 +445,21 @@ void hct_omp_share_end(hct_omp_share *s)
             if (cc != HCA_UNDEF) {
                 hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, ts, cc));
                 hct_otf2_check(t, OTF2_EvtWriter_ThreadTeamEnd(t->writer, NULL, ts, s->team));
+                hct_path_leave(&t->path);
             }
         } else if (s->pend == HCT_CC_PENDING) {
             t->thin.npending -= t->thin.npending > 0; /* never written */
+        } else if (s->pend != HCA_UNDEF) {
+            hct_path_leave(&t->path); /* written before recording stopped */
         }
-    } else if (recording(t)) {
-        uint64_t ts = hct_boundary_ts(t, 0);
-        hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, ts, s->cc));
-        hct_otf2_check(t, OTF2_EvtWriter_ThreadTeamEnd(t->writer, NULL, ts, s->team));
+    } else {
+        if (recording(t)) {
+            uint64_t ts = hct_boundary_ts(t, 0);
+            hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, ts, s->cc));
+            hct_otf2_check(t, OTF2_EvtWriter_ThreadTeamEnd(t->writer, NULL, ts, s->team));
+        }
+        hct_path_leave(&t->path);
     }
-    hct_path_leave(&t->path);
     /* a worker of the outermost team goes back to wait in the runtime's pool:
      * its idle time there is not sampled (the master goes on with the program) */
     if (s->worker && share_depth == 0)

@@ -74,13 +74,13 @@ typedef struct {
     hct_thread *t;
     uint32_t cc, team;
     int worker; /* not the team's master: a thread of the runtime's pool */
-    /* kept back (the fork's mode HCT_THIN_LAZY): entered in the thread's path,
-     * its records written only if needed (a sample, something written nests,
+    /* kept back (the fork's mode HCT_THIN_LAZY): its records written, and
+     * its context entered, only if needed (a sample, something written nests,
      * it lasts HCATRACE_THIN's threshold) */
     int lazy;
-    uint32_t pend;       /* HCT_CC_PENDING until its records are written */
-    uint32_t unwind;
+    uint32_t pend;       /* HCT_CC_PENDING until written; then its context (HCA_UNDEF: could not be) */
     hct_omp_fork *fork;
+    hct_ctx ctx;         /* kept back: the fork's context (cc), copied */
 } hct_omp_share;
 /* Where a share is called from: the caller's return address and the calling
  * function's frame. On a worker of the runtime's pool (not the master) the

@@ -47,19 +47,13 @@ void hct_thin_defer(hct_thread *t, uint32_t key, hct_thin_slot *slot, const uint
     t->thin.npending++;
 }
 
-void hct_thin_defer_other(hct_thread *t, hct_thin_slot *slot, uint32_t (*write)(hct_thread *, void *, uint64_t),
-                          void *arg, uint32_t *cc_out)
+void hct_thin_defer_other(hct_thread *t, hct_thin_slot *slot, hct_thin_write_fn write, void *arg,
+                          const uintptr_t *frames, int n, uint32_t *cc_out)
 {
-    hct_thin_pending *p = &t->thin.pending[t->thin.npending];
+    hct_thin_defer(t, 0, slot, frames, n, cc_out);
+    hct_thin_pending *p = &t->thin.pending[t->thin.npending - 1];
     p->write = write;
     p->arg = arg;
-    p->slot = slot;
-    p->cc_out = cc_out;
-    p->nframes = 0;
-    p->samples = hct_sampling_taken(t);
-    *cc_out = HCT_CC_PENDING;
-    p->ts = hca_clock_now();
-    t->thin.npending++;
 }
 
 void hct_thin_write_pending(hct_thread *t, int nested)
@@ -74,8 +68,8 @@ void hct_thin_write_pending(hct_thread *t, int nested)
             *p->cc_out = HCA_UNDEF; /* its parent could not be entered */
             continue;
         }
-        if (p->write) { /* it writes the older samples itself */
-            *p->cc_out = p->write(t, p->arg, p->ts);
+        if (p->write) { /* its older samples were written when it was kept back */
+            *p->cc_out = p->write(t, p->arg, p->ts, p->frames, p->nframes);
             continue;
         }
         hct_sampling_drain_before(t, p->ts); /* older samples: under the enclosing context */

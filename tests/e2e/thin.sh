@@ -117,8 +117,12 @@ ok $((${w:-0} + ${t:-0} != ALL)) "thin parallel: shares written ($w) + thinned (
 # machine a few short ones last 50 us too)
 kept=$((2 * (1000 + (ITER - 1000) / LONG)))
 ok $((${w:-0} < kept || ${w:-0} > kept + ALL / 10)) "thin parallel: the first 1000 and the long shares written ($w, at least $kept)"
-set -- $(awk '$1 == "threads" && $2 == 0 { print $4, $6, $8 }' stat.txt)
-ok $(($1 != $2 || $1 < kept / 2 || $1 > kept / 2 + ALL / 20 || $3 > $1)) "thin parallel: the master's fork/join only for the instances written ($1 forks, $2 joins, $3 team begins)"
+# at most one fork per instance with a share written (on either thread) or a
+# sample on the master (under load the master spins in the join barrier for
+# long: samples land there), and fewer than all instances
+smp=$(awk '$1 == "sampling" && $2 == 0 { split($3, a, "="); print a[2] }' stat.txt)
+set -- $(awk '$1 == "threads" && $2 == 0 { print $4, $6, $8 }' stat.txt) 0 0 0
+ok $(($1 != $2 || $1 < kept / 2 || $1 > w + ${smp:-0} || $1 >= ITER || $3 > $1)) "thin parallel: the master's fork/join only for the instances written ($1 forks, $2 joins, $3 team begins, $smp samples)"
 grep -q '^location .* balanced yes monotonic yes' stat.txt
 ok $? "thin parallel: regions balanced, time monotonic"
 "$BUILD/bin/hcafold" -o fold "$trace" > fold.txt 2> fold.err
@@ -131,7 +135,9 @@ cd / && rm -rf "$dir"
 dir=$(fresh_dir)
 cd "$dir" || exit 1
 HCATRACE_THIN=1,1s HCATRACE_SAMPLING=1ms LD_PRELOAD="$PRELOAD" "$PAR" $ITER $LONG > traced.out 2> traced.err
+ok $? "thin parallel, sampled: exit code 0"
 trace=$(the_trace)
+[ -n "$trace" ] || { ls -la; other_stderr traced.err; } | sed 's/^/# /'
 check "thin parallel: samples in kept-back shares: valid and conformant" valid_otf2 "$trace"
 "$TRACESTAT" "$trace" > stat.txt
 w=$(written stat.txt main._omp_fn.0)
@@ -139,8 +145,10 @@ t=$(thinned stat.txt main._omp_fn.0)
 ok $((${w:-0} + ${t:-0} != ALL || ${w:-0} < 4 || ${w:-0} > ALL / 10)) "thin parallel: shares holding samples written ($w, thinned $t)"
 s=$(awk '$1 == "region" && $2 == "main._omp_fn.0" { for (i = 3; i < NF; i++) if ($i == "samples") print $(i + 1) }' stat.txt)
 ok $((${s:-0} < ${w:-0} / 2)) "thin parallel: their samples inside them ($s samples in $w shares)"
-set -- $(awk '$1 == "threads" && $2 == 0 { print $4, $6, $8 }' stat.txt)
-ok $(($1 != $2 || $3 > $1 || $1 > ITER / 10)) "thin parallel: fork/join written around them ($1 forks, $2 joins, $3 team begins)"
+# (the master's fork and join are also written for an instance in which a
+# sample landed on the master outside its share: in the barrier, under load)
+set -- $(awk '$1 == "threads" && $2 == 0 { print $4, $6, $8 }' stat.txt) 0 0 0
+ok $(($1 != $2 || $3 > $1 || $1 < 1)) "thin parallel: fork/join written around them ($1 forks, $2 joins, $3 team begins)"
 cd / && rm -rf "$dir"
 
 # HCATRACE_FILTER: never written, counted
