@@ -169,10 +169,10 @@ $(BUILD)/tests/fd_app: tests/fd_app.c
 $(BUILD)/tests/sampling_app: tests/sampling_app.c include/hcatrace.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $< -lpthread
-$(BUILD)/tests/thin_app: tests/thin_app.c include/hcatrace.h
+$(BUILD)/tests/thin_app: tests/thin_app.c tests/work_2ms.h include/hcatrace.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -fopenmp -Wall -Wextra -Werror -Iinclude -o $@ $<
-$(BUILD)/tests/par_thin_app: tests/par_thin_app.c
+$(BUILD)/tests/par_thin_app: tests/par_thin_app.c tests/work_2ms.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -fopenmp -Wall -Wextra -Werror -o $@ $<
 $(BUILD)/tests/pool_app: tests/pool_app.c
