@@ -79,6 +79,7 @@ TOOLS += $(BUILD)/tests/fault_app
 TOOLS += $(BUILD)/tests/flat_app
 # many tiny OpenMP critical sections and user regions: thinning (tests/e2e/thin.sh)
 TOOLS += $(BUILD)/tests/thin_app
+TOOLS += $(BUILD)/tests/par_thin_app
 # OpenMP workers that wait in the runtime's pool between regions: not sampled there (tests/e2e/openmp.sh)
 TOOLS += $(BUILD)/tests/pool_app
 # C++ with inlined call paths and aliased library names (tests/e2e/inline.sh), where there is a C++ compiler
@@ -168,9 +169,12 @@ $(BUILD)/tests/fd_app: tests/fd_app.c
 $(BUILD)/tests/sampling_app: tests/sampling_app.c include/hcatrace.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $< -lpthread
-$(BUILD)/tests/thin_app: tests/thin_app.c include/hcatrace.h
+$(BUILD)/tests/thin_app: tests/thin_app.c tests/work_2ms.h include/hcatrace.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -fopenmp -Wall -Wextra -Werror -Iinclude -o $@ $<
+$(BUILD)/tests/par_thin_app: tests/par_thin_app.c tests/work_2ms.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -g -O2 -fopenmp -Wall -Wextra -Werror -o $@ $<
 $(BUILD)/tests/pool_app: tests/pool_app.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -fopenmp -Wall -Wextra -Werror -o $@ $<

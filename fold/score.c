@@ -54,7 +54,8 @@ typedef struct {
     uint64_t visits, boundaries, clean_boundaries, thinned, thin_visits;
     double bytes, thin_bytes, time_ns, clean_tool_ns;
     uint64_t hist[HIST_BINS];
-    int filterable;
+    int filterable; /* HCATRACE_FILTER and HCATRACE_THIN act on it */
+    int thinnable;  /* HCATRACE_THIN acts on it (also OpenMP parallel regions) */
 } score_region;
 
 typedef struct {
@@ -214,7 +215,7 @@ static OTF2_CallbackCode on_leave(OTF2_LocationRef loc, OTF2_TimeStamp ts, uint6
     R->hist[d ? 63 - __builtin_clzll(d) : 0]++;
     /* HCATRACE_THIN: not written unless it lasts, holds a sample or holds a
      * written instance; a written one holds its parent */
-    if (R->filterable && f->index > S->thin_first && d < S->thin_ns && !f->held) {
+    if (R->thinnable && f->index > S->thin_first && d < S->thin_ns && !f->held) {
         R->thin_visits++;
         R->thin_bytes += f->bytes;
     } else if (S->depth > 0) {
@@ -420,6 +421,7 @@ static int classify(score_state *S)
         S->regions[r].filterable = R->defined && (R->paradigm == OTF2_PARADIGM_USER ||
                                                   (R->paradigm == OTF2_PARADIGM_OPENMP &&
                                                    R->role != OTF2_REGION_ROLE_PARALLEL));
+        S->regions[r].thinnable = R->defined && (R->paradigm == OTF2_PARADIGM_USER || R->paradigm == OTF2_PARADIGM_OPENMP);
     }
     for (size_t i = 0; i < D->nthinned; i++)
         if (D->thinned[i].region < D->nregions)
@@ -605,7 +607,7 @@ static int report(score_state *S, const char *path, const fold_score_options *o,
         const score_region *R = &S->regions[order[i]];
         const hca_read_region *def = &D->regions[order[i]];
         fprintf(out, " %c  %-7s %12" PRIu64 " %10" PRIu64 " %10.0f %6.2f %10.6f %10.1f %10.6f %10.0f  %s\n",
-                R->filterable ? '+' : '-', region_type(def), R->visits, R->thinned, R->bytes,
+                R->filterable ? '+' : R->thinnable ? 't' : '-', region_type(def), R->visits, R->thinned, R->bytes,
                 total > 0 ? 100 * R->bytes / total : 0, R->time_ns * 1e-9, R->visits ? median_ns(R) * 1e-3 : 0,
                 region_tool_ns(S, R) * 1e-9, R->thin_bytes, hca_trace_defs_string(D, def->name, "?"));
     }

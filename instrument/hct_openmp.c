@@ -301,6 +301,16 @@ static int recording(const hct_thread *t)
     return t->writer && atomic_load_explicit(&hct.active, memory_order_relaxed);
 }
 
+/* The ThreadFork kept back, written now (the master writes something of
+ * the instance); the master's older samples were written at the fork. */
+static void write_fork(hct_thread *t, hct_omp_fork *f)
+{
+    f->held = 0;
+    uint64_t ts = f->ts < t->last_ts ? t->last_ts : f->ts;
+    t->last_ts = ts;
+    hct_otf2_check(t, OTF2_EvtWriter_ThreadFork(t->writer, NULL, ts, OTF2_PARADIGM_OPENMP, f->requested));
+}
+
 int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address, uint32_t requested)
 {
     hct_thread *t = hct_thread_get();
@@ -318,7 +328,18 @@ int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address
     f->cc = cc;
     f->master = t->index;
     f->level = share_depth + 1;
-    hct_otf2_check(t, OTF2_EvtWriter_ThreadFork(t->writer, NULL, record_ts(t), OTF2_PARADIGM_OPENMP, requested));
+    f->key = key;
+    f->requested = requested;
+    atomic_store_explicit(&f->keep, 0, memory_order_relaxed);
+    hct_thin_slot *slot;
+    f->mode = (int)hct_thin_enter(t, key, NULL, &slot);
+    f->held = f->mode == HCT_THIN_LAZY;
+    if (f->held) { /* older records and samples now; the fork itself when needed */
+        f->ts = record_ts(t);
+        f->samples = hct_sampling_taken(t);
+    } else {
+        hct_otf2_check(t, OTF2_EvtWriter_ThreadFork(t->writer, NULL, record_ts(t), OTF2_PARADIGM_OPENMP, requested));
+    }
     hct_tool_exit(t);
     return 1;
 }
@@ -327,13 +348,42 @@ void hct_omp_fork_end(hct_omp_fork *f)
 {
     hct_thread *t = f->t;
     t->in_tool++;
-    if (recording(t))
+    if (f->held && recording(t)) {
+        /* needed: a thread wrote its share (a long one, or one holding a
+         * sample or something written), or a sample landed in it here */
+        if (atomic_load_explicit(&f->keep, memory_order_acquire) || hct_sampling_taken(t) != f->samples)
+            write_fork(t, f);
+    }
+    if (!f->held && recording(t))
         hct_otf2_check(t, OTF2_EvtWriter_ThreadJoin(t->writer, NULL, record_ts(t), OTF2_PARADIGM_OPENMP));
     hct_tool_exit(t);
 }
 
-int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint32_t team_size,
-                        const hct_ctx *ctx, const hct_omp_caller *caller)
+/* A share kept back, written now: the fork first on the master, when it was
+ * kept back too; then the share's begin at its own time, entered in the
+ * thread's path only now (the unwind distance is against the location's
+ * last written event). */
+static uint32_t write_share(hct_thread *t, void *arg, uint64_t ts, const uintptr_t *frames, int n)
+{
+    hct_omp_share *s = arg;
+    if (!s->worker && s->fork->held)
+        write_fork(t, s->fork);
+    uint32_t unwind = 0, cc = hct_path_enter_ctx(&t->path, &s->ctx, frames, n, &unwind);
+    if (cc == HCA_UNDEF) {
+        t->dropped_events++;
+        return HCA_UNDEF;
+    }
+    if (ts < t->last_ts)
+        ts = t->last_ts;
+    t->last_ts = ts;
+    hct_otf2_check(t, OTF2_EvtWriter_ThreadTeamBegin(t->writer, NULL, ts, s->team));
+    hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, ts, cc, unwind));
+    atomic_store_explicit(&s->fork->keep, 1, memory_order_release);
+    return cc;
+}
+
+int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint32_t team_size, hct_omp_fork *fork,
+                        const hct_omp_caller *caller)
 {
     hct_thread *t = hct_thread_get();
     if (!t)
@@ -353,10 +403,30 @@ int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint3
     int n = share_stack(s->worker, caller, frames);
     s->t = t;
     s->team = team;
+    s->fork = fork;
+    s->pend = HCA_UNDEF;
+    if (!s->worker && fork->held && hct_sampling_taken(t) != fork->samples)
+        write_fork(t, fork); /* a sample since the fork: it lies between fork and join */
+    hct_thin_slot *slot = NULL;
+    s->lazy = fork->mode == HCT_THIN_LAZY && t->thin.npending < HCT_THIN_DEPTH &&
+              (slot = hct_thin_slot_of(&t->thin.keys, fork->key, NULL, NULL)) != NULL;
+    if (s->lazy) { /* kept back: the fork's context copied (the fork may end first on libomp) */
+        hct_thin_flush(t);
+        if (t->extras)
+            hct_sampling_drain(t); /* older samples: under the enclosing context */
+        s->ctx.depth = fork->ctx.depth;
+        memcpy(s->ctx.cc, fork->ctx.cc, (size_t)fork->ctx.depth * sizeof(fork->ctx.cc[0]));
+        hct_thin_defer_other(t, slot, write_share, s, frames, n, &s->pend);
+        share_depth++;
+        hct_tool_exit(t);
+        return 1;
+    }
+    if (!s->worker && fork->held) /* not kept back after all (no room) */
+        write_fork(t, fork);
     hct_otf2_check(t, OTF2_EvtWriter_ThreadTeamBegin(t->writer, NULL, record_ts(t), team));
     uint64_t ts = hct_boundary_ts(t, 1);
     uint32_t unwind = 0;
-    s->cc = hct_path_enter_ctx(&t->path, ctx, frames, n, &unwind);
+    s->cc = hct_path_enter_ctx(&t->path, &fork->ctx, frames, n, &unwind);
     hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, ts, s->cc, unwind));
     share_depth++;
     hct_tool_exit(t);
@@ -368,12 +438,28 @@ void hct_omp_share_end(hct_omp_share *s)
     hct_thread *t = s->t;
     t->in_tool++;
     share_depth--;
-    if (recording(t)) {
-        uint64_t ts = hct_boundary_ts(t, 0);
-        hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, ts, s->cc));
-        hct_otf2_check(t, OTF2_EvtWriter_ThreadTeamEnd(t->writer, NULL, ts, s->team));
+    if (s->lazy) {
+        uint64_t ts = 0;
+        if (recording(t)) { /* counted if short and nothing in it; else its records, no counter values */
+            uint32_t cc = hct_thin_leave(t, s->pend, &ts);
+            if (cc != HCA_UNDEF) {
+                hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, ts, cc));
+                hct_otf2_check(t, OTF2_EvtWriter_ThreadTeamEnd(t->writer, NULL, ts, s->team));
+                hct_path_leave(&t->path);
+            }
+        } else if (s->pend == HCT_CC_PENDING) {
+            t->thin.npending -= t->thin.npending > 0; /* never written */
+        } else if (s->pend != HCA_UNDEF) {
+            hct_path_leave(&t->path); /* written before recording stopped */
+        }
+    } else {
+        if (recording(t)) {
+            uint64_t ts = hct_boundary_ts(t, 0);
+            hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, ts, s->cc));
+            hct_otf2_check(t, OTF2_EvtWriter_ThreadTeamEnd(t->writer, NULL, ts, s->team));
+        }
+        hct_path_leave(&t->path);
     }
-    hct_path_leave(&t->path);
     /* a worker of the outermost team goes back to wait in the runtime's pool:
      * its idle time there is not sampled (the master goes on with the program) */
     if (s->worker && share_depth == 0)

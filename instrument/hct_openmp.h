@@ -53,6 +53,16 @@ typedef struct {
     hct_ctx ctx;     /* cc's path: the master's call path, then the region */
     int nframes;     /* the master's physical stack at the fork, root first (hct_path_unwind) */
     uintptr_t frames[HCT_PATH_FRAMES];
+    /* thinning (HCATRACE_THIN): the master decides per instance for the whole
+     * team, from its own count of the key; kept back (HCT_THIN_LAZY), the
+     * fork and every share are written only where needed (hct_openmp.c) */
+    uint32_t key;
+    int mode;            /* enum hct_thin_mode */
+    int held;            /* the ThreadFork kept back, not written yet */
+    uint32_t requested;  /* its thread count */
+    uint64_t ts;         /* its time */
+    uint64_t samples;    /* the master's samples taken then */
+    _Atomic int keep;    /* a thread of the team wrote its share: the fork and join are written */
 } hct_omp_fork;
 /* Returns 0 (nothing recorded) when this thread does not trace. */
 int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address, uint32_t requested) HCT_HIDDEN;
@@ -64,6 +74,13 @@ typedef struct {
     hct_thread *t;
     uint32_t cc, team;
     int worker; /* not the team's master: a thread of the runtime's pool */
+    /* kept back (the fork's mode HCT_THIN_LAZY): its records written, and
+     * its context entered, only if needed (a sample, something written nests,
+     * it lasts HCATRACE_THIN's threshold) */
+    int lazy;
+    uint32_t pend;       /* HCT_CC_PENDING until written; then its context (HCA_UNDEF: could not be) */
+    hct_omp_fork *fork;
+    hct_ctx ctx;         /* kept back: the fork's context (cc), copied */
 } hct_omp_share;
 /* Where a share is called from: the caller's return address and the calling
  * function's frame. On a worker of the runtime's pool (not the master) the
@@ -78,10 +95,11 @@ typedef struct {
     const hct_omp_fork *fork;
 } hct_omp_caller;
 /* The team is named by its master's thread index, its level and its size;
- * ctx: the fork's context (hct_omp_fork.ctx), entered by every thread;
+ * fork: the master's (its context, hct_omp_fork.ctx, entered by every
+ * thread; its thinning decision), read while the region runs;
  * caller: NULL when unknown (the thread's stack unwound at every share). */
 int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint32_t team_size,
-                        const hct_ctx *ctx, const hct_omp_caller *caller) HCT_HIDDEN;
+                        hct_omp_fork *fork, const hct_omp_caller *caller) HCT_HIDDEN;
 void hct_omp_share_end(hct_omp_share *s) HCT_HIDDEN;
 
 /* A construct region (barrier, critical...) on the calling thread. */

@@ -91,7 +91,7 @@ struct helper {
     void *data;
     int traced;
     uint32_t master, level;
-    const hct_ctx *ctx; /* the fork's context (in the master's hct_omp_fork) */
+    hct_omp_fork *f; /* the master's (its context, its thinning decision) */
     const hct_omp_fork *fork; /* the master's, when the runtime calls its share from the fork's call */
 };
 
@@ -106,7 +106,7 @@ __attribute__((section("hct_omp_trampoline"), noinline)) static void trampoline(
     const struct helper *h = p;
     hct_omp_share s;
     const hct_omp_caller caller = { __builtin_return_address(0), __builtin_frame_address(0), h->fork };
-    int on = h->traced && hct_omp_share_begin(&s, h->master, h->level, team_size(), h->ctx, &caller);
+    int on = h->traced && hct_omp_share_begin(&s, h->master, h->level, team_size(), h->f, &caller);
     outlined_fn outer = current_fn;
     current_fn = h->fn;
     h->fn(h->data);
@@ -144,7 +144,7 @@ static void fork_begin(struct helper *h, hct_omp_fork *f, outlined_fn fn, void *
     h->traced = 1;
     h->master = f->master;
     h->level = f->level;
-    h->ctx = &f->ctx;
+    h->f = f;
     h->fork = NULL;
 }
 
@@ -223,7 +223,7 @@ static HCT_TLS int nlegacy; /* may exceed MAX_NEST: those levels are not traced 
         }                                                                                                    \
         HINTED((const void *)fn, site, real_ args);                                                          \
         if (r && r->h.traced) /* the master's share: it runs fn itself next */                               \
-            r->shared = hct_omp_share_begin(&r->s, r->h.master, r->h.level, team_size(), r->h.ctx, NULL);  \
+            r->shared = hct_omp_share_begin(&r->s, r->h.master, r->h.level, team_size(), r->h.f, NULL);  \
     }
 
 PARALLEL_START(GOMP_parallel_start, (outlined_fn fn, void *data, unsigned nthreads), (call, arg, nthreads))

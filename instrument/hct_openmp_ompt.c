@@ -214,13 +214,13 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
             return;
         o->on = 0;
         o->constructs = nconstructs;
-        const parallel_region *r = parallel_data ? parallel_data->ptr : NULL;
+        parallel_region *r = parallel_data ? parallel_data->ptr : NULL;
         if (!r || !recording())
             return;
         o->codeptr = r->codeptr;
         o->outer_fn = share_fn;
         o->on = hct_omp_share_begin(&o->s, r->f.master, r->f.level, actual_parallelism ? actual_parallelism : 1,
-                                    &r->f.ctx, NULL);
+                                    &r->f, NULL);
         if (o->on)
             share_fn = r->fn;
         return;

@@ -35,6 +35,7 @@ void hct_thin_defer(hct_thread *t, uint32_t key, hct_thin_slot *slot, const uint
                     uint32_t *cc_out)
 {
     hct_thin_pending *p = &t->thin.pending[t->thin.npending];
+    p->write = NULL;
     p->key = key;
     p->slot = slot;
     p->cc_out = cc_out;
@@ -44,6 +45,15 @@ void hct_thin_defer(hct_thread *t, uint32_t key, hct_thin_slot *slot, const uint
     *cc_out = HCT_CC_PENDING;
     p->ts = hca_clock_now();
     t->thin.npending++;
+}
+
+void hct_thin_defer_other(hct_thread *t, hct_thin_slot *slot, hct_thin_write_fn write, void *arg,
+                          const uintptr_t *frames, int n, uint32_t *cc_out)
+{
+    hct_thin_defer(t, 0, slot, frames, n, cc_out);
+    hct_thin_pending *p = &t->thin.pending[t->thin.npending - 1];
+    p->write = write;
+    p->arg = arg;
 }
 
 void hct_thin_write_pending(hct_thread *t, int nested)
@@ -56,6 +66,10 @@ void hct_thin_write_pending(hct_thread *t, int nested)
             p->slot->nests = 1;
         if (i > 0 && *t->thin.pending[i - 1].cc_out == HCA_UNDEF) {
             *p->cc_out = HCA_UNDEF; /* its parent could not be entered */
+            continue;
+        }
+        if (p->write) { /* its older samples were written when it was kept back */
+            *p->cc_out = p->write(t, p->arg, p->ts, p->frames, p->nframes);
             continue;
         }
         hct_sampling_drain_before(t, p->ts); /* older samples: under the enclosing context */

@@ -35,6 +35,11 @@ enum hct_thin_mode hct_thin_enter(hct_thread *t, uint32_t key, const char *name,
  * is written, then the region's context (HCA_UNDEF if it could not be). */
 void hct_thin_defer(hct_thread *t, uint32_t key, hct_thin_slot *slot, const uintptr_t *frames, int n,
                     uint32_t *cc_out) HCT_HIDDEN;
+/* The same for an enter of another kind, written by write(t, arg, ts,
+ * frames, n) if the instance turns out to be needed (hct_thin_keys.h). */
+typedef uint32_t (*hct_thin_write_fn)(hct_thread *t, void *arg, uint64_t ts, const uintptr_t *frames, int n);
+void hct_thin_defer_other(hct_thread *t, hct_thin_slot *slot, hct_thin_write_fn write, void *arg,
+                          const uintptr_t *frames, int n, uint32_t *cc_out) HCT_HIDDEN;
 /* The leave of an HCT_THIN_LAZY instance whose context is cc: HCA_UNDEF when
  * nothing is to be written (the instance was counted, or its enter could not
  * be written); else the context to leave at *ts, the thread's samples written

@@ -34,8 +34,15 @@ typedef struct {
 
 #define HCT_THIN_DEPTH 4 /* enters kept back at once (nested); deeper ones are written */
 
-/* An enter kept back. */
+struct hct_thread;
+
+/* An enter kept back: a region's (constructs, user markers: written from
+ * `key` and `frames`), or, when `write` is set, another kind's (a thread's
+ * share of a parallel region), written by write(t, arg, ts, frames, nframes),
+ * which returns the region's context. */
 typedef struct {
+    uint32_t (*write)(struct hct_thread *t, void *arg, uint64_t ts, const uintptr_t *frames, int n);
+    void *arg;
     uint32_t key;
     uint64_t ts;           /* the enter's time */
     uint64_t samples;      /* the thread's samples taken then */

@@ -10,21 +10,7 @@
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
-
-/* about 2 ms of work: until the thread's CPU clock has advanced that far */
-static double work_2ms(void)
-{
-    struct timespec t0, t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
-    double x = 0;
-    do {
-        for (int i = 0; i < 1000; i++)
-            x += 1e-9 * i;
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    } while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 2000000L);
-    return x > 0 ? 1 : 0;
-}
+#include "work_2ms.h"
 
 int main(int argc, char **argv)
 {

@@ -35,8 +35,8 @@ grep -q '^tracer time: [0-9.]* s (measured in the trace: tool:time)$' score.txt
 ok $? "the tracer's time is the trace's own measurement"
 grep -q '^ +  USR  *40000  *0 .* tiny$' score.txt
 ok $? "every instance of 'tiny' counted (40000), filterable"
-grep -q '^ -  OMP-PAR ' score.txt
-ok $? "parallel regions are listed as not filterable"
+grep -q '^ t  OMP-PAR ' score.txt
+ok $? "parallel regions are listed as thinned, not filtered"
 [ "$(grep -v '^#' suggested.filter | sort | tr '\n' ,)" = "omp critical,tiny," ]
 ok $? "the suggested filter: the tiny regions, not 'long' ($(grep -v '^#' suggested.filter | tr '\n' ,))"
 

@@ -95,6 +95,62 @@ s=$(awk '$1 == "region" && $2 == "long" { for (i = 3; i < NF; i++) if ($i == "sa
 ok $((${s:-0} < ${w:-0} - 2)) "thin: their samples inside them ($s samples in $w instances)"
 cd / && rm -rf "$dir"
 
+# OpenMP parallel regions (tests/par_thin_app: ITER tiny regions on 2 threads,
+# every LONG-th of about 2 ms on each thread): per thread the first 1000
+# shares in full, then only the long ones; the master's fork and join only for
+# the instances written; the rest counted per thread
+PAR="$BUILD/tests/par_thin_app"
+[ -x "$TOP/build/tests/par_thin_app" ] && PAR="$TOP/build/tests/par_thin_app" # never sanitized
+dir=$(fresh_dir)
+cd "$dir" || exit 1
+"$PAR" $ITER $LONG > plain.out 2> plain.err
+LD_PRELOAD="$PRELOAD" "$PAR" $ITER $LONG > traced.out 2> traced.err
+ok $? "thin parallel: exit code 0"
+check "thin parallel: stdout identical" cmp plain.out traced.out
+trace=$(the_trace)
+check "thin parallel: the trace is valid and conformant" valid_otf2 "$trace"
+"$TRACESTAT" "$trace" > stat.txt
+w=$(written stat.txt main._omp_fn.0)
+t=$(thinned stat.txt main._omp_fn.0)
+ok $((${w:-0} + ${t:-0} != ALL)) "thin parallel: shares written ($w) + thinned ($t) = every share ($ALL)"
+# written: the first 1000 per thread and every long one after them (on a loaded
+# machine a few short ones last 50 us too)
+kept=$((2 * (1000 + (ITER - 1000) / LONG)))
+ok $((${w:-0} < kept || ${w:-0} > kept + ALL / 10)) "thin parallel: the first 1000 and the long shares written ($w, at least $kept)"
+# at most one fork per instance with a share written (on either thread) or a
+# sample on the master (under load the master spins in the join barrier for
+# long: samples land there), and fewer than all instances
+smp=$(awk '$1 == "sampling" && $2 == 0 { split($3, a, "="); print a[2] }' stat.txt)
+set -- $(awk '$1 == "threads" && $2 == 0 { print $4, $6, $8 }' stat.txt) 0 0 0
+ok $(($1 != $2 || $1 < kept / 2 || $1 > w + ${smp:-0} || $1 >= ITER || $3 > $1)) "thin parallel: the master's fork/join only for the instances written ($1 forks, $2 joins, $3 team begins, $smp samples)"
+grep -q '^location .* balanced yes monotonic yes' stat.txt
+ok $? "thin parallel: regions balanced, time monotonic"
+"$BUILD/bin/hcafold" -o fold "$trace" > fold.txt 2> fold.err
+grep -q "^not written by the tracer (thinned): main._omp_fn.0, $t instances, [0-9.]* s, on 2 locations$" fold.txt
+ok $? "thin parallel: hcafold's summary lists the thinned shares ($t)"
+cd / && rm -rf "$dir"
+
+# a sample lands in a share kept back: written with its sample inside, whatever
+# its length (threshold 1 s); the fork and join around it on the master
+dir=$(fresh_dir)
+cd "$dir" || exit 1
+HCATRACE_THIN=1,1s HCATRACE_SAMPLING=1ms LD_PRELOAD="$PRELOAD" "$PAR" $ITER $LONG > traced.out 2> traced.err
+ok $? "thin parallel, sampled: exit code 0"
+trace=$(the_trace)
+[ -n "$trace" ] || { ls -la; other_stderr traced.err; } | sed 's/^/# /'
+check "thin parallel: samples in kept-back shares: valid and conformant" valid_otf2 "$trace"
+"$TRACESTAT" "$trace" > stat.txt
+w=$(written stat.txt main._omp_fn.0)
+t=$(thinned stat.txt main._omp_fn.0)
+ok $((${w:-0} + ${t:-0} != ALL || ${w:-0} < 4 || ${w:-0} > ALL / 10)) "thin parallel: shares holding samples written ($w, thinned $t)"
+s=$(awk '$1 == "region" && $2 == "main._omp_fn.0" { for (i = 3; i < NF; i++) if ($i == "samples") print $(i + 1) }' stat.txt)
+ok $((${s:-0} < ${w:-0} / 2)) "thin parallel: their samples inside them ($s samples in $w shares)"
+# (the master's fork and join are also written for an instance in which a
+# sample landed on the master outside its share: in the barrier, under load)
+set -- $(awk '$1 == "threads" && $2 == 0 { print $4, $6, $8 }' stat.txt) 0 0 0
+ok $(($1 != $2 || $3 > $1 || $1 < 1)) "thin parallel: fork/join written around them ($1 forks, $2 joins, $3 team begins)"
+cd / && rm -rf "$dir"
+
 # HCATRACE_FILTER: never written, counted
 dir=$(fresh_dir)
 cd "$dir" || exit 1
