@@ -50,7 +50,9 @@ static void *worker(void *arg)
 {
     (void)arg;
     pthread_mutex_lock(&W.lock);
-    hct_frame_symbolizer(); /* the modules reported now, before the first drain waits for it */
+    /* the modules reported now, and libdw's one-time loads done, before the
+     * first drain or region enter waits for the worker */
+    hct_symbolizer_warm(hct_frame_symbolizer());
     for (;;) {
         while (!W.pending)
             pthread_cond_wait(&W.request, &W.lock);

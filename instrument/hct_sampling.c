@@ -44,6 +44,7 @@
 #include "hct_sampling_wall.h"
 #include "hct_self.h"
 #include "hct_sleep.h"
+#include "hct_rescue.h"
 #include "hct_ring.h"
 #include "hct_tooltime.h"
 
@@ -620,7 +621,7 @@ void hct_sampling_resume(hct_thread *t)
     rearm(s);
 }
 
-/* ---- draining: outside the handler, with t->in_tool > 0 ---------------------- */
+/* ---- draining: outside the handler, inside the tracer (t->in_tool > 0) --------- */
 
 static void write_stats(hct_thread *t, uint64_t ts, int always)
 {
@@ -667,14 +668,22 @@ static uint32_t stack_cc(hct_thread *t, const uint64_t *frames, int nframes, uin
     return hct_path_sample(&t->path, addr, depth, unwind);
 }
 
-/* The samples taken before `limit`, into the trace. */
+/* The samples taken before `limit`, into the trace. On the owning thread the
+ * drain is a section of the tracer whoever calls it (t->in_tool): a sample due
+ * while it writes (tens of ms when a buffer goes to disk on a loaded machine)
+ * is taken when the thread leaves the tracer, with a total that holds the
+ * drain. A caller that forgot to enter the tracer once left such samples with
+ * totals that missed the drain, and the total jumped by up to 250 ms after
+ * them (docs/trace-format.md, "Tool time"). */
 static void drain_until(hct_thread *t, uint64_t limit)
 {
     hct_smp_thread *s = t->smp;
     if (!s)
         return;
+    int own = tls_smp == s; /* the owner: its tool time grows by the drain */
+    if (own)
+        t->in_tool++;
     if (!hct_ring_empty(&s->ring) && !atomic_exchange(&s->draining, 1)) {
-        int own = tls_smp == s; /* the owner: its tool time grows by the drain */
         uint64_t t0 = hca_clock_now(), cpu0 = own ? hct_thread_cpu_ns() : 0;
         const sample_rec *r;
         while ((r = hct_ring_peek(&s->ring)) != NULL && r->ts < limit) {
@@ -704,6 +713,8 @@ static void drain_until(hct_thread *t, uint64_t limit)
         atomic_store(&s->draining, 0);
     }
     write_stats(t, t->last_ts, 0);
+    if (own)
+        hct_tool_exit(t);
 }
 
 void hct_sampling_drain(hct_thread *t)

@@ -9,7 +9,10 @@
 
 void hct_sampling_setup(void) HCT_HIDDEN;
 hct_smp_thread *hct_sampling_thread_start(hct_thread *t) HCT_HIDDEN;
-/* Writes t's pending samples; on t itself, adds the time this took to t's tool time. */
+/* Writes t's pending samples; on t itself, adds the time this took to t's tool
+ * time, and is a section of the tracer by itself (t->in_tool, hct_tool_exit):
+ * a sample due meanwhile is taken when the thread leaves the tracer, whether
+ * or not the caller entered it. */
 void hct_sampling_drain(hct_thread *t) HCT_HIDDEN;
 /* Only the samples taken before ts (older than a region enter written late). */
 void hct_sampling_drain_before(hct_thread *t, uint64_t ts) HCT_HIDDEN;
