@@ -404,6 +404,9 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
         }
         /* read after the sample, not between its time and counters */
         uint64_t before = hct_delivery(&s->delivery, interrupt_due(s, hct_sleep_asleep(), t0), t0);
+        int waiting = s->t->omp_waiting; /* at an OpenMP barrier: its cost holds up nothing */
+        if (waiting)
+            before = 0;
         if (r) {
             r->tool_ns = s->t->tool_ns + before;
             r->tool_cpu_ns = s->t->tool_cpu_ns + before;
@@ -418,8 +421,10 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
             uint64_t spent = hct_tool_work(&s->handler_last, hca_clock_now() - t0 + ret);
             s->handler_ns += spent;
             s->delivery_ns += before;
-            s->t->tool_ns += before + spent;
-            s->t->tool_cpu_ns += before + spent;
+            if (!waiting) {
+                s->t->tool_ns += before + spent;
+                s->t->tool_cpu_ns += before + spent;
+            }
         }
     }
     errno = saved_errno;
@@ -725,6 +730,34 @@ void hct_sampling_drain(hct_thread *t)
 void hct_sampling_drain_before(hct_thread *t, uint64_t ts)
 {
     drain_until(t, ts);
+}
+
+void hct_sampling_tool_floor(hct_thread *t, uint64_t since, uint64_t at, uint64_t wall, uint64_t cpu)
+{
+    hct_smp_thread *s = t->smp;
+    if (!s || tls_smp != s || !t->in_tool)
+        return;
+    /* inside the tracer the handler writes no record: the ring holds still */
+    hct_ring *ring = &s->ring;
+    uint64_t pos = atomic_load(&ring->tail), head = atomic_load(&ring->head);
+    while (pos < head) {
+        uint64_t off = pos % ring->cap;
+        uint32_t size;
+        memcpy(&size, ring->buf + off, sizeof(size));
+        if (size == 0) { /* the skip to the start */
+            pos += ring->cap - off;
+            continue;
+        }
+        sample_rec *r = (sample_rec *)(void *)(ring->buf + off);
+        if (r->ts >= since && r->ts <= at) {
+            uint64_t back = at - r->ts;
+            if (wall > back && r->tool_ns < wall - back)
+                r->tool_ns = wall - back;
+            if (cpu > back && r->tool_cpu_ns < cpu - back)
+                r->tool_cpu_ns = cpu - back;
+        }
+        pos += hct_ring_round(size);
+    }
 }
 
 uint64_t hct_sampling_taken(const hct_thread *t)
