@@ -176,7 +176,7 @@ $(BUILD)/tests/thin_app: tests/thin_app.c include/hcatrace.h
 $(BUILD)/tests/pool_app: tests/pool_app.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -fopenmp -Wall -Wextra -Werror -o $@ $<
-$(BUILD)/tests/omp_wait_app: tests/omp_wait_app.c
+$(BUILD)/tests/omp_wait_app: tests/omp_wait_app.c tests/chain_work.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -fopenmp -Wall -Wextra -Werror -o $@ $<
 $(BUILD)/tests/flat_app: tests/flat_app.c include/hcatrace.h
@@ -185,7 +185,7 @@ $(BUILD)/tests/flat_app: tests/flat_app.c include/hcatrace.h
 $(BUILD)/tests/inline_app: tests/inline_app.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++11 -g -O2 -Wall -Wextra -Werror -o $@ $<
-$(BUILD)/tests/truth_app: tests/truth_app.c include/hcatrace.h
+$(BUILD)/tests/truth_app: tests/truth_app.c tests/chain_work.h include/hcatrace.h
 	@mkdir -p $(dir $@)
 	$(MPICC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $<
 $(BUILD)/bench/omp_region_cost: bench/omp_region_cost.c

@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "chain_work.h"
+
 #define CHUNKS 1000 /* critical sections of thread 0's work */
 
 typedef struct {
@@ -39,29 +41,6 @@ static unsigned long long clock_ns(clockid_t c)
     return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
 }
 
-/* n steps of a dependent integer chain: neither vectorized nor folded away */
-__attribute__((noinline)) static unsigned long chain(unsigned long x, long n)
-{
-    for (long i = 0; i < n; i++)
-        x = x * 6364136223846793005ul + 1442695040888963407ul;
-    return x;
-}
-
-/* chain steps per ms of this thread's CPU time: the best of a few runs */
-static long calibrate(void)
-{
-    double best = 0.0;
-    for (int r = 0; r < 5; r++) {
-        long n = 2000000;
-        unsigned long long c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-        sink = chain(sink | 1, n);
-        double ms = (double)(clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0) * 1e-6;
-        if (ms > 0.0 && (double)n / ms > best)
-            best = (double)n / ms;
-    }
-    return best > 1.0 ? (long)best : 1;
-}
-
 int main(int argc, char **argv)
 {
     int iter = argc > 1 ? atoi(argv[1]) : 100;
@@ -74,7 +53,7 @@ int main(int argc, char **argv)
     times *rec = calloc((size_t)iter * 2, sizeof(*rec));
     if (!rec)
         return 1;
-    long steps = (long)((double)calibrate() * work);
+    long steps = (long)((double)chain_calibrate(&sink) * work);
     unsigned long check = 0;
     for (int i = 0; i < iter; i++) {
 #pragma omp parallel num_threads(2) reduction(+ : check)
