@@ -16,8 +16,8 @@ APP="$BUILD/tests/omp_wait_app"
 dir=$(fresh_dir)
 cd "$dir" || exit 1
 
-OMP_NUM_THREADS=2 "$APP" 100 8 plain.truth > plain.out 2> plain.err
-OMP_NUM_THREADS=2 HCATRACE_SAMPLING=1ms HCATRACE_THIN=off LD_PRELOAD="$PRELOAD" "$APP" 100 8 truth > traced.out 2> traced.err
+OMP_NUM_THREADS=2 "$APP" 200 8 plain.truth > plain.out 2> plain.err
+OMP_NUM_THREADS=2 HCATRACE_SAMPLING=1ms HCATRACE_THIN=off LD_PRELOAD="$PRELOAD" "$APP" 200 8 truth > traced.out 2> traced.err
 ok $? "traced omp_wait_app: exit code 0"
 check "stdout identical to the untraced run" cmp plain.out traced.out
 trace=$(the_trace)
