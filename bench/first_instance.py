@@ -25,24 +25,25 @@ def main(argv):
     with otf2.reader.open(argv[1]) as r:
         for loc, ev in r.events:
             kind = type(ev).__name__
+            where = "%s/%s" % (loc.group.name, loc.name)
             if kind == "Metric":
                 try:
                     names = [m.name for m in ev.metric.members]
                 except AttributeError:
                     continue
                 if "tool:time" in names:
-                    tool[loc.name] = ev.values[names.index("tool:time")]
+                    tool[where] = ev.values[names.index("tool:time")]
             elif kind == "CallingContextEnter":
-                stacks[loc.name].append((ev.calling_context.region.name, ev.time, tool[loc.name]))
-            elif kind == "CallingContextLeave" and stacks[loc.name]:
-                name, t0, tool0 = stacks[loc.name].pop()
+                stacks[where].append((ev.calling_context.region.name, ev.time, tool[where]))
+            elif kind == "CallingContextLeave" and stacks[where]:
+                name, t0, tool0 = stacks[where].pop()
                 if want in name:
-                    out[(loc.name, name)].append((ev.time - t0, tool[loc.name] - tool0))
+                    out[(where, name)].append((ev.time - t0, tool[where] - tool0))
     for (loc, name), v in sorted(out.items()):
         d, t = v[0]
         rest = [a - b for a, b in v[1:]]
         med = statistics.median(rest) if rest else float("nan")
-        print("%-14s %-24s first %10.1f us (tool %8.1f, without %10.1f)  others without: median %10.1f us"
+        print("%-24s %-24s first %10.1f us (tool %8.1f, without %10.1f)  others without: median %10.1f us"
               % (loc, name[:24], d / 1e3, t / 1e3, (d - t) / 1e3, med / 1e3))
     return 0
 

@@ -41,6 +41,7 @@
 #include "hct_counter_rotation.h"
 #include "hct_delivery.h"
 #include "hct_diag.h"
+#include "hct_frame_keys.h"
 #include "hct_sampling_wall.h"
 #include "hct_self.h"
 #include "hct_sleep.h"
@@ -686,6 +687,7 @@ static void drain_until(hct_thread *t, uint64_t limit)
     if (!s)
         return;
     int own = tls_smp == s; /* the owner: its tool time grows by the drain */
+    uint64_t waited = hct_frame_keys_waited; /* the drain's own waits for libdw: in its time */
     if (own)
         t->in_tool++;
     if (!hct_ring_empty(&s->ring) && !atomic_exchange(&s->draining, 1)) {
@@ -718,8 +720,10 @@ static void drain_until(hct_thread *t, uint64_t limit)
         atomic_store(&s->draining, 0);
     }
     write_stats(t, t->last_ts, 0);
-    if (own)
+    if (own) {
+        hct_frame_keys_waited = waited;
         hct_tool_exit(t);
+    }
 }
 
 void hct_sampling_drain(hct_thread *t)

@@ -5,28 +5,29 @@ in a trace of tests/omp_wait_app, against the truth the program recorded.
     omp_wait_check.py TRACE TRUTH [--max-share F] [--min-tool F]
 
 omp_wait_app's regions: barrier A, thread 0 works in critical sections
-(thread 1 nothing), barrier B, both work. The truth file (the program's own
-CLOCK_MONOTONIC times, the trace's clock) says where the threads were: both
-leave A together and thread 1 calls B right after, so without the tracer
-thread 1 leaves B when thread 0 arrives there, and in the program's own time
-(a location's timestamps less the tracer's time before them, what hcafold
-folds: docs/output.md, "Tool time") thread 1's time from leaving A to leaving
-B is thread 0's from leaving A to entering B, plus thread 1's wake-up: F1 =
-F0 + wake. Traced, thread 0 spends T0 of the tracer's time between (samples,
-drains at its critical sections' boundaries) and thread 1 waits that much
-longer; unless the tracer counts that wait as thread 1's tool time, F1 - F0 =
-T0 + wake. Regions whose threads the program saw leave A more than 0.2 ms
-apart (a thread the system woke late, on a loaded machine) are left out.
-Printed: per thread the medians over the regions of F, the
-tracer's time T between A and B, and of F1 - F0; with --max-share F the
-exit status is 1 when the median of F1 - F0 exceeds F times the median T0
-(the wait for the tracer left in), and with --min-tool F when the median T0 is
-below F of F0 (too little tool time to tell); 2 on bad input.
+(thread 1 nothing), barrier B, both work. In the program's own time (a
+location's timestamps less its tool:time before them, what hcafold folds:
+docs/output.md, "Tool time"), F0 is thread 0's time from leaving A to
+entering B (its work) and F1 thread 1's from leaving A to leaving B. Without
+the tracer thread 1 leaves B when thread 0 arrives there, so F1 - F0 is how
+much earlier thread 1 left A than thread 0 (the system wakes the threads of
+a barrier one after the other, up to milliseconds apart on a loaded machine)
+plus thread 1's wake-up at B. The first part comes from the program's own
+times (truth: CLOCK_MONOTONIC, the trace's clock, right after each barrier
+returned) less what the tracer spent in each thread's leave of A before
+that (its tool:time from A's enter to A's leave): D = F1 - F0 - (a_exit0 -
+a_exit1 - (dA0 - dA1)) is thread 1's wake-up at B, small. Traced, thread 0
+spends T0 of the tracer's time between A and B (samples, drains at its
+critical sections' boundaries) and thread 1 waits that much longer: unless
+the tracer counts that wait as thread 1's tool time, D = T0 + wake-up.
+Printed: the medians over the regions of F0, F1, T0, the truth's correction
+and D; with --max-share F the exit status is 1 when the median D exceeds F
+times the median T0 (the wait for the tracer left in), with --min-tool F
+when the median T0 is below F of F0 (too little tool time to tell); 2 on
+bad input.
 """
 import statistics
 import sys
-
-A_GAP_NS = 200000  # regions whose threads left barrier A further apart (the system woke one late) are left out
 
 
 def read_truth(path):
@@ -45,8 +46,8 @@ def read_truth(path):
 
 def read_trace(path):
     """per location (master first): per share of the parallel region, the
-    (time, tool total) of the leave of its first barrier, the enter and the
-    leave of its second"""
+    (time, tool total) of its barriers' events: A's enter and leave, B's
+    enter and leave"""
     import otf2
     shares = {}
     tool = {}
@@ -70,11 +71,8 @@ def read_trace(path):
                 mine.append([])
             elif region == "omp barrier" and mine:
                 mine[-1].append((ev.time, tool.get(name, 0)))
-    out = []
-    for name in sorted(shares, key=lambda n: (n != "master thread", n)):
-        # barrier A's enter and leave, barrier B's enter and leave
-        out.append([s[1:4] for s in shares[name] if len(s) == 4])
-    return out
+    return [[s for s in shares[name] if len(s) == 4]
+            for name in sorted(shares, key=lambda n: (n != "master thread", n))]
 
 
 def main(argv):
@@ -98,40 +96,37 @@ def main(argv):
     if n < 10:
         print("FAIL: only %d regions" % n, file=sys.stderr)
         return 2
-    # the premise, from the program's own times: the threads leave A together
-    # (not when the system woke one of them late: such regions are left out),
-    # thread 1 calls B right after (medians, ms)
-    together = [i for i in range(n) if abs(truth[i][0][1] - truth[i][1][1]) <= A_GAP_NS]
-    idle1 = statistics.median(r[1][2] - r[1][1] for r in truth[:n]) / 1e6
-    f, t = [[], []], [[], []]
-    for k in range(2):
-        for (a_leave, a_tool), (b_enter, b_enter_tool), (b_leave, b_tool) in threads[k][:n]:
-            end, end_tool = (b_enter, b_enter_tool) if k == 0 else (b_leave, b_tool)
-            t[k].append((end_tool - a_tool) / 1e6)
-            f[k].append((end - a_leave - (end_tool - a_tool)) / 1e6)
-    if len(together) < 10:
-        print("FAIL: only %d of %d regions left A together" % (len(together), n))
-        return 1
-    diff = statistics.median(f[1][i] - f[0][i] for i in together)
-    t0 = statistics.median(t[0][i] for i in together)
-    f0 = statistics.median(f[0][i] for i in together)
-    print("regions %d, %d of them left A within %.1f ms of each other (the program's own times); thread 1 calls B "
-          "%.3f ms after A (median)" % (n, len(together), A_GAP_NS / 1e6, idle1))
-    print("thread 0, A to B's enter: %.3f ms of its own time, %.3f ms of the tracer's" % (f0, t0))
-    print("thread 1, A to B's leave: %.3f ms of its own time, %.3f ms of the tracer's"
-          % (statistics.median(f[1][i] for i in together), statistics.median(t[1][i] for i in together)))
-    print("F1 - F0 (thread 1's wait beyond thread 0's work): median %.3f ms = %.2f of thread 0's tool time"
-          % (diff, diff / t0 if t0 > 0 else float("nan")))
+    f0, f1, t0, corr, d = [], [], [], [], []
+    for i in range(n):
+        (a0e, a0e_t), (a0l, a0l_t), (b0e, b0e_t), _ = threads[0][i]
+        (a1e, a1e_t), (a1l, a1l_t), _, (b1l, b1l_t) = threads[1][i]
+        f0.append((b0e - a0l - (b0e_t - a0l_t)) / 1e6)
+        f1.append((b1l - a1l - (b1l_t - a1l_t)) / 1e6)
+        t0.append((b0e_t - a0l_t) / 1e6)
+        # how much earlier thread 1 left A, in the program's time: the
+        # program's own times less the tracer's in each leave of A
+        c = ((truth[i][0][1] - truth[i][1][1]) - ((a0l_t - a0e_t) - (a1l_t - a1e_t))) / 1e6
+        corr.append(c)
+        d.append(f1[-1] - f0[-1] - c)
+    med = statistics.median
+    idle1 = med(r[1][2] - r[1][1] for r in truth[:n]) / 1e6
+    print("regions %d; truth: thread 1 calls B %.3f ms after leaving A; left A %.3f ms before thread 0 "
+          "(program time, medians)" % (n, idle1, med(corr)))
+    print("thread 0, A to B's enter: %.3f ms of its own time, %.3f ms of the tracer's" % (med(f0), med(t0)))
+    print("thread 1, A to B's leave: %.3f ms of its own time" % med(f1))
+    dm, tm = med(d), med(t0)
+    print("D = F1 - F0 - (how much earlier thread 1 left A): median %.3f ms = %.2f of thread 0's tool time"
+          % (dm, dm / tm if tm > 0 else float("nan")))
     bad = 0
     if idle1 > 0.5:
         print("FAIL: the program did not run as designed (thread 1 late at B)")
         bad = 1
-    if "--min-tool" in opts and t0 < opts["--min-tool"] * f0:
-        print("FAIL: thread 0's tool time %.3f ms is below %.2f of its work %.3f ms" % (t0, opts["--min-tool"], f0))
+    if "--min-tool" in opts and tm < opts["--min-tool"] * med(f0):
+        print("FAIL: thread 0's tool time %.3f ms is below %.2f of its work %.3f ms" % (tm, opts["--min-tool"], med(f0)))
         bad = 1
-    if "--max-share" in opts and diff > opts["--max-share"] * t0:
+    if "--max-share" in opts and dm > opts["--max-share"] * tm:
         print("FAIL: thread 1 waits %.3f ms beyond thread 0's work, more than %.2f of thread 0's tool time %.3f ms"
-              % (diff, opts["--max-share"], t0))
+              % (dm, opts["--max-share"], tm))
         bad = 1
     return bad
 
