@@ -61,11 +61,11 @@ void hct_omp_sync_arrive(hct_thread *t, int last)
     l->own = t->tool_ns - l->left_tool;
     l->arrived = now;
     l->arrived_tool = t->tool_ns;
-    l->arrived_cpu = hct_thread_cpu_ns();
+    l->arrived_cpu = last == HCT_OMP_SYNC_END_WORKER ? 0 : hct_thread_cpu_ns(); /* a worker's end: never read */
     int slot = (int)(l->barriers & 1u);
     atomic_max(&l->sync->arrived[slot], now);
     atomic_max(&l->sync->untraced[slot], now > l->own ? now - l->own : 0);
-    if (last)
+    if (last == HCT_OMP_SYNC_END)
         ended = *l;
     t->omp_waiting = 1; /* its samples from now on cost the program nothing */
 }

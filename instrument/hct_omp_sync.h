@@ -33,7 +33,10 @@ void hct_omp_sync_init(hct_omp_sync *s) HCT_HIDDEN;
  * thread's tool time up to here is its own). */
 void hct_omp_sync_begin(hct_thread *t, hct_omp_sync *s) HCT_HIDDEN;
 /* t arrives at a barrier of its innermost team (when it leaves the tracer
- * for the runtime's barrier); `last`: its share ends here (the region's end). */
+ * for the runtime's barrier); `last`: its share ends here (the region's end),
+ * HCT_OMP_SYNC_END on the master (its join reads the barrier),
+ * HCT_OMP_SYNC_END_WORKER on another thread (it goes back to the pool). */
+enum { HCT_OMP_SYNC_BARRIER = 0, HCT_OMP_SYNC_END, HCT_OMP_SYNC_END_WORKER };
 void hct_omp_sync_arrive(hct_thread *t, int last) HCT_HIDDEN;
 /* t leaves that barrier (inside the tracer, before its leave's boundary):
  * its wait for the other threads' tool time is added to its tool time. */

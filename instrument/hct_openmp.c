@@ -298,7 +298,7 @@ static hct_omp_sync *team_sync(const hct_ctx *ctx)
 static void region_arrive(const hct_omp_region *r)
 {
     if (r->barrier)
-        hct_omp_sync_arrive(r->t, 0);
+        hct_omp_sync_arrive(r->t, HCT_OMP_SYNC_BARRIER);
 }
 
 /* The time of a record that is not a region boundary: pending samples first. */
@@ -396,7 +396,7 @@ void hct_omp_share_end(hct_omp_share *s)
      * its idle time there is not sampled (the master goes on with the program) */
     if (s->worker && share_depth == 0)
         hct_sampling_park(t);
-    hct_omp_sync_arrive(t, 1); /* at the region's end barrier */
+    hct_omp_sync_arrive(t, s->worker ? HCT_OMP_SYNC_END_WORKER : HCT_OMP_SYNC_END); /* the region's end */
     hct_tool_exit(t);
 }
 
