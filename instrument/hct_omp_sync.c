@@ -6,6 +6,7 @@
  * samples there is no tool time to add. */
 #include "hct_omp_sync.h"
 
+#include "hct_frame_keys.h"
 #include "hct_sampling.h"
 #include "hct_tooltime.h"
 
@@ -56,11 +57,13 @@ void hct_omp_sync_arrive(hct_thread *t, int last)
     if (!l || !l->sync)
         return;
     uint64_t now = hca_clock_now();
+    /* with the waits for libdw of this section, which its exit adds (hct_tool_exit) */
+    uint64_t tool = t->tool_ns + hct_frame_keys_waited;
     l->barriers++;
     l->waiting = 1;
-    l->own = t->tool_ns - l->left_tool;
+    l->own = tool - l->left_tool;
     l->arrived = now;
-    l->arrived_tool = t->tool_ns;
+    l->arrived_tool = tool;
     l->arrived_cpu = last == HCT_OMP_SYNC_END_WORKER ? 0 : hct_thread_cpu_ns(); /* a worker's end: never read */
     int slot = (int)(l->barriers & 1u);
     atomic_max(&l->sync->arrived[slot], now);
