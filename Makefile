@@ -81,6 +81,8 @@ TOOLS += $(BUILD)/tests/flat_app
 TOOLS += $(BUILD)/tests/thin_app
 # OpenMP workers that wait in the runtime's pool between regions: not sampled there (tests/e2e/openmp.sh)
 TOOLS += $(BUILD)/tests/pool_app
+# a user region from 16 call sites: the first instance of each (tests/e2e/first_instance.sh)
+TOOLS += $(BUILD)/tests/sites_app
 # OpenMP threads that wait at a barrier for a thread inside the tracer (tests/e2e/openmp_wait.sh)
 TOOLS += $(BUILD)/tests/omp_wait_app
 # C++ with inlined call paths and aliased library names (tests/e2e/inline.sh), where there is a C++ compiler
@@ -176,6 +178,9 @@ $(BUILD)/tests/thin_app: tests/thin_app.c include/hcatrace.h
 $(BUILD)/tests/pool_app: tests/pool_app.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -fopenmp -Wall -Wextra -Werror -o $@ $<
+$(BUILD)/tests/sites_app: tests/sites_app.c include/hcatrace.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $<
 $(BUILD)/tests/omp_wait_app: tests/omp_wait_app.c tests/chain_work.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -fopenmp -Wall -Wextra -Werror -o $@ $<
