@@ -20,6 +20,16 @@ import sys
 import otf2
 
 
+def tool_total(ev):
+    """the tool:time running total of a Metric event of the tracer's tool
+    class (docs/trace-format.md, "Tool time"), else None"""
+    try:
+        names = [m.name for m in ev.metric.members]
+    except AttributeError:
+        return None
+    return ev.values[names.index("tool:time")] if "tool:time" in names else None
+
+
 def main(argv):
     args = [a for a in argv[1:] if not a.startswith("--")]
     by_context = "--context" in argv
@@ -44,12 +54,9 @@ def main(argv):
             kind = type(ev).__name__
             where = "%s/%s" % (loc.group.name, loc.name)
             if kind == "Metric":
-                try:
-                    names = [m.name for m in ev.metric.members]
-                except AttributeError:
-                    continue
-                if "tool:time" in names:
-                    tool[where] = ev.values[names.index("tool:time")]
+                total = tool_total(ev)
+                if total is not None:
+                    tool[where] = total
             elif kind == "CallingContextEnter":
                 cc = ev.calling_context
                 name = cc.region.name

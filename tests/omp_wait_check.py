@@ -49,6 +49,7 @@ def read_trace(path):
     (time, tool total) of its barriers' events: A's enter and leave, B's
     enter and leave"""
     import otf2
+    from first_instance import tool_total
     shares = {}
     tool = {}
     with otf2.reader.open(path) as r:
@@ -56,12 +57,9 @@ def read_trace(path):
             kind = type(ev).__name__
             name = loc.name
             if kind == "Metric":
-                try:
-                    members = [m.name for m in ev.metric.members]
-                except AttributeError:
-                    continue
-                if "tool:time" in members:
-                    tool[name] = ev.values[members.index("tool:time")]
+                total = tool_total(ev)
+                if total is not None:
+                    tool[name] = total
                 continue
             if kind not in ("CallingContextEnter", "CallingContextLeave"):
                 continue
