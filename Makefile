@@ -82,6 +82,10 @@ TOOLS += $(BUILD)/tests/thin_app
 TOOLS += $(BUILD)/tests/par_thin_app
 # OpenMP workers that wait in the runtime's pool between regions: not sampled there (tests/e2e/openmp.sh)
 TOOLS += $(BUILD)/tests/pool_app
+# a user region from 16 call sites: the first instance of each (tests/e2e/first_instance.sh)
+TOOLS += $(BUILD)/tests/sites_app
+# OpenMP threads that wait at a barrier for a thread inside the tracer (tests/e2e/openmp_wait.sh)
+TOOLS += $(BUILD)/tests/omp_wait_app
 # C++ with inlined call paths and aliased library names (tests/e2e/inline.sh), where there is a C++ compiler
 ifneq ($(shell command -v $(CXX) 2>/dev/null),)
 TOOLS += $(BUILD)/tests/inline_app
@@ -178,13 +182,19 @@ $(BUILD)/tests/par_thin_app: tests/par_thin_app.c tests/work_2ms.h
 $(BUILD)/tests/pool_app: tests/pool_app.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -fopenmp -Wall -Wextra -Werror -o $@ $<
+$(BUILD)/tests/sites_app: tests/sites_app.c include/hcatrace.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $<
+$(BUILD)/tests/omp_wait_app: tests/omp_wait_app.c tests/chain_work.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -g -O2 -fopenmp -Wall -Wextra -Werror -o $@ $<
 $(BUILD)/tests/flat_app: tests/flat_app.c include/hcatrace.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $<
 $(BUILD)/tests/inline_app: tests/inline_app.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++11 -g -O2 -Wall -Wextra -Werror -o $@ $<
-$(BUILD)/tests/truth_app: tests/truth_app.c include/hcatrace.h
+$(BUILD)/tests/truth_app: tests/truth_app.c tests/chain_work.h include/hcatrace.h
 	@mkdir -p $(dir $@)
 	$(MPICC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $<
 $(BUILD)/bench/omp_region_cost: bench/omp_region_cost.c

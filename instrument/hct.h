@@ -54,6 +54,10 @@ typedef struct hct_thread {
     /* an OpenMP worker between two of its shares, waiting in the runtime for
      * the next parallel region: not sampled (hct_sampling_park) */
     volatile sig_atomic_t omp_parked;
+    /* an OpenMP thread waiting at a barrier of its team (hct_omp_sync.h): a
+     * sample's cost then holds up nothing, so the handler adds it to no tool
+     * time (the team's tool time it waited for is added at the leave) */
+    volatile sig_atomic_t omp_waiting;
 } hct_thread;
 
 enum hct_mode { HCT_OFF = 0, HCT_SERIAL, HCT_MPI_PENDING, HCT_MPI };

@@ -72,6 +72,10 @@ void hct_extras_start(hct_thread *t)
 uint64_t hct_boundary(hct_thread *t, int enter, uint64_t not_before)
 {
     uint64_t start = hca_clock_now(), wall0 = t->tool_ns, cpu0 = t->tool_cpu_ns;
+    /* the thread's waits for libdw since the last one counted (a call path
+     * looked up before this boundary in its section: hct_rec_init), before
+     * its time; its own are in its measured time */
+    uint64_t waited = hct_frame_keys_waited;
     hct_thin_flush(t);     /* a held-back enter this boundary nests in: written first */
     hct_sampling_drain(t); /* adds its own time (wall and CPU) to the thread's tool time */
     uint64_t drain_wall = t->tool_ns - wall0, drain_cpu = t->tool_cpu_ns - cpu0;
@@ -86,10 +90,11 @@ uint64_t hct_boundary(hct_thread *t, int enter, uint64_t not_before)
      * work (CPU time), without a preemption (hct_delivery.h) */
     uint64_t before = hct_tool_work(&t->boundary_before, now - start - drain_wall);
     hct_counters_boundary(t, ts, enter);
-    hct_tool_write(t, ts, wall0 + drain_wall + before, cpu0 + drain_cpu + before);
+    hct_tool_write(t, ts, wall0 + waited + drain_wall + before, cpu0 + drain_cpu + before);
     uint64_t after = hct_tool_work(&t->boundary_after, hca_clock_now() - now);
-    t->tool_ns = wall0 + drain_wall + before + after;
+    t->tool_ns = wall0 + waited + drain_wall + before + after;
     t->tool_cpu_ns = cpu0 + drain_cpu + before + after;
+    hct_frame_keys_waited = 0;
     return ts;
 }
 

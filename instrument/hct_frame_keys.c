@@ -14,6 +14,8 @@
 #include <signal.h>
 #include <string.h>
 
+#include "hca_clock.h"
+
 typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
 static struct {
@@ -50,7 +52,9 @@ static void *worker(void *arg)
 {
     (void)arg;
     pthread_mutex_lock(&W.lock);
-    hct_frame_symbolizer(); /* the modules reported now, before the first drain waits for it */
+    /* the modules reported now, and libdw's one-time loads done, before the
+     * first drain or region enter waits for the worker */
+    hct_symbolizer_warm(hct_frame_symbolizer());
     for (;;) {
         while (!W.pending)
             pthread_cond_wait(&W.request, &W.lock);
@@ -102,8 +106,11 @@ void hct_frame_keys_start(void)
     pthread_mutex_unlock(&W.lock);
 }
 
+HCT_TLS uint64_t hct_frame_keys_waited;
+
 int hct_frame_keys(uintptr_t address, uint64_t *keys)
 {
+    uint64_t t0 = hca_clock_now();
     pthread_mutex_lock(&W.lock);
     if (!W.started && !W.failed)
         start_worker();
@@ -120,5 +127,6 @@ int hct_frame_keys(uintptr_t address, uint64_t *keys)
         n = compute(address, keys);
     }
     pthread_mutex_unlock(&W.lock);
+    hct_frame_keys_waited += hca_clock_now() - t0;
     return n;
 }

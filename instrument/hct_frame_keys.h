@@ -14,6 +14,14 @@
  * counters. keys has room for HCT_INLINE_MAX. Calls are serialized by the
  * caller. Returns how many keys (at least 1). */
 int hct_frame_keys(uintptr_t address, uint64_t *keys) HCT_HIDDEN;
+/* The time the calling thread waited for the worker (or did its work) since
+ * it was last counted, ns: the tracer's time. A region boundary counts it
+ * before its timestamp (it happened before), a section of the tracer as it
+ * leaves (hct_tool_exit: the waits after its last boundary); a drain, which
+ * measures its own time, leaves it as it found it. Before, a region enter
+ * from a new call site held libdw's lookups of its frames after its
+ * timestamp, uncounted. */
+extern HCT_TLS uint64_t hct_frame_keys_waited HCT_HIDDEN;
 /* Starts the worker now (at load, before the application's counters count:
  * creating a thread touches memory); otherwise the first hct_frame_keys does. */
 void hct_frame_keys_start(void) HCT_HIDDEN;

@@ -25,16 +25,8 @@
 static inline uint64_t hct_rec_ts(hct_call *c)
 {
     if (!c->after) {
-        if (c->t->extras) { /* samples taken inside PMPI are older: they go first */
-            /* inside the tracer, as every drain: a sample due while it writes
-             * (tens of ms when a buffer goes to disk on a loaded machine) is
-             * taken when it leaves, not in the drain with a tool total that
-             * misses the drain (a jump of the total after it: hcafold's folds
-             * collapsed) */
-            c->t->in_tool++;
-            hct_sampling_drain(c->t);
-            hct_tool_exit(c->t);
-        }
+        if (c->t->extras) /* samples taken inside PMPI are older: they go first */
+            hct_sampling_drain(c->t); /* a section of the tracer of its own (hct_sampling.h) */
         c->ts = hct_timestamp(c->t);
         c->after = 1;
     }

@@ -286,6 +286,14 @@ static int share_stack(int worker, const hct_omp_caller *caller, uintptr_t *fram
 
 /* ---- records ----------------------------------------------------------------------------- */
 
+/* A barrier's enter is the thread's arrival there, once the tracer's work on
+ * it is done (hct_omp_sync.h). */
+static void region_arrive(const hct_omp_region *r)
+{
+    if (r->barrier)
+        hct_omp_sync_arrive(r->t, HCT_OMP_SYNC_BARRIER);
+}
+
 /* The time of a record that is not a region boundary: pending samples first. */
 static uint64_t record_ts(hct_thread *t)
 {
@@ -328,6 +336,7 @@ int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address
     f->cc = cc;
     f->master = t->index;
     f->level = share_depth + 1;
+    hct_omp_sync_init(&f->sync);
     f->key = key;
     f->requested = requested;
     atomic_store_explicit(&f->keep, 0, memory_order_relaxed);
@@ -348,6 +357,7 @@ void hct_omp_fork_end(hct_omp_fork *f)
 {
     hct_thread *t = f->t;
     t->in_tool++;
+    hct_omp_sync_join(t, &f->sync); /* waiting at the join for the team's tool time */
     if (f->held && recording(t)) {
         /* needed: a thread wrote its share (a long one, or one holding a
          * sample or something written), or a sample landed in it here */
@@ -418,6 +428,7 @@ int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint3
         memcpy(s->ctx.cc, fork->ctx.cc, (size_t)fork->ctx.depth * sizeof(fork->ctx.cc[0]));
         hct_thin_defer_other(t, slot, write_share, s, frames, n, &s->pend);
         share_depth++;
+        hct_omp_sync_begin(t, &fork->sync);
         hct_tool_exit(t);
         return 1;
     }
@@ -429,6 +440,7 @@ int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint3
     s->cc = hct_path_enter_ctx(&t->path, &fork->ctx, frames, n, &unwind);
     hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, ts, s->cc, unwind));
     share_depth++;
+    hct_omp_sync_begin(t, &fork->sync);
     hct_tool_exit(t);
     return 1;
 }
@@ -464,6 +476,7 @@ void hct_omp_share_end(hct_omp_share *s)
      * its idle time there is not sampled (the master goes on with the program) */
     if (s->worker && share_depth == 0)
         hct_sampling_park(t);
+    hct_omp_sync_arrive(t, s->worker ? HCT_OMP_SYNC_END_WORKER : HCT_OMP_SYNC_END); /* the region's end */
     hct_tool_exit(t);
 }
 
@@ -474,9 +487,11 @@ int hct_omp_region_enter(hct_omp_region *r, uint32_t key, const void *return_add
         return 0;
     t->in_tool++;
     r->t = t;
+    r->barrier = key == HCT_OMP_KEY_BARRIER || key == HCT_OMP_KEY_IBARRIER;
     r->mode = (int)hct_thin_enter(t, key, construct_name(key), &r->slot);
     if (r->mode == HCT_THIN_FILTER) {
         r->t0 = hca_clock_now();
+        region_arrive(r);
         hct_tool_exit(t);
         return 1;
     }
@@ -484,6 +499,7 @@ int hct_omp_region_enter(hct_omp_region *r, uint32_t key, const void *return_add
     int n = hct.cfg.callsites ? hct_path_unwind(return_address, frames) : 0;
     if (r->mode == HCT_THIN_LAZY) {
         hct_thin_defer(t, key, r->slot, frames, n, &r->cc);
+        region_arrive(r);
         hct_tool_exit(t);
         return 1;
     }
@@ -497,6 +513,7 @@ int hct_omp_region_enter(hct_omp_region *r, uint32_t key, const void *return_add
     r->t = t;
     r->cc = cc;
     hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, ts, cc, unwind));
+    region_arrive(r);
     hct_tool_exit(t);
     return 1;
 }
@@ -505,6 +522,8 @@ void hct_omp_region_leave(hct_omp_region *r)
 {
     hct_thread *t = r->t;
     t->in_tool++;
+    if (r->barrier)
+        hct_omp_sync_leave(t); /* before its boundary: the tool time it waited for */
     if (r->mode == HCT_THIN_FILTER) {
         hct_thin_count(r->slot, hca_clock_now() - r->t0);
         hct_tool_exit(t);

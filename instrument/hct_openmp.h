@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "hct.h"
+#include "hct_omp_sync.h"
 
 #define HCT_OMP_KEY_BASE 0x20000u                     /* region keys of OpenMP constructs */
 #define HCT_OMP_KEY_BARRIER (HCT_OMP_KEY_BASE + 0)    /* explicit barrier */
@@ -63,6 +64,7 @@ typedef struct {
     uint64_t ts;         /* its time */
     uint64_t samples;    /* the master's samples taken then */
     _Atomic int keep;    /* a thread of the team wrote its share: the fork and join are written */
+    hct_omp_sync sync;   /* the team's barriers: the tool time its threads wait for (hct_omp_sync.h) */
 } hct_omp_fork;
 /* Returns 0 (nothing recorded) when this thread does not trace. */
 int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address, uint32_t requested) HCT_HIDDEN;
@@ -96,7 +98,8 @@ typedef struct {
 } hct_omp_caller;
 /* The team is named by its master's thread index, its level and its size;
  * fork: the master's (its context, hct_omp_fork.ctx, entered by every
- * thread; its thinning decision), read while the region runs;
+ * thread; its thinning decision; the team's barriers, hct_omp_fork.sync),
+ * read while the region runs;
  * caller: NULL when unknown (the thread's stack unwound at every share). */
 int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint32_t team_size,
                         hct_omp_fork *fork, const hct_omp_caller *caller) HCT_HIDDEN;
@@ -107,6 +110,7 @@ typedef struct {
     hct_thread *t;
     uint32_t cc;
     int mode;            /* enum hct_thin_mode: written in full, kept back, filtered out */
+    int barrier;         /* a barrier of the thread's team (hct_omp_sync.h) */
     uint64_t t0;         /* filtered out: its enter's time */
     hct_thin_slot *slot; /* filtered out: its key's statistics */
 } hct_omp_region;

@@ -10,6 +10,7 @@
 #include <signal.h>
 
 #include "hct.h"
+#include "hct_frame_keys.h"
 #include "hct_sample_defer.h"
 
 /* Installs the handlers (again: after MPI_Init, whose runtime installs its own, which
@@ -32,10 +33,16 @@ extern volatile sig_atomic_t hct_rescue_deferred HCT_HIDDEN;
 void hct_rescue_raise_deferred(void) HCT_HIDDEN;
 
 /* Leaves a section inside the tracer (t->in_tool++ ... hct_tool_exit(t)); at
- * the outermost exit, a sample that interrupted the section is taken
- * (hct_sample_defer.h), then a deferred end signal is raised. */
+ * the outermost exit, the section's waits for the frames worker not measured
+ * otherwise join the thread's tool time (hct_frame_keys.h), a sample that
+ * interrupted the section is taken (hct_sample_defer.h), then a deferred end
+ * signal is raised. */
 static inline void hct_tool_exit(hct_thread *t)
 {
+    if (t->in_tool == 1 && hct_frame_keys_waited) { /* still inside: no handler adds meanwhile */
+        t->tool_ns += hct_frame_keys_waited;
+        hct_frame_keys_waited = 0;
+    }
     if (--t->in_tool == 0) {
         if (t->sample_deferred)
             hct_sample_raise_deferred(t);

@@ -41,9 +41,11 @@
 #include "hct_counter_rotation.h"
 #include "hct_delivery.h"
 #include "hct_diag.h"
+#include "hct_frame_keys.h"
 #include "hct_sampling_wall.h"
 #include "hct_self.h"
 #include "hct_sleep.h"
+#include "hct_rescue.h"
 #include "hct_ring.h"
 #include "hct_tooltime.h"
 
@@ -403,6 +405,9 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
         }
         /* read after the sample, not between its time and counters */
         uint64_t before = hct_delivery(&s->delivery, interrupt_due(s, hct_sleep_asleep(), t0), t0);
+        int waiting = s->t->omp_waiting; /* at an OpenMP barrier: its cost holds up nothing */
+        if (waiting)
+            before = 0;
         if (r) {
             r->tool_ns = s->t->tool_ns + before;
             r->tool_cpu_ns = s->t->tool_cpu_ns + before;
@@ -417,8 +422,10 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
             uint64_t spent = hct_tool_work(&s->handler_last, hca_clock_now() - t0 + ret);
             s->handler_ns += spent;
             s->delivery_ns += before;
-            s->t->tool_ns += before + spent;
-            s->t->tool_cpu_ns += before + spent;
+            if (!waiting) {
+                s->t->tool_ns += before + spent;
+                s->t->tool_cpu_ns += before + spent;
+            }
         }
     }
     errno = saved_errno;
@@ -620,7 +627,7 @@ void hct_sampling_resume(hct_thread *t)
     rearm(s);
 }
 
-/* ---- draining: outside the handler, with t->in_tool > 0 ---------------------- */
+/* ---- draining: outside the handler, inside the tracer (t->in_tool > 0) --------- */
 
 static void write_stats(hct_thread *t, uint64_t ts, int always)
 {
@@ -667,14 +674,23 @@ static uint32_t stack_cc(hct_thread *t, const uint64_t *frames, int nframes, uin
     return hct_path_sample(&t->path, addr, depth, unwind);
 }
 
-/* The samples taken before `limit`, into the trace. */
+/* The samples taken before `limit`, into the trace. On the owning thread the
+ * drain is a section of the tracer whoever calls it (t->in_tool): a sample due
+ * while it writes (tens of ms when a buffer goes to disk on a loaded machine)
+ * is taken when the thread leaves the tracer, with a total that holds the
+ * drain. A caller that forgot to enter the tracer once left such samples with
+ * totals that missed the drain, and the total jumped by up to 250 ms after
+ * them (docs/trace-format.md, "Tool time"). */
 static void drain_until(hct_thread *t, uint64_t limit)
 {
     hct_smp_thread *s = t->smp;
     if (!s)
         return;
+    int own = tls_smp == s; /* the owner: its tool time grows by the drain */
+    uint64_t waited = hct_frame_keys_waited; /* the drain's own waits for libdw: in its time */
+    if (own)
+        t->in_tool++;
     if (!hct_ring_empty(&s->ring) && !atomic_exchange(&s->draining, 1)) {
-        int own = tls_smp == s; /* the owner: its tool time grows by the drain */
         uint64_t t0 = hca_clock_now(), cpu0 = own ? hct_thread_cpu_ns() : 0;
         const sample_rec *r;
         while ((r = hct_ring_peek(&s->ring)) != NULL && r->ts < limit) {
@@ -704,6 +720,10 @@ static void drain_until(hct_thread *t, uint64_t limit)
         atomic_store(&s->draining, 0);
     }
     write_stats(t, t->last_ts, 0);
+    if (own) {
+        hct_frame_keys_waited = waited;
+        hct_tool_exit(t);
+    }
 }
 
 void hct_sampling_drain(hct_thread *t)
@@ -714,6 +734,34 @@ void hct_sampling_drain(hct_thread *t)
 void hct_sampling_drain_before(hct_thread *t, uint64_t ts)
 {
     drain_until(t, ts);
+}
+
+void hct_sampling_tool_floor(hct_thread *t, uint64_t since, uint64_t at, uint64_t wall, uint64_t cpu)
+{
+    hct_smp_thread *s = t->smp;
+    if (!s || tls_smp != s || !t->in_tool)
+        return;
+    /* inside the tracer the handler writes no record: the ring holds still */
+    hct_ring *ring = &s->ring;
+    uint64_t pos = atomic_load(&ring->tail), head = atomic_load(&ring->head);
+    while (pos < head) {
+        uint64_t off = pos % ring->cap;
+        uint32_t size;
+        memcpy(&size, ring->buf + off, sizeof(size));
+        if (size == 0) { /* the skip to the start */
+            pos += ring->cap - off;
+            continue;
+        }
+        sample_rec *r = (sample_rec *)(void *)(ring->buf + off);
+        if (r->ts >= since && r->ts <= at) {
+            uint64_t back = at - r->ts;
+            if (wall > back && r->tool_ns < wall - back)
+                r->tool_ns = wall - back;
+            if (cpu > back && r->tool_cpu_ns < cpu - back)
+                r->tool_cpu_ns = cpu - back;
+        }
+        pos += hct_ring_round(size);
+    }
 }
 
 uint64_t hct_sampling_taken(const hct_thread *t)

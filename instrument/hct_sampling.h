@@ -9,10 +9,18 @@
 
 void hct_sampling_setup(void) HCT_HIDDEN;
 hct_smp_thread *hct_sampling_thread_start(hct_thread *t) HCT_HIDDEN;
-/* Writes t's pending samples; on t itself, adds the time this took to t's tool time. */
+/* Writes t's pending samples; on t itself, adds the time this took to t's tool
+ * time, and is a section of the tracer by itself (t->in_tool, hct_tool_exit):
+ * a sample due meanwhile is taken when the thread leaves the tracer, whether
+ * or not the caller entered it. */
 void hct_sampling_drain(hct_thread *t) HCT_HIDDEN;
 /* Only the samples taken before ts (older than a region enter written late). */
 void hct_sampling_drain_before(hct_thread *t, uint64_t ts) HCT_HIDDEN;
+/* On t, inside the tracer: the samples it took from `since` to `at` and has
+ * not written yet carry at least the tool totals wall and cpu less the time
+ * from them to `at` (tool time added at `at` for a wait they fell in: their
+ * program time is then not after that of `at`; hct_omp_sync.c). */
+void hct_sampling_tool_floor(hct_thread *t, uint64_t since, uint64_t at, uint64_t wall, uint64_t cpu) HCT_HIDDEN;
 /* Samples the thread's handler has put in its buffer so far. */
 uint64_t hct_sampling_taken(const hct_thread *t) HCT_HIDDEN;
 void hct_sampling_disarm(hct_thread *t) HCT_HIDDEN;

@@ -13,6 +13,7 @@
 
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <elfutils/version.h>
 #include <dwarf.h>
 #include <gelf.h>
 #include <stdio.h>
@@ -54,6 +55,16 @@ hct_symbolizer *hct_symbolizer_open(int separate_debuginfo)
         return NULL;
     }
     return s;
+}
+
+void hct_symbolizer_warm(hct_symbolizer *s)
+{
+#if _ELFUTILS_PREREQ(0, 188)
+    if (s)
+        dwfl_get_debuginfod_client(s->dwfl);
+#else
+    (void)s;
+#endif
 }
 
 void hct_symbolizer_close(hct_symbolizer *s)

@@ -42,6 +42,13 @@ int hct_symbol_keys(hct_symbolizer *s, uintptr_t address, uint64_t *keys) HCT_HI
  * site of the inlined function), the innermost one's the address's own line.
  * Returns how many were written (at least 1 when max > 0). */
 int hct_symbolize_inline(hct_symbolizer *s, uintptr_t address, hct_symbol *out, int max) HCT_HIDDEN;
+/* Loads now what libdw would load at the first module without a separate
+ * debug file on this machine (most system libraries): its debuginfod client,
+ * libdebuginfod with libcurl and a dozen libraries, dlopened once per process
+ * (libdw 0.188; nothing with older ones). 5-9 ms on the VM we test on, more
+ * under load: on the tracer's worker at load, not while a drain or a region
+ * enter waits for the worker (docs/benchmarks.md, "The first lookup"). */
+void hct_symbolizer_warm(hct_symbolizer *s) HCT_HIDDEN;
 void hct_symbolizer_close(hct_symbolizer *s) HCT_HIDDEN;
 
 #endif

@@ -37,6 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "chain_work.h"
+
 #define COMPUTE_MS 4.0     /* CPU time of phase_compute */
 #define FAULT_BURSTS 10    /* phase_faults: bursts of pages, each followed by a sleep */
 #define FAULT_PAGES 48     /* pages per burst */
@@ -111,29 +113,6 @@ static void maybe_record(int phase)
         take_record(phase);
 }
 
-/* n steps of a dependent integer chain: neither vectorized nor folded away */
-static unsigned long chain(unsigned long x, long n)
-{
-    for (long i = 0; i < n; i++)
-        x = x * 6364136223846793005ul + 1442695040888963407ul;
-    return x;
-}
-
-/* chain steps per ms of this thread's CPU time: the best of a few runs */
-static long calibrate(void)
-{
-    double best = 0.0;
-    for (int r = 0; r < 5; r++) {
-        long n = 2000000;
-        unsigned long long c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-        sink = chain(sink | 1, n);
-        double ms = (double)(clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0) * 1e-6;
-        if (ms > 0.0 && (double)n / ms > best)
-            best = (double)n / ms;
-    }
-    return best > 1.0 ? (long)best : 1;
-}
-
 __attribute__((noinline)) static void phase_compute(long steps)
 {
     unsigned long x = sink | 1;
@@ -193,7 +172,7 @@ int main(int argc, char **argv)
     if (!records || !iter_first)
         MPI_Abort(MPI_COMM_WORLD, 1);
     memset(records, 0, max_records * sizeof(*records)); /* touched now: no faults later */
-    long steps = (long)((double)calibrate() * COMPUTE_MS);
+    long steps = (long)((double)chain_calibrate(&sink) * COMPUTE_MS);
     long page = sysconf(_SC_PAGESIZE);
     open_task_clock();
     MPI_Barrier(MPI_COMM_WORLD);

@@ -1,0 +1,122 @@
+/* hct_omp_sync.c: the other threads' tool time an OpenMP thread waits for at
+ * its team's barriers, added to its own (hct_omp_sync.h). Per thread, a stack
+ * of the teams it is in (nested parallel regions), each with the barriers
+ * passed so far (their parity picks the team's slot) and the thread's tool
+ * time when it left the last one. With t->extras only: without counters and
+ * samples there is no tool time to add. */
+#include "hct_omp_sync.h"
+
+#include "hct_frame_keys.h"
+#include "hct_sampling.h"
+#include "hct_tooltime.h"
+
+#define MAX_LEVELS 16
+
+typedef struct {
+    hct_omp_sync *sync;
+    uint32_t barriers; /* arrivals so far: the current barrier's number */
+    int waiting;       /* arrived at it, not yet left */
+    uint64_t left_tool; /* t->tool_ns when it left the last barrier (or began) */
+    uint64_t arrived, arrived_tool, arrived_cpu, own; /* at the last arrival; own: its tool time before it */
+} level;
+
+static HCT_TLS level levels[MAX_LEVELS];
+static HCT_TLS int nlevels; /* may exceed MAX_LEVELS: those are not followed */
+static HCT_TLS level ended; /* the share that ended last, for its master's join */
+
+static void atomic_max(_Atomic uint64_t *a, uint64_t v)
+{
+    uint64_t old = atomic_load_explicit(a, memory_order_relaxed);
+    while (old < v && !atomic_compare_exchange_weak(a, &old, v))
+        ;
+}
+
+void hct_omp_sync_init(hct_omp_sync *s)
+{
+    for (int i = 0; i < 2; i++) {
+        atomic_init(&s->arrived[i], 0);
+        atomic_init(&s->untraced[i], 0);
+    }
+}
+
+void hct_omp_sync_begin(hct_thread *t, hct_omp_sync *s)
+{
+    t->omp_waiting = 0; /* a worker back from its last region's end */
+    if (nlevels++ >= MAX_LEVELS)
+        return;
+    levels[nlevels - 1] = (level){ t->extras ? s : NULL, 0, 0, t->tool_ns, 0, 0, 0, 0 };
+}
+
+void hct_omp_sync_arrive(hct_thread *t, int last)
+{
+    if (nlevels <= 0)
+        return;
+    level *l = nlevels <= MAX_LEVELS ? &levels[nlevels - 1] : NULL;
+    if (last)
+        nlevels--;
+    if (!l || !l->sync)
+        return;
+    uint64_t now = hca_clock_now();
+    /* with the waits for libdw of this section, which its exit adds (hct_tool_exit) */
+    uint64_t tool = t->tool_ns + hct_frame_keys_waited;
+    l->barriers++;
+    l->waiting = 1;
+    l->own = tool - l->left_tool;
+    l->arrived = now;
+    l->arrived_tool = tool;
+    l->arrived_cpu = last == HCT_OMP_SYNC_END_WORKER ? 0 : hct_thread_cpu_ns(); /* a worker's end: never read */
+    int slot = (int)(l->barriers & 1u);
+    atomic_max(&l->sync->arrived[slot], now);
+    atomic_max(&l->sync->untraced[slot], now > l->own ? now - l->own : 0);
+    if (last == HCT_OMP_SYNC_END)
+        ended = *l;
+    t->omp_waiting = 1; /* its samples from now on cost the program nothing */
+}
+
+/* The tracer's time on the team's critical path at l's current barrier that
+ * t did not spend itself since its last one, added to its tool time as it
+ * leaves, within its wait (from its arrival to now, less the tool time it
+ * spent meanwhile: a sample deferred to the tracer's exit). The samples it
+ * took in that last part of its wait get the leave's program time (they fell
+ * in time the program would not have waited). Its CPU part: the wait's CPU
+ * time beyond the part before it (the runtimes spin, then sleep: the end of
+ * a wait is on the CPU only when the whole wait was). */
+static void add_wait(hct_thread *t, level *l)
+{
+    uint64_t now = hca_clock_now();
+    t->omp_waiting = 0;
+    int slot = (int)(l->barriers & 1u);
+    uint64_t a = atomic_load(&l->sync->arrived[slot]), u = atomic_load(&l->sync->untraced[slot]);
+    uint64_t during = t->tool_ns - l->arrived_tool, spent = l->own + during;
+    uint64_t critical = a > u ? a - u : 0, x = critical > spent ? critical - spent : 0;
+    uint64_t wait = now > l->arrived ? now - l->arrived : 0;
+    wait = wait > during ? wait - during : 0;
+    if (x > wait)
+        x = wait;
+    if (x > 0) {
+        uint64_t cpu = hct_thread_cpu_ns() - l->arrived_cpu, before = wait - x;
+        uint64_t xcpu = cpu > before ? cpu - before : 0;
+        t->tool_ns += x;
+        t->tool_cpu_ns += xcpu < x ? xcpu : x;
+        hct_sampling_tool_floor(t, l->arrived, now, t->tool_ns, t->tool_cpu_ns);
+    }
+    l->left_tool = t->tool_ns;
+    l->waiting = 0;
+}
+
+void hct_omp_sync_leave(hct_thread *t)
+{
+    if (nlevels <= 0 || nlevels > MAX_LEVELS)
+        return;
+    level *l = &levels[nlevels - 1];
+    if (l->sync && l->waiting)
+        add_wait(t, l);
+}
+
+void hct_omp_sync_join(hct_thread *t, const hct_omp_sync *s)
+{
+    if (s && ended.sync == s && ended.waiting)
+        add_wait(t, &ended);
+    ended.sync = NULL;
+    t->omp_waiting = 0;
+}

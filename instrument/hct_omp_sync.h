@@ -1,0 +1,47 @@
+/* hct_omp_sync.h: the tracer's time a thread of an OpenMP team waits for at
+ * the team's barriers (hct_omp_sync.c). A thread that takes a sample or drains
+ * samples reaches the next barrier later by its own tool time; the threads
+ * that wait there for it wait that much longer, and their region instances
+ * and task-clock (the runtimes spin before they sleep) hold the other
+ * thread's tool time. At each barrier every thread publishes when it arrived
+ * and when it would have arrived without its own tool time since the previous
+ * barrier; when it leaves, the difference between the latest of each is the
+ * tracer's time on the team's critical path, and what of it the thread did not
+ * spend itself is added to its tool time (docs/trace-format.md, "Tool time").
+ * The same at a parallel region's end: the threads' shares end (arrivals), the
+ * master's join reads it. Lock-free: two slots per team, by the parity of the
+ * barrier, each the running maximum of times that only grow from one barrier
+ * to the next of that parity. */
+#ifndef HCT_OMP_SYNC_H
+#define HCT_OMP_SYNC_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "hct.h"
+
+/* One team's barriers, in the master's hct_omp_fork (zeroed at the fork,
+ * before any thread of the team starts its share). */
+typedef struct {
+    _Atomic uint64_t arrived[2];  /* the latest arrival, by parity of the barrier */
+    _Atomic uint64_t untraced[2]; /* the latest arrival less that thread's tool time since its last barrier */
+} hct_omp_sync;
+
+/* At a fork, on its master. */
+void hct_omp_sync_init(hct_omp_sync *s) HCT_HIDDEN;
+/* A share of the team of s begins on t (at the end of its begin: the
+ * thread's tool time up to here is its own). */
+void hct_omp_sync_begin(hct_thread *t, hct_omp_sync *s) HCT_HIDDEN;
+/* t arrives at a barrier of its innermost team (when it leaves the tracer
+ * for the runtime's barrier); `last`: its share ends here (the region's end),
+ * HCT_OMP_SYNC_END on the master (its join reads the barrier),
+ * HCT_OMP_SYNC_END_WORKER on another thread (it goes back to the pool). */
+enum { HCT_OMP_SYNC_BARRIER = 0, HCT_OMP_SYNC_END, HCT_OMP_SYNC_END_WORKER };
+void hct_omp_sync_arrive(hct_thread *t, int last) HCT_HIDDEN;
+/* t leaves that barrier (inside the tracer, before its leave's boundary):
+ * its wait for the other threads' tool time is added to its tool time. */
+void hct_omp_sync_leave(hct_thread *t) HCT_HIDDEN;
+/* The master of the team of s at its join, after its share ended there. */
+void hct_omp_sync_join(hct_thread *t, const hct_omp_sync *s) HCT_HIDDEN;
+
+#endif
