@@ -6,16 +6,17 @@
 # (part of a CPU), asleep (none). Traced at the default sampling clock (wall)
 # every 2 ms, hcafold's fold of its region is measured against that truth
 # (tests/truth_fold.py), both averaged over cells of 0.05 of the region (the
-# period of the ten page-touching bursts of the second phase, which a fold of
-# about 10 samples per instance resolves only in part; the MAE over cells of
-# 0.01, the fold's grid, is printed too: 5-18 % task-clock).
+# ten page-touching bursts of the second phase repeat every 0.03 of the region,
+# which a fold of about 10 samples per instance resolves only in part; the MAE
+# over cells of 0.01, the fold's grid, is printed too: 5-18 % task-clock).
 # The truth includes the tracer's own time (the program measured itself while
 # traced), so the folding is measured on the fold that keeps it in
 # (--keep-tool-time): task-clock phases never above one CPU, the cumulative
 # task-clock within 2 % of the truth, the task-clock rate MAE within 10 % and
 # page faults within 15 % of their mean rates (measured 2.5-5.5 % and
 # 4.2-8.5 %, idle and loaded, docs/benchmarks.md "Sampling clock against
-# truth"), the CPU share within 0.02, and the source bands of
+# truth"; at load 2-4 beside other jobs 2.7-4.5 % and 11.5-17.8 %, "Where the
+# error sits"), the CPU share within 0.02, and the source bands of
 # phase_faults and phase_wait starting within 0.05 of the truth's phase
 # changes. The default fold (the tracer's time removed) must stay physically
 # possible and place its bands as well; its CPU share is the program's without
