@@ -19,15 +19,21 @@ export OMP_NUM_THREADS=2
 written() { awk -v r="$2" '$1 == "region" { name = $2; for (i = 3; i < NF && $i != "instances"; i++) name = name " " $i; if (name == r) print $(i + 1) }' "$1" | head -1; }
 thinned() { awk -v r="$2" '$1 == "thinned" { name = $2; for (i = 3; i < NF && $i != "instances"; i++) name = name " " $i; if (name == r) print $(i + 1) }' "$1" | head -1; }
 
+# traced_pair LABEL PROGRAM: PROGRAM $ITER $LONG untraced and traced in the current
+# directory: the exit code, stdout unchanged, a valid trace ($trace), its tracestat in stat.txt
+traced_pair() {
+    "$2" $ITER $LONG > plain.out 2> plain.err
+    LD_PRELOAD="$PRELOAD" "$2" $ITER $LONG > traced.out 2> traced.err
+    ok $? "$1: exit code 0"
+    check "$1: stdout identical" cmp plain.out traced.out
+    trace=$(the_trace)
+    check "$1: the trace is valid and conformant" valid_otf2 "$trace"
+    "$TRACESTAT" "$trace" > stat.txt
+}
+
 dir=$(fresh_dir)
 cd "$dir" || exit 1
-"$APP" $ITER $LONG > plain.out 2> plain.err
-LD_PRELOAD="$PRELOAD" "$APP" $ITER $LONG > traced.out 2> traced.err
-ok $? "thin: exit code 0"
-check "thin: stdout identical" cmp plain.out traced.out
-trace=$(the_trace)
-check "thin: the trace is valid and conformant" valid_otf2 "$trace"
-"$TRACESTAT" "$trace" > stat.txt
+traced_pair thin "$APP"
 for r in tiny "omp critical"; do
     w=$(written stat.txt "$r")
     t=$(thinned stat.txt "$r")
@@ -103,13 +109,7 @@ PAR="$BUILD/tests/par_thin_app"
 [ -x "$TOP/build/tests/par_thin_app" ] && PAR="$TOP/build/tests/par_thin_app" # never sanitized
 dir=$(fresh_dir)
 cd "$dir" || exit 1
-"$PAR" $ITER $LONG > plain.out 2> plain.err
-LD_PRELOAD="$PRELOAD" "$PAR" $ITER $LONG > traced.out 2> traced.err
-ok $? "thin parallel: exit code 0"
-check "thin parallel: stdout identical" cmp plain.out traced.out
-trace=$(the_trace)
-check "thin parallel: the trace is valid and conformant" valid_otf2 "$trace"
-"$TRACESTAT" "$trace" > stat.txt
+traced_pair "thin parallel" "$PAR"
 w=$(written stat.txt main._omp_fn.0)
 t=$(thinned stat.txt main._omp_fn.0)
 ok $((${w:-0} + ${t:-0} != ALL)) "thin parallel: shares written ($w) + thinned ($t) = every share ($ALL)"
