@@ -9,9 +9,10 @@
  * it was and the address read there is the real return address (by induction
  * up to the last frame the unwind looked at). That holds only when no frame
  * has a size that varies (alloca, variable-length arrays, stack realignment:
- * all of them address their frame through a frame pointer, rbp): a path with a
- * frame whose rbp points into that frame, or a signal frame, is not cached
- * (its site unwound every time). The cache is the thread's own: no lock, no
+ * all of them address their frame through a frame pointer, rbp, saved with a
+ * copy of the return address above it): a path with such a frame, or a signal
+ * frame, is not cached (its site is unwound every time; a program built with
+ * frame pointers everywhere gains nothing). The cache is the thread's own: no lock, no
  * allocation; a few sites, direct-mapped. */
 #include "hct_path_cache.h"
 
@@ -22,9 +23,10 @@
 
 #include "hct_path.h"
 
-#define SITES 4                             /* entries per thread */
+#define SITES 8                             /* entries per thread */
+#define WALKS_FREE 64                       /* walks before the hits must pay for them */
 #define CHAIN (HCT_PATH_FRAMES + 16 + 4)    /* frames checked: what hct_path_unwind looks at, and more */
-#define NOT_CACHEABLE (-2)                  /* this site's path has a frame of variable size */
+#define NOT_CACHEABLE (-2)                  /* the path at this site and anchor has a frame of variable size */
 
 typedef struct {
     const void *site;
@@ -37,6 +39,10 @@ typedef struct {
 } entry;
 
 static HCT_TLS entry cache[SITES];
+/* The walks cost more than an unwind: when call sites keep changing path (or
+ * evict each other), the thread stops walking: at most WALKS_FREE walks
+ * unless there are four hits per walk. */
+static HCT_TLS uint64_t walks, hits;
 
 static inline entry *entry_of(const void *site)
 {
@@ -60,6 +66,7 @@ int hct_path_cache_get(const void *site, uintptr_t anchor, uintptr_t *frames)
     if (!anchor || e->site != site || e->anchor != anchor || e->nframes < 0 || !same(e, anchor))
         return -1;
     memcpy(frames, e->frames, (size_t)e->nframes * sizeof(frames[0]));
+    hits++;
     return e->nframes;
 }
 
@@ -88,8 +95,11 @@ __attribute__((noinline)) static int walk(entry *e, uintptr_t anchor)
         if (unw_is_signal_frame(&c) > 0 || unw_get_reg(&c, UNW_REG_IP, &ip) != 0 ||
             unw_get_reg(&c, UNW_REG_SP, &nsp) != 0 || unw_get_reg(&c, UNW_X86_64_RBP, &nrbp) != 0)
             return 0;
-        /* the frame just left (its CFA is nsp): a frame pointer into itself? */
-        if (found && rbp >= sp && rbp < nsp)
+        /* the frame just left (its CFA is nsp) addressed through a frame
+         * pointer: rbp inside it, the return address copied next to it (as
+         * the prologue's `push rbp; mov rbp, rsp` leaves it, also after a
+         * realignment through a DRAP register) */
+        if (found && rbp >= sp && rbp < nsp && word_at((uintptr_t)rbp + sizeof(void *)) == (uintptr_t)ip)
             return 0;
         uintptr_t slot = (uintptr_t)nsp - sizeof(void *);
         if (!found && slot == anchor)
@@ -109,11 +119,14 @@ __attribute__((noinline)) static int walk(entry *e, uintptr_t anchor)
 void hct_path_cache_put(const void *site, uintptr_t anchor, const uintptr_t *frames, int n)
 {
     entry *e = entry_of(site);
-    if (!anchor || (e->site == site && e->nframes == NOT_CACHEABLE))
+    if (!anchor || (e->site == site && e->anchor == anchor && e->nframes == NOT_CACHEABLE))
         return;
     if (e->site == site && e->anchor == anchor && e->nframes == n &&
         memcmp(e->frames, frames, (size_t)n * sizeof(frames[0])) == 0 && same(e, anchor))
         return; /* cached already */
+    if (walks >= WALKS_FREE && hits < 4 * walks)
+        return;
+    walks++;
     e->site = site;
     e->anchor = anchor;
     if (!walk(e, anchor)) {
