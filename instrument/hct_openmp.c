@@ -331,7 +331,7 @@ int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address
     /* the master's call path: kept back, from the cache when provably the same */
     int n = 0;
     if (hct.cfg.callsites) {
-        uintptr_t anchor = HCT_PATH_ANCHOR();
+        const void *anchor = HCT_PATH_ANCHOR();
         n = f->mode == HCT_THIN_LAZY ? hct_path_cache_get(return_address, anchor, f->frames) : -1;
         if (n < 0) {
             n = hct_path_unwind(return_address, f->frames);

@@ -30,7 +30,7 @@
 
 typedef struct {
     const void *site;
-    uintptr_t anchor;
+    const void *anchor;
     int nframes; /* -1: empty; NOT_CACHEABLE */
     int nchain;
     uint32_t slot[CHAIN]; /* where each return address lies, less the anchor */
@@ -52,15 +52,21 @@ static inline entry *entry_of(const void *site)
 /* Reads stack words of the caller's ancestors (never a redzone of a live
  * frame when the path is the same; when it is not, the word read is checked
  * only against a code address). */
-__attribute__((no_sanitize("address"))) static int same(const entry *e, uintptr_t anchor)
+__attribute__((no_sanitize("address"))) static uintptr_t word_at(const void *anchor, uintptr_t offset)
+{
+    const volatile uintptr_t *w = (const volatile void *)((const char *)anchor + offset);
+    return *w;
+}
+
+static int same(const entry *e, const void *anchor)
 {
     for (int i = 0; i < e->nchain; i++)
-        if (*(const volatile uintptr_t *)(anchor + e->slot[i]) != e->value[i])
+        if (word_at(anchor, e->slot[i]) != e->value[i])
             return 0;
     return 1;
 }
 
-int hct_path_cache_get(const void *site, uintptr_t anchor, uintptr_t *frames)
+int hct_path_cache_get(const void *site, const void *anchor, uintptr_t *frames)
 {
     const entry *e = entry_of(site);
     if (!anchor || e->site != site || e->anchor != anchor || e->nframes < 0 || !same(e, anchor))
@@ -70,19 +76,15 @@ int hct_path_cache_get(const void *site, uintptr_t anchor, uintptr_t *frames)
     return e->nframes;
 }
 
-__attribute__((no_sanitize("address"))) static uintptr_t word_at(uintptr_t a)
-{
-    return *(const volatile uintptr_t *)a;
-}
-
 /* The chain above anchor into e; 0 when a frame may vary in size. */
-__attribute__((noinline)) static int walk(entry *e, uintptr_t anchor)
+__attribute__((noinline)) static int walk(entry *e, const void *anchor)
 {
     unw_context_t uc;
     unw_cursor_t c;
     if (unw_getcontext(&uc) != 0 || unw_init_local(&c, &uc) != 0)
         return 0;
     int found = 0;
+    uintptr_t a = (uintptr_t)anchor;
     e->nchain = 0;
     unw_word_t rbp = 0, sp = 0;
     for (int k = 0; k < CHAIN + 8 && e->nchain < CHAIN; k++) {
@@ -99,15 +101,15 @@ __attribute__((noinline)) static int walk(entry *e, uintptr_t anchor)
          * pointer: rbp inside it, the return address copied next to it (as
          * the prologue's `push rbp; mov rbp, rsp` leaves it, also after a
          * realignment through a DRAP register) */
-        if (found && rbp >= sp && rbp < nsp && word_at((uintptr_t)rbp + sizeof(void *)) == (uintptr_t)ip)
+        if (found && rbp >= sp && rbp < nsp && word_at(anchor, rbp + sizeof(void *) - a) == (uintptr_t)ip)
             return 0;
         uintptr_t slot = (uintptr_t)nsp - sizeof(void *);
-        if (!found && slot == anchor)
+        if (!found && slot == a)
             found = 1;
         if (found) {
-            if (slot < anchor || slot - anchor > UINT32_MAX || word_at(slot) != (uintptr_t)ip)
+            if (slot < a || slot - a > UINT32_MAX || word_at(anchor, slot - a) != (uintptr_t)ip)
                 return 0;
-            e->slot[e->nchain] = (uint32_t)(slot - anchor);
+            e->slot[e->nchain] = (uint32_t)(slot - a);
             e->value[e->nchain++] = (uintptr_t)ip;
         }
         rbp = nrbp;
@@ -116,7 +118,7 @@ __attribute__((noinline)) static int walk(entry *e, uintptr_t anchor)
     return found;
 }
 
-void hct_path_cache_put(const void *site, uintptr_t anchor, const uintptr_t *frames, int n)
+void hct_path_cache_put(const void *site, const void *anchor, const uintptr_t *frames, int n)
 {
     entry *e = entry_of(site);
     if (!anchor || (e->site == site && e->anchor == anchor && e->nframes == NOT_CACHEABLE))
