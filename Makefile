@@ -275,6 +275,9 @@ $(BUILD)/tests/test_model: $(MODEL_OBJ)
 # a thread's calling context against a model tree (the test stands in for hct_callsite.c)
 $(BUILD)/tests/test_path: $(call lib_obj,instrument/hct_path.c instrument/hct_self.c)
 $(BUILD)/tests/test_path: TEST_LIBS += $(UNWIND_LIBS)
+# the call path cached at a recurring site, checked against other callers
+$(BUILD)/tests/test_path_cache: $(call lib_obj,instrument/hct_path_cache.c)
+$(BUILD)/tests/test_path_cache: TEST_LIBS += $(UNWIND_LIBS)
 # libstdc++ loaded as in every C++ program: its demangler
 $(BUILD)/tests/test_symbol_names: $(call lib_obj,instrument/hct_symbol_names.c)
 $(BUILD)/tests/test_symbol_names: TEST_LIBS += -lstdc++ -ldl

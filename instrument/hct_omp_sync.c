@@ -16,6 +16,7 @@ typedef struct {
     hct_omp_sync *sync;
     uint32_t barriers; /* arrivals so far: the current barrier's number */
     int waiting;       /* arrived at it, not yet left */
+    int solo;          /* a team of one thread: nobody else's tool time to wait for */
     uint64_t left_tool; /* t->tool_ns when it left the last barrier (or began) */
     uint64_t arrived, arrived_tool, arrived_cpu, own; /* at the last arrival; own: its tool time before it */
 } level;
@@ -39,12 +40,12 @@ void hct_omp_sync_init(hct_omp_sync *s)
     }
 }
 
-void hct_omp_sync_begin(hct_thread *t, hct_omp_sync *s)
+void hct_omp_sync_begin(hct_thread *t, hct_omp_sync *s, uint32_t team_size)
 {
     t->omp_waiting = 0; /* a worker back from its last region's end */
     if (nlevels++ >= MAX_LEVELS)
         return;
-    levels[nlevels - 1] = (level){ t->extras ? s : NULL, 0, 0, t->tool_ns, 0, 0, 0, 0 };
+    levels[nlevels - 1] = (level){ t->extras ? s : NULL, 0, 0, team_size <= 1, t->tool_ns, 0, 0, 0, 0 };
 }
 
 void hct_omp_sync_arrive(hct_thread *t, int last)
@@ -56,6 +57,14 @@ void hct_omp_sync_arrive(hct_thread *t, int last)
         nlevels--;
     if (!l || !l->sync)
         return;
+    if (l->solo) { /* the only thread: the critical path's tool time is its own (add_wait adds nothing) */
+        l->barriers++;
+        l->waiting = 1;
+        if (last == HCT_OMP_SYNC_END)
+            ended = *l;
+        t->omp_waiting = 1;
+        return;
+    }
     uint64_t now = hca_clock_now();
     /* with the waits for libdw of this section, which its exit adds (hct_tool_exit) */
     uint64_t tool = t->tool_ns + hct_frame_keys_waited;
@@ -83,8 +92,13 @@ void hct_omp_sync_arrive(hct_thread *t, int last)
  * a wait is on the CPU only when the whole wait was). */
 static void add_wait(hct_thread *t, level *l)
 {
-    uint64_t now = hca_clock_now();
     t->omp_waiting = 0;
+    if (l->solo) { /* its arrival alone: the latest arrival less its own tool time, nothing to add */
+        l->left_tool = t->tool_ns;
+        l->waiting = 0;
+        return;
+    }
+    uint64_t now = hca_clock_now();
     int slot = (int)(l->barriers & 1u);
     uint64_t a = atomic_load(&l->sync->arrived[slot]), u = atomic_load(&l->sync->untraced[slot]);
     uint64_t during = t->tool_ns - l->arrived_tool, spent = l->own + during;

@@ -30,8 +30,10 @@ typedef struct {
 /* At a fork, on its master. */
 void hct_omp_sync_init(hct_omp_sync *s) HCT_HIDDEN;
 /* A share of the team of s begins on t (at the end of its begin: the
- * thread's tool time up to here is its own). */
-void hct_omp_sync_begin(hct_thread *t, hct_omp_sync *s) HCT_HIDDEN;
+ * thread's tool time up to here is its own). A team of one thread
+ * (team_size 1) reads no clock and publishes nothing at its barriers: there
+ * the latest arrival is its own, so is the tool time before it. */
+void hct_omp_sync_begin(hct_thread *t, hct_omp_sync *s, uint32_t team_size) HCT_HIDDEN;
 /* t arrives at a barrier of its innermost team (when it leaves the tracer
  * for the runtime's barrier); `last`: its share ends here (the region's end),
  * HCT_OMP_SYNC_END on the master (its join reads the barrier),

@@ -21,6 +21,7 @@
 #include "hct_comms.h"
 #include "hct_diag.h"
 #include "hct_locations.h"
+#include "hct_path_cache.h"
 #include "hct_sampling.h"
 #include "hct_symbols.h"
 #include "hct_thin.h"
@@ -325,7 +326,19 @@ int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address
     if (!t || key == HCA_UNDEF)
         return 0;
     t->in_tool++;
-    int n = f->nframes = hct.cfg.callsites ? hct_path_unwind(return_address, f->frames) : 0;
+    hct_thin_slot *slot;
+    f->mode = (int)hct_thin_enter(t, key, NULL, &slot);
+    /* the master's call path: kept back, from the cache when provably the same */
+    int n = 0;
+    if (hct.cfg.callsites) {
+        const void *anchor = HCT_PATH_ANCHOR();
+        n = f->mode == HCT_THIN_LAZY ? hct_path_cache_get(return_address, anchor, f->frames) : -1;
+        if (n < 0) {
+            n = hct_path_unwind(return_address, f->frames);
+            hct_path_cache_put(return_address, anchor, f->frames, n);
+        }
+    }
+    f->nframes = n;
     uint32_t cc = hct_path_peek(&t->path, key, f->frames, n, &f->ctx);
     if (cc == HCA_UNDEF) {
         t->dropped_events++;
@@ -340,8 +353,6 @@ int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address
     f->key = key;
     f->requested = requested;
     atomic_store_explicit(&f->keep, 0, memory_order_relaxed);
-    hct_thin_slot *slot;
-    f->mode = (int)hct_thin_enter(t, key, NULL, &slot);
     f->held = f->mode == HCT_THIN_LAZY;
     if (f->held) { /* older records and samples now; the fork itself when needed */
         f->ts = record_ts(t);
@@ -428,7 +439,7 @@ int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint3
         memcpy(s->ctx.cc, fork->ctx.cc, (size_t)fork->ctx.depth * sizeof(fork->ctx.cc[0]));
         hct_thin_defer_other(t, slot, write_share, s, frames, n, &s->pend);
         share_depth++;
-        hct_omp_sync_begin(t, &fork->sync);
+        hct_omp_sync_begin(t, &fork->sync, team_size);
         hct_tool_exit(t);
         return 1;
     }
@@ -440,7 +451,7 @@ int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint3
     s->cc = hct_path_enter_ctx(&t->path, &fork->ctx, frames, n, &unwind);
     hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, ts, s->cc, unwind));
     share_depth++;
-    hct_omp_sync_begin(t, &fork->sync);
+    hct_omp_sync_begin(t, &fork->sync, team_size);
     hct_tool_exit(t);
     return 1;
 }
