@@ -263,7 +263,15 @@ peak_kb() {
         "$BUILD/tests/markers_app" "$1" > /dev/null 2>&1
     cat rss.txt
 }
-short=$(peak_kb 60000)
-long=$(peak_kb 300000)
-ok $((long * 10 > short * 11)) "memory flat over a 5x longer run ($short kB, $long kB peak RSS)"
+if [ "${SANITIZED:-0}" = 1 ]; then
+    # under ASan the peak RSS is its allocator's: a quarantine of freed memory that
+    # grows until full (the short run's peak 45 or 67 MB by run), a realloc that
+    # copies; with a 4 MiB quarantine the longer run still peaked at 34 or 55 MB by
+    # run. What the tracer keeps is measured by the plain pass (24.5 / 24.2 MB).
+    ok 0 "memory flat over a 5x longer run # SKIP under ASan: peak RSS is the sanitizer's allocator (checked in the plain pass)"
+else
+    short=$(peak_kb 60000)
+    long=$(peak_kb 300000)
+    ok $((long * 10 > short * 11)) "memory flat over a 5x longer run ($short kB, $long kB peak RSS)"
+fi
 cd / && rm -rf "$dir"
