@@ -76,9 +76,15 @@ int hct_path_cache_get(const void *site, const void *anchor, uintptr_t *frames)
     return e->nframes;
 }
 
-/* The chain above anchor into e; 0 when a frame may vary in size. */
+/* The chain above anchor into e; 0 when a frame may vary in size (and on
+ * other architectures than x86-64, where HCT_PATH_ANCHOR() gives no anchor). */
 __attribute__((noinline)) static int walk(entry *e, const void *anchor)
 {
+#if !defined(__x86_64__)
+    (void)e;
+    (void)anchor;
+    return 0;
+#else
     unw_context_t uc;
     unw_cursor_t c;
     if (unw_getcontext(&uc) != 0 || unw_init_local(&c, &uc) != 0)
@@ -116,6 +122,7 @@ __attribute__((noinline)) static int walk(entry *e, const void *anchor)
         sp = nsp;
     }
     return found;
+#endif
 }
 
 void hct_path_cache_put(const void *site, const void *anchor, const uintptr_t *frames, int n)
