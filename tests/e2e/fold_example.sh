@@ -15,7 +15,7 @@ ok $? "hcafold folds the traced example"
 sed -n '1,16p' summary.txt | sed 's/^/# /'
 fold_dir=${trace%.otf2}.fold
 # on a loaded machine its CPU times may form duration groups: the first file (files
-# are numbered by total time) is the largest group's
+# are numbered by total time) is the group with the most time
 bands=$(ls "$fold_dir"/*-iteration.bands.csv "$fold_dir"/*-iteration_duration_group_*.bands.csv 2>/dev/null |
     sort | head -1)
 check "the user region 'iteration' is folded" test -f "$bands"
