@@ -81,14 +81,20 @@ typedef struct {
 
 extern hct_state hct HCT_HIDDEN;
 
+/* Thread t's timestamp of an event at ts (a record written late, at the time
+ * it happened): never earlier than its previous one. */
+static inline uint64_t hct_timestamp_at(hct_thread *t, uint64_t ts)
+{
+    if (ts < t->last_ts)
+        ts = t->last_ts;
+    t->last_ts = ts;
+    return ts;
+}
+
 /* A timestamp of thread t: never earlier than its previous one. */
 static inline uint64_t hct_timestamp(hct_thread *t)
 {
-    uint64_t now = hca_clock_now();
-    if (now < t->last_ts)
-        now = t->last_ts;
-    t->last_ts = now;
-    return now;
+    return hct_timestamp_at(t, hca_clock_now());
 }
 
 #endif

@@ -82,10 +82,7 @@ uint64_t hct_boundary(hct_thread *t, int enter, uint64_t not_before)
     /* the boundary's time and its counter values back to back, time first, as
      * in a sample (take_sample): the same clock-to-counter offset everywhere */
     uint64_t now = hca_clock_now();
-    uint64_t ts = now < t->last_ts ? t->last_ts : now;
-    if (ts < not_before)
-        ts = not_before;
-    t->last_ts = ts;
+    uint64_t ts = hct_timestamp_at(t, now < not_before ? not_before : now);
     /* the tracer's time in this boundary before ts: the drain's, then its own
      * work (CPU time), without a preemption (hct_delivery.h) */
     uint64_t before = hct_tool_work(&t->boundary_before, now - start - drain_wall);

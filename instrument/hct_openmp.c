@@ -315,9 +315,8 @@ static int recording(const hct_thread *t)
 static void write_fork(hct_thread *t, hct_omp_fork *f)
 {
     f->held = 0;
-    uint64_t ts = f->ts < t->last_ts ? t->last_ts : f->ts;
-    t->last_ts = ts;
-    hct_otf2_check(t, OTF2_EvtWriter_ThreadFork(t->writer, NULL, ts, OTF2_PARADIGM_OPENMP, f->requested));
+    hct_otf2_check(t, OTF2_EvtWriter_ThreadFork(t->writer, NULL, hct_timestamp_at(t, f->ts), OTF2_PARADIGM_OPENMP,
+                                                f->requested));
 }
 
 int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address, uint32_t requested)
@@ -394,9 +393,7 @@ static uint32_t write_share(hct_thread *t, void *arg, uint64_t ts, const uintptr
         t->dropped_events++;
         return HCA_UNDEF;
     }
-    if (ts < t->last_ts)
-        ts = t->last_ts;
-    t->last_ts = ts;
+    ts = hct_timestamp_at(t, ts);
     hct_otf2_check(t, OTF2_EvtWriter_ThreadTeamBegin(t->writer, NULL, ts, s->team));
     hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, ts, cc, unwind));
     atomic_store_explicit(&s->fork->keep, 1, memory_order_release);

@@ -694,13 +694,12 @@ static void drain_until(hct_thread *t, uint64_t limit)
         uint64_t t0 = hca_clock_now(), cpu0 = own ? hct_thread_cpu_ns() : 0;
         const sample_rec *r;
         while ((r = hct_ring_peek(&s->ring)) != NULL && r->ts < limit) {
-            uint64_t ts = r->ts < t->last_ts ? t->last_ts : r->ts;
             uint32_t ud = 1;
             uint32_t cc = r->depth ? stack_cc(t, r->data + r->nvalues, r->depth, &ud) : HCA_UNDEF;
             if (cc == HCA_UNDEF) {
                 s->lost_no_context++;
             } else {
-                t->last_ts = ts;
+                uint64_t ts = hct_timestamp_at(t, r->ts);
                 hct_tool_write(t, ts, r->tool_ns, r->tool_cpu_ns);
                 if (r->nvalues)
                     hct_counters_write_sample(t, ts, r->set, r->data, r->nvalues);

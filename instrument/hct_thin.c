@@ -73,15 +73,13 @@ void hct_thin_write_pending(hct_thread *t, int nested)
             continue;
         }
         hct_sampling_drain_before(t, p->ts); /* older samples: under the enclosing context */
-        uint64_t ts = p->ts < t->last_ts ? t->last_ts : p->ts;
         uint32_t unwind = 0, cc = hct_path_enter(&t->path, p->key, p->frames, p->nframes, &unwind);
         *p->cc_out = cc;
         if (cc == HCA_UNDEF) {
             t->dropped_events++;
             continue;
         }
-        t->last_ts = ts;
-        hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, ts, cc, unwind));
+        hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, hct_timestamp_at(t, p->ts), cc, unwind));
     }
 }
 
