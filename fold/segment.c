@@ -527,6 +527,17 @@ static void refine_all(const sorted_cloud *sc, size_t nc, double *b, size_t np, 
     }
 }
 
+/* The phases without the boundary b[k] (the phases either side of it one),
+ * the others refined again: the new number of phases. */
+static size_t drop_bound(const sorted_cloud *sc, size_t nc, double *b, size_t np, size_t k, double binw,
+                         const double width[2])
+{
+    memmove(&b[k], &b[k + 1], (np - k) * sizeof(*b));
+    np--;
+    refine_all(sc, nc, b, np, binw, width);
+    return np;
+}
+
 /* The continuous model of one cloud: the weighted least-squares continuous
  * piecewise-linear curve on the raw points with knots at the bounds, through
  * the anchors (0 at 0 and 1 at 1, as every cumulative curve). So a slope is
@@ -704,9 +715,7 @@ static size_t drop_pinned_edges(const sorted_cloud *sc, size_t nc, double *b, si
             if (fabs(b[k] - limit) > step * (1.0 + 1e-6) ||
                 !(hinge_cost(sc, nc, b[k - 1], b[k + 1], past) < hinge_cost(sc, nc, b[k - 1], b[k + 1], b[k])))
                 continue;
-            memmove(&b[k], &b[k + 1], (np - k) * sizeof(*b));
-            np--;
-            refine_all(sc, nc, b, np, binw, width);
+            np = drop_bound(sc, nc, b, np, k, binw, width);
             dropped = 1;
         }
     }
@@ -759,9 +768,7 @@ static size_t merge_equal_rates(const sorted_cloud *sc, size_t nc, double *b, si
         free(slopes);
         if (closest >= MIN_RATE_CHANGE)
             break;
-        memmove(&b[merge], &b[merge + 1], (np - merge) * sizeof(*b));
-        np--;
-        refine_all(sc, nc, b, np, binw, width);
+        np = drop_bound(sc, nc, b, np, merge, binw, width);
     }
     return np;
 }
@@ -802,9 +809,7 @@ static size_t merge_impossible_rates(const sorted_cloud *sc, size_t nc, double *
         free(slopes);
         if (worst == np)
             break;
-        memmove(&b[gone], &b[gone + 1], (np - gone) * sizeof(*b));
-        np--;
-        refine_all(sc, nc, b, np, binw, width);
+        np = drop_bound(sc, nc, b, np, gone, binw, width);
     }
     return np;
 }
