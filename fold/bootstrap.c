@@ -421,11 +421,12 @@ int fold_bootstrap_region(const fold_bootstrap_counter *k, size_t nk, size_t nin
             for (size_t q = 0; q <= np; q++)
                 rb[r * (np + 1) + q] = ph->bounds[q];
     }
+    int slopes = frame && np > 1 && !has_trend(ph); /* the replicates' slopes, else the curves' chords */
     for (size_t c = 0, v = 0; c < nk; c++) {
         size_t voter = k[c].votes ? v++ : SIZE_MAX;
         size_t grid = k[c].curve->grid;
         for (size_t r = 0; r < R; r++)
-            fold_phase_rates(rb + r * (np + 1), np, frame && np > 1 && !has_trend(ph) ? rs + r * np * nv : NULL, nv, voter,
+            fold_phase_rates(rb + r * (np + 1), np, slopes ? rs + r * np * nv : NULL, nv, voter,
                              work[c].cum + r * grid, grid, work[c].scale[r], tmp + r * np);
         for (size_t q = 0; q < np; q++) {
             double mean, sd;
