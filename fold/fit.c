@@ -382,6 +382,13 @@ static size_t ps_steps(size_t nint, const double *breaks, size_t nb, double *kep
  * there and its slope may jump. */
 static int ps_knots(pspline *s, size_t nint, const double *steps, size_t nsteps)
 {
+    if (nsteps == 0) {
+        s->bw = gsl_bspline_alloc(SPLINE_ORDER, nint + 1);
+        if (!s->bw)
+            return -1;
+        gsl_bspline_knots_uniform(0.0, 1.0, s->bw); /* bit for bit the knots of the fits without steps */
+        return 0;
+    }
     double h = 1.0 / (double)nint;
     size_t cap = nint + 1 + 3 * nsteps, nbp = 0;
     gsl_vector *bp = gsl_vector_alloc(cap);
