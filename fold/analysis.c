@@ -158,7 +158,7 @@ static double points_offset(const fold_counter_points *c)
 /* What refit_at_steps needs. */
 typedef struct {
     fold_region_result *g;
-    const fold_bootstrap_counter *boot;
+    fold_bootstrap_counter *boot;
     const fold_options *o;
 } steps_context;
 
@@ -200,6 +200,8 @@ static int refit_at_steps(void *ctx, const fold_segmentation *ph, const double *
             fold_curve_free(&curve);
             continue;
         }
+        sc->boot[c].smooth_rate = k->curve.rate; /* the band holds the fit without steps too */
+        k->curve.rate = NULL;
         fold_curve_free(&k->curve);
         k->curve = curve;
         for (size_t i = 0; i < k->curve.grid; i++)
@@ -312,7 +314,7 @@ static int fold_counters(const fold_trace *t, const fold_points *p, const fold_o
             k->rate[i] = k->curve.rate[i] * k->rate_scale;
         clouds[g->ncounters] = cloud;
         boot[g->ncounters] = (fold_bootstrap_counter){ cloud, pi, &k->curve, cp->instances, cp->inst,
-                                                       cp->total, cp->duration_ns, k->rate_scale, 0 };
+                                                       cp->total, cp->duration_ns, k->rate_scale, 0, NULL };
         g->ncounters++;
     }
     /* phases: shared by all counters; a region without counters is one phase.
@@ -408,6 +410,8 @@ static int fold_counters(const fold_trace *t, const fold_points *p, const fold_o
     free(cy);
     free(pinst);
     free(clouds);
+    for (size_t c = 0; c < g->ncounters; c++)
+        free(boot[c].smooth_rate);
     free(boot);
     free(offsets);
     free(max_rate);

@@ -425,6 +425,11 @@ int fold_bootstrap_region(const fold_bootstrap_counter *k, size_t nk, size_t nin
              * undersmoothed replicates' mean (the smoothing bias as they
              * estimate it), and z x their spread beyond */
             double lo = fmin(est, mean), hi = fmax(est, mean);
+            if (k[c].smooth_rate) { /* and to the fit without steps: whether the rate jumps there or turns */
+                double alt = k[c].smooth_rate[g] * k[c].rate_scale;
+                lo = fmin(lo, alt);
+                hi = fmax(hi, alt);
+            }
             ci->rate_lo[g] = fmax(lo - z * sd, 0.0);
             ci->rate_hi[g] = hi + z * sd;
             width += z * sd + 0.5 * (hi - lo);

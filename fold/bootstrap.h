@@ -42,6 +42,9 @@ typedef struct {
     const double *total, *duration_ns; /* their totals and durations (the rate scale) */
     double rate_scale;             /* events/s per unit of fraction rate */
     int votes;                     /* its cloud places the phase boundaries */
+    double *smooth_rate;           /* when the curve took steps (analysis.c): the rate of its fit without
+                                      them (units of curve->rate, grid points), which the band holds too;
+                                      NULL: none. Owned by the caller */
 } fold_bootstrap_counter;
 
 /* The intervals of one counter: each [lo, hi] at the level of the options. */
