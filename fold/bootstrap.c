@@ -15,7 +15,11 @@
  * replicates (z = 1.96 for 95 %): with a few dozen replicates a standard
  * deviation is steadier than the extreme percentiles. A rate's band reaches
  * from the data's fit to the replicates' mean first (bias-aware: the
- * undersmoothed mean minus the fit estimates the fit's smoothing bias). */
+ * undersmoothed mean minus the fit estimates the fit's smoothing bias), and
+ * when the curve took steps (analysis.c) to the fit without them too. The
+ * boundaries are bootstrapped first: once they are final, the caller may fit
+ * the curves again with steps at the narrowly placed ones (refit), and the
+ * curves' replicates are fitted with the same knots. */
 #include "bootstrap.h"
 
 #include <math.h>

@@ -23,6 +23,13 @@
  *    the small (coefficient-sized) system: a scan of log(lambda), then a
  *    golden-section refinement. GCV's degrees of freedom count GCV_GAMMA
  *    times (1.4, Kim & Gu): plain GCV sometimes undersmooths badly.
+ *  - Steps (fold_fit_options.breaks; analysis.c passes the phase boundaries
+ *    the bootstrap placed within 0.02): cubic B-splines with simple knots
+ *    have a continuous rate, so a jump of the rate took at least two knot
+ *    intervals (+-0.03 of the region at 80 of them) whatever the penalty. A
+ *    triple knot at a step keeps the curve continuous there and lets its
+ *    slope jump, and the one difference across it is not penalized
+ *    (BREAK_WEIGHT): the jump is sharp where the data put it.
  *  - Monotonicity is then enforced exactly: a B-spline with non-decreasing
  *    coefficients is non-decreasing, so when the solution is not monotone
  *    the same penalized least-squares problem is solved over non-negative
