@@ -32,6 +32,13 @@
  * folds at 4 samples per instance, 0.7 % error, were warned (docs/
  * benchmarks.md, "Confidence bands"). */
 #define COARSE_BAND_WIDTH 0.045
+/* A phase boundary whose 95 % interval is at most this wide (in normalized
+ * time) is a step: the curves are fitted again with their rate free to jump
+ * there (fold_fit_options.breaks). On an idle machine the boundaries of
+ * truth_app's steps have intervals of 0.002-0.005; where the instances'
+ * phase changes are spread by preemption, 0.03-0.06 (docs/benchmarks.md,
+ * "Steps kept sharp"). */
+#define STEP_MAX_INTERVAL 0.02
 
 void fold_options_defaults(fold_options *o)
 {
@@ -148,6 +155,62 @@ static double points_offset(const fold_counter_points *c)
     return c->n ? fold_cloud_offset(&fractions) : 0.0;
 }
 
+/* What refit_at_steps needs. */
+typedef struct {
+    fold_region_result *g;
+    fold_bootstrap_counter *boot;
+    const fold_options *o;
+} steps_context;
+
+/* The counters' curves fitted again with a step at every boundary whose
+ * interval is at most STEP_MAX_INTERVAL wide (the boundaries are in the
+ * points' x after their offset, as the fit's knots), each kept when its
+ * generalized cross-validation score is lower than without (a counter that
+ * does not change at a step, or changes a little before it, keeps its
+ * curve); the rates of g's counters updated. Called by the bootstrap once
+ * the boundaries are final (fold_bootstrap_refit). Returns 0, or -1 when
+ * memory ran out. */
+static int refit_at_steps(void *ctx, const fold_segmentation *ph, const double *bound_lo, const double *bound_hi)
+{
+    const steps_context *sc = ctx;
+    fold_region_result *g = sc->g;
+    size_t np = ph->nphases, nsteps = 0;
+    if (np < 2)
+        return 0;
+    double *steps = malloc((np - 1) * sizeof(*steps));
+    if (!steps)
+        return -1;
+    for (size_t b = 1; b < np; b++)
+        if (bound_hi[b] - bound_lo[b] <= STEP_MAX_INTERVAL)
+            steps[nsteps++] = ph->bounds[b];
+    int rc = 0;
+    for (size_t c = 0; nsteps && c < g->ncounters; c++) {
+        fold_counter_result *k = &g->counters[c];
+        fold_fit_options fit = sc->o->fit;
+        fit.offset_given = 1;
+        fit.offset = k->curve.offset;
+        fit.breaks = steps;
+        fit.nbreaks = nsteps;
+        fold_curve curve;
+        if (fold_fit_cumulative(&sc->boot[c].cloud, &fit, &curve) != 0) {
+            rc = -1;
+            break;
+        }
+        if (!(curve.gcv < k->curve.gcv)) { /* the steps do not fit this counter's points better */
+            fold_curve_free(&curve);
+            continue;
+        }
+        sc->boot[c].smooth_rate = k->curve.rate; /* the band holds the fit without steps too */
+        k->curve.rate = NULL;
+        fold_curve_free(&k->curve);
+        k->curve = curve;
+        for (size_t i = 0; i < k->curve.grid; i++)
+            k->rate[i] = k->curve.rate[i] * k->rate_scale;
+    }
+    free(steps);
+    return rc;
+}
+
 static int fold_counters(const fold_trace *t, const fold_points *p, const fold_options *o, fold_region_result *g)
 {
     g->counters = calloc(t->ncounters + 1, sizeof(*g->counters));
@@ -251,7 +314,7 @@ static int fold_counters(const fold_trace *t, const fold_points *p, const fold_o
             k->rate[i] = k->curve.rate[i] * k->rate_scale;
         clouds[g->ncounters] = cloud;
         boot[g->ncounters] = (fold_bootstrap_counter){ cloud, pi, &k->curve, cp->instances, cp->inst,
-                                                       cp->total, cp->duration_ns, k->rate_scale, 0 };
+                                                       cp->total, cp->duration_ns, k->rate_scale, 0, NULL };
         g->ncounters++;
     }
     /* phases: shared by all counters; a region without counters is one phase.
@@ -299,9 +362,10 @@ static int fold_counters(const fold_trace *t, const fold_points *p, const fold_o
             rc = -1;
     }
     fold_region_interval iv;
+    steps_context sc = { g, boot, o }; /* steps kept sharp once the boundaries are placed */
     if (rc == 0 && g->ncounters &&
         fold_bootstrap_region(boot, g->ncounters, p->used_instances, &o->segment, &o->bootstrap, &g->phases,
-                              phase_rate, &iv) != 0)
+                              phase_rate, &iv, refit_at_steps, &sc) != 0)
         rc = -1;
     if (rc == 0 && g->ncounters && iv.replicates) { /* the result takes the intervals */
         g->replicates = iv.replicates;
@@ -346,6 +410,8 @@ static int fold_counters(const fold_trace *t, const fold_points *p, const fold_o
     free(cy);
     free(pinst);
     free(clouds);
+    for (size_t c = 0; c < g->ncounters; c++)
+        free(boot[c].smooth_rate);
     free(boot);
     free(offsets);
     free(max_rate);

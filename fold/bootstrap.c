@@ -15,7 +15,11 @@
  * replicates (z = 1.96 for 95 %): with a few dozen replicates a standard
  * deviation is steadier than the extreme percentiles. A rate's band reaches
  * from the data's fit to the replicates' mean first (bias-aware: the
- * undersmoothed mean minus the fit estimates the fit's smoothing bias). */
+ * undersmoothed mean minus the fit estimates the fit's smoothing bias), and
+ * when the curve took steps (analysis.c) to the fit without them too. The
+ * boundaries are bootstrapped first: once they are final, the caller may fit
+ * the curves again with steps at the narrowly placed ones (refit), and the
+ * curves' replicates are fitted with the same knots. */
 #include "bootstrap.h"
 
 #include <math.h>
@@ -187,7 +191,25 @@ static double replicate_yscale(const fold_bootstrap_counter *k, double scale)
     return scale > 0.0 && k->rate_scale > 0.0 ? k->rate_scale / scale : 1.0;
 }
 
-/* Loop 1: every counter's curve refitted in every replicate. */
+/* Every counter's rate scale in every replicate (its instances' totals over
+ * their durations). */
+static void replicate_scales(const fold_bootstrap_counter *k, size_t nk, counter_work *work, resampler *s, size_t R)
+{
+    for (size_t r = 0; r < R; r++) {
+        draw(s, r);
+        for (size_t c = 0; c < nk; c++) {
+            counter_work *w = &work[c];
+            double st = 0.0, sd = 0.0;
+            for (size_t b = 0; b < s->nblocks; b++) {
+                st += s->count[b] * w->btotal[b];
+                sd += s->count[b] * w->bdur[b];
+            }
+            w->scale[r] = sd > 0.0 ? st / (sd * 1e-9) : k[c].rate_scale;
+        }
+    }
+}
+
+/* Every counter's curve refitted in every replicate (after replicate_scales). */
 static int curve_replicates(const fold_bootstrap_counter *k, size_t nk, counter_work *work, resampler *s, size_t R)
 {
     fold_fit_design **design = calloc(nk, sizeof(fold_fit_design *));
@@ -208,12 +230,6 @@ static int curve_replicates(const fold_bootstrap_counter *k, size_t nk, counter_
             size_t grid = k[c].curve->grid;
             weigh_points(w, k[c].cloud.n, s);
             double *cum = w->cum + r * grid, *rate = w->rate + r * grid;
-            double st = 0.0, sd = 0.0;
-            for (size_t b = 0; b < s->nblocks; b++) {
-                st += s->count[b] * w->btotal[b];
-                sd += s->count[b] * w->bdur[b];
-            }
-            w->scale[r] = sd > 0.0 ? st / (sd * 1e-9) : k[c].rate_scale;
             /* the points are in units of the data's rate factor (points.h):
              * put into units of the replicate's own, in which its weighted
              * mean is the mean of its instances' increases (it ends at 1 in
@@ -232,7 +248,7 @@ static int curve_replicates(const fold_bootstrap_counter *k, size_t nk, counter_
     return rc;
 }
 
-/* Loop 2: the boundaries and the voters' slopes in every replicate, into
+/* The boundaries and the voters' slopes in every replicate, into
  * rb (R x (np + 1)) and rs (R x np x nv; slopes in units of the replicate's
  * rate factor, as its curves: vys, nv, the voters' y scales). */
 static int boundary_replicates(const fold_bootstrap_counter *k, size_t nk, counter_work *work, resampler *s,
@@ -314,7 +330,8 @@ static void main_phase_rates(const fold_bootstrap_counter *k, size_t nk, const f
 
 int fold_bootstrap_region(const fold_bootstrap_counter *k, size_t nk, size_t ninstances,
                           const fold_segment_options *so, const fold_bootstrap_options *o,
-                          fold_segmentation *ph, double **phase_rate, fold_region_interval *out)
+                          fold_segmentation *ph, double **phase_rate, fold_region_interval *out,
+                          fold_bootstrap_refit refit, void *ctx)
 {
     memset(out, 0, sizeof(*out));
     size_t R = o->replicates, np0 = ph->nphases, nv = ph->nclouds;
@@ -351,32 +368,7 @@ int fold_bootstrap_region(const fold_bootstrap_counter *k, size_t nk, size_t nin
             vclouds[v++] = k[c].cloud;
         }
     }
-    if (curve_replicates(k, nk, work, &s, R) != 0)
-        goto done;
-    for (size_t c = 0; c < nk; c++) {
-        fold_counter_interval *ci = &out->counters[c];
-        const fold_curve *cv = k[c].curve;
-        size_t grid = cv->grid;
-        ci->rate_lo = malloc(grid * sizeof(double));
-        ci->rate_hi = malloc(grid * sizeof(double));
-        ci->phase_lo = malloc((np0 + 1) * sizeof(double));
-        ci->phase_hi = malloc((np0 + 1) * sizeof(double));
-        if (!ci->rate_lo || !ci->rate_hi || !ci->phase_lo || !ci->phase_hi)
-            goto done;
-        double width = 0.0;
-        for (size_t g = 0; g < grid; g++) {
-            double mean, sd, est = cv->rate[g] * k[c].rate_scale;
-            fold_mean_sd(work[c].rate + g, R, grid, &mean, &sd);
-            /* bias-aware: the band reaches from the data's fit to the
-             * undersmoothed replicates' mean (the smoothing bias as they
-             * estimate it), and z x their spread beyond */
-            double lo = fmin(est, mean), hi = fmax(est, mean);
-            ci->rate_lo[g] = fmax(lo - z * sd, 0.0);
-            ci->rate_hi[g] = hi + z * sd;
-            width += z * sd + 0.5 * (hi - lo);
-        }
-        ci->band_width = k[c].rate_scale > 0.0 ? width / (double)grid / k[c].rate_scale : 0.0;
-    }
+    replicate_scales(k, nk, work, &s, R);
 
     /* the boundaries: refitted per replicate; unplaced ones removed */
     if (nv > 0 && ph->nphases > 1) {
@@ -412,6 +404,43 @@ int fold_bootstrap_region(const fold_bootstrap_counter *k, size_t nk, size_t nin
         if (merge_at(ph, worst, vclouds, voff) != 0)
             goto done;
     }
+    /* the boundaries are final: the curves may be fitted again (steps), and
+     * their replicates are fitted as they are */
+    if (refit && refit(ctx, ph, out->bound_lo, out->bound_hi) != 0)
+        goto done;
+    /* the curves' bands */
+    if (curve_replicates(k, nk, work, &s, R) != 0)
+        goto done;
+    for (size_t c = 0; c < nk; c++) {
+        fold_counter_interval *ci = &out->counters[c];
+        const fold_curve *cv = k[c].curve;
+        size_t grid = cv->grid;
+        ci->rate_lo = malloc(grid * sizeof(double));
+        ci->rate_hi = malloc(grid * sizeof(double));
+        ci->phase_lo = malloc((np0 + 1) * sizeof(double));
+        ci->phase_hi = malloc((np0 + 1) * sizeof(double));
+        if (!ci->rate_lo || !ci->rate_hi || !ci->phase_lo || !ci->phase_hi)
+            goto done;
+        double width = 0.0;
+        for (size_t g = 0; g < grid; g++) {
+            double mean, sd, est = cv->rate[g] * k[c].rate_scale;
+            fold_mean_sd(work[c].rate + g, R, grid, &mean, &sd);
+            /* bias-aware: the band reaches from the data's fit to the
+             * undersmoothed replicates' mean (the smoothing bias as they
+             * estimate it), and z x their spread beyond */
+            double lo = fmin(est, mean), hi = fmax(est, mean);
+            if (k[c].smooth_rate) { /* and to the fit without steps: whether the rate jumps there or turns */
+                double alt = k[c].smooth_rate[g] * k[c].rate_scale;
+                lo = fmin(lo, alt);
+                hi = fmax(hi, alt);
+            }
+            ci->rate_lo[g] = fmax(lo - z * sd, 0.0);
+            ci->rate_hi[g] = hi + z * sd;
+            width += z * sd + 0.5 * (hi - lo);
+        }
+        ci->band_width = k[c].rate_scale > 0.0 ? width / (double)grid / k[c].rate_scale : 0.0;
+    }
+
     main_phase_rates(k, nk, ph, phase_rate);
 
     /* the phase rates: per replicate from its boundaries, slopes, curves */

@@ -42,6 +42,9 @@ typedef struct {
     const double *total, *duration_ns; /* their totals and durations (the rate scale) */
     double rate_scale;             /* events/s per unit of fraction rate */
     int votes;                     /* its cloud places the phase boundaries */
+    double *smooth_rate;           /* when the curve took steps (analysis.c): the rate of its fit without
+                                      them (units of curve->rate, grid points), which the band holds too;
+                                      NULL: none. Owned by the caller */
 } fold_bootstrap_counter;
 
 /* The intervals of one counter: each [lo, hi] at the level of the options. */
@@ -76,11 +79,20 @@ void fold_phase_rates(const double *bounds, size_t nphases, const double *slopes
  * phases merged (phases->bounds and ->slopes updated, the slopes by
  * fold_segment_slopes), until every boundary is placed. phase_rate[c] (room
  * for phases->nphases values as given) gets counter c's phase rates
- * (fold_phase_rates) for the final phases, also without replicates. Returns
- * 0, or -1 when memory ran out; *out is then empty. */
+ * (fold_phase_rates) for the final phases, also without replicates. With
+ * replicates and refit not NULL, refit(ctx, phases, bound_lo, bound_hi) is
+ * called once the boundaries and their intervals (nphases + 1 each) are
+ * final, before the curves' replicates: it may fit the counters' curves
+ * again (in place: the curves the counters point to; analysis.c, steps),
+ * and the bands, the replicates and the phase rates are then those of the
+ * curves as it left them. Returns 0, or -1 when memory ran out or refit
+ * failed; *out is then empty. */
+typedef int (*fold_bootstrap_refit)(void *ctx, const fold_segmentation *phases, const double *bound_lo,
+                                    const double *bound_hi);
 int fold_bootstrap_region(const fold_bootstrap_counter *counters, size_t ncounters, size_t ninstances,
                           const fold_segment_options *so, const fold_bootstrap_options *o,
-                          fold_segmentation *phases, double **phase_rate, fold_region_interval *out);
+                          fold_segmentation *phases, double **phase_rate, fold_region_interval *out,
+                          fold_bootstrap_refit refit, void *ctx);
 void fold_region_interval_free(fold_region_interval *r);
 
 /* Intervals of the shares of source bands: stacks (with the used-instance

@@ -23,6 +23,13 @@
  *    the small (coefficient-sized) system: a scan of log(lambda), then a
  *    golden-section refinement. GCV's degrees of freedom count GCV_GAMMA
  *    times (1.4, Kim & Gu): plain GCV sometimes undersmooths badly.
+ *  - Steps (fold_fit_options.breaks; analysis.c passes the phase boundaries
+ *    the bootstrap placed within 0.02): cubic B-splines with simple knots
+ *    have a continuous rate, so a jump of the rate took at least two knot
+ *    intervals (+-0.03 of the region at 80 of them) whatever the penalty. A
+ *    triple knot at a step keeps the curve continuous there and lets its
+ *    slope jump, and the one difference across it is not penalized
+ *    (BREAK_WEIGHT): the jump is sharp where the data put it.
  *  - Monotonicity is then enforced exactly: a B-spline with non-decreasing
  *    coefficients is non-decreasing, so when the solution is not monotone
  *    the same penalized least-squares problem is solved over non-negative
@@ -56,6 +63,10 @@
 #define HUBER_RATE_JUMP 0.05  /* rate change (x mean rate) where the penalty turns L1 */
 #define HUBER_ITERATIONS 10   /* reweightings at most, stopping when no weight moves by HUBER_TOL */
 #define HUBER_TOL 1e-2
+/* The penalty weight of the change of the rate across a step (fit.h:
+ * breaks): as small as the robust weights get, so that the step costs
+ * nothing and the penalty stays positive definite on the free coefficients. */
+#define BREAK_WEIGHT 1e-6
 #define GCV_GAMMA 1.4
 #define GCV_LOG_LO (-9.0)     /* scan of log10(lambda / its natural scale) */
 #define GCV_LOG_HI 7.0
@@ -68,6 +79,8 @@ void fold_fit_defaults(fold_fit_options *o)
     o->smoothing = 0.0;
     o->offset_given = 0;
     o->offset = 0.0;
+    o->breaks = NULL;
+    o->nbreaks = 0;
 }
 
 void fold_curve_free(fold_curve *c)
@@ -78,6 +91,7 @@ void fold_curve_free(fold_curve *c)
     free(c->cum);
     free(c->rate);
     free(c->weights);
+    free(c->breaks);
     memset(c, 0, sizeof(*c));
 }
 
@@ -313,6 +327,8 @@ typedef struct {
     double yy, n;      /* y'y and the number of points */
     double *drow;      /* (K-2) x 3: the penalty's difference rows */
     double *pw;        /* K-2 penalty weights (1: plain P-spline) */
+    unsigned char *brk; /* K-2: 1 for the difference across a step (fold_fit_options.breaks), whose
+                           weight stays BREAK_WEIGHT */
     double *P;         /* D' W D, K x K */
     /* reduced system and its eigendecomposition */
     double *R, *tmp, *bvec, *pvec, *col, *col2;
@@ -331,6 +347,7 @@ static void ps_free(pspline *s)
     free(s->q);
     free(s->drow);
     free(s->pw);
+    free(s->brk);
     free(s->P);
     free(s->R);
     free(s->tmp);
@@ -351,13 +368,74 @@ static void ps_free(pspline *s)
         gsl_eigen_symmv_free(s->ew);
 }
 
-static int ps_alloc(pspline *s, size_t nint)
+/* The steps of breaks[0..nb) a fit of nint knot intervals takes, into kept
+ * (room for nb): each at least one knot interval from 0, 1 and the previous
+ * one taken. Returns their number. */
+static size_t ps_steps(size_t nint, const double *breaks, size_t nb, double *kept)
+{
+    double h = 1.0 / (double)nint;
+    size_t n = 0;
+    for (size_t i = 0; breaks && i < nb; i++) {
+        double b = breaks[i];
+        if (isfinite(b) && b >= h && b <= 1.0 - h && (n == 0 || b - kept[n - 1] >= h))
+            kept[n++] = b;
+    }
+    return n;
+}
+
+/* The knots: uniform, nint intervals on [0, 1], clamped; at each step
+ * (steps[0..nsteps), from ps_steps) a triple knot instead of the uniform
+ * knots within half an interval of it, so that the curve stays continuous
+ * there and its slope may jump. */
+static int ps_knots(pspline *s, size_t nint, const double *steps, size_t nsteps)
+{
+    if (nsteps == 0) {
+        s->bw = gsl_bspline_alloc(SPLINE_ORDER, nint + 1);
+        if (!s->bw)
+            return -1;
+        gsl_bspline_knots_uniform(0.0, 1.0, s->bw); /* bit for bit the knots of the fits without steps */
+        return 0;
+    }
+    double h = 1.0 / (double)nint;
+    size_t cap = nint + 1 + 3 * nsteps, nbp = 0;
+    gsl_vector *bp = gsl_vector_alloc(cap);
+    if (!bp)
+        return -1;
+    for (size_t j = 0; j <= nint; j++) {
+        double x = (double)j * h;
+        int near = 0;
+        for (size_t i = 0; j > 0 && j < nint && i < nsteps; i++)
+            if (fabs(x - steps[i]) < 0.5 * h)
+                near = 1;
+        if (!near)
+            bp->data[nbp++] = j == nint ? 1.0 : x;
+    }
+    for (size_t i = 0; i < nsteps; i++)
+        for (int r = 0; r < 3; r++) { /* insertion in order */
+            size_t at = nbp;
+            while (at > 0 && bp->data[at - 1] > steps[i]) {
+                bp->data[at] = bp->data[at - 1];
+                at--;
+            }
+            bp->data[at] = steps[i];
+            nbp++;
+        }
+    s->bw = gsl_bspline_alloc(SPLINE_ORDER, nbp);
+    if (!s->bw) {
+        gsl_vector_free(bp);
+        return -1;
+    }
+    gsl_vector_view v = gsl_vector_subvector(bp, 0, nbp);
+    gsl_bspline_knots(&v.vector, s->bw);
+    gsl_vector_free(bp);
+    return 0;
+}
+
+static int ps_alloc(pspline *s, size_t nint, const double *steps, size_t nsteps)
 {
     memset(s, 0, sizeof(*s));
-    s->bw = gsl_bspline_alloc(SPLINE_ORDER, nint + 1);
-    if (!s->bw)
+    if (ps_knots(s, nint, steps, nsteps) != 0)
         return -1;
-    gsl_bspline_knots_uniform(0.0, 1.0, s->bw);
     size_t K = gsl_bspline_ncoeffs(s->bw);
     if (K < SPLINE_ORDER + 1)
         return -1; /* cannot happen: nint >= MIN_INTERVALS */
@@ -369,6 +447,7 @@ static int ps_alloc(pspline *s, size_t nint)
     s->q = calloc(K, sizeof(double));
     s->drow = malloc(3 * m * sizeof(double));
     s->pw = malloc(m * sizeof(double));
+    s->brk = calloc(m, 1);
     s->P = malloc(K * K * sizeof(double));
     s->R = calloc(m * m, sizeof(double));
     s->tmp = malloc(m * m * sizeof(double));
@@ -383,7 +462,7 @@ static int ps_alloc(pspline *s, size_t nint)
     s->Vm = gsl_matrix_alloc(m, m);
     s->ev = gsl_vector_alloc(m);
     s->ew = gsl_eigen_symmv_alloc(m);
-    if (!s->Q || !s->q || !s->drow || !s->pw || !s->P || !s->R || !s->tmp || !s->bvec || !s->pvec
+    if (!s->Q || !s->q || !s->drow || !s->pw || !s->brk || !s->P || !s->R || !s->tmp || !s->bvec || !s->pvec
         || !s->col || !s->col2 || !s->mu || !s->u || !s->w || !s->Mm || !s->Vm || !s->ev || !s->ew)
         return -1;
     /* second divided differences at the Greville abscissae, scaled by h so
@@ -395,7 +474,10 @@ static int ps_alloc(pspline *s, size_t nint)
         s->drow[3 * j] = s->h / (x1 - x0);
         s->drow[3 * j + 1] = -s->h / (x1 - x0) - s->h / (x2 - x1);
         s->drow[3 * j + 2] = s->h / (x2 - x1);
-        s->pw[j] = 1.0;
+        for (size_t i = 0; i < nsteps; i++)
+            if (fabs(x1 - steps[i]) < 1e-9) /* the coefficient at the step: the curve's value there */
+                s->brk[j] = 1;
+        s->pw[j] = s->brk[j] ? BREAK_WEIGHT : 1.0;
     }
     return 0;
 }
@@ -602,6 +684,8 @@ static double ps_reweight(pspline *s, const double *c)
 {
     double eps = HUBER_RATE_JUMP * s->h, change = 0.0;
     for (size_t j = 0; j < s->m; j++) {
+        if (s->brk[j])
+            continue;
         double d = s->drow[3 * j] * c[j] + s->drow[3 * j + 1] * c[j + 1] + s->drow[3 * j + 2] * c[j + 2];
         double wnew = fabs(d) > eps ? eps / fabs(d) : 1.0;
         if (wnew < 1e-6)
@@ -753,12 +837,12 @@ int fold_fit_cumulative(const fold_cloud *cloud, const fold_fit_options *o, fold
     size_t *chosen = malloc((cap ? cap : 1) * sizeof(*chosen));
     double *px = malloc((cap ? cap : 1) * sizeof(*px));
     double *py = malloc((cap ? cap : 1) * sizeof(*py));
-    double *c = NULL;
+    double *c = NULL, *steps = malloc((o->nbreaks ? o->nbreaks : 1) * sizeof(*steps));
     gsl_vector *Bv = NULL;
     gsl_matrix *dB = NULL;
     pspline s;
     memset(&s, 0, sizeof(s));
-    if (!chosen || !px || !py)
+    if (!chosen || !px || !py || !steps)
         goto done;
     size_t used = fold_cap_points(n, o->max_points, chosen);
     double offset = o->offset_given ? o->offset : fold_cloud_offset(cloud);
@@ -774,7 +858,8 @@ int fold_fit_cumulative(const fold_cloud *cloud, const fold_fit_options *o, fold
         nint = MIN_INTERVALS;
     if (nint > MAX_INTERVALS)
         nint = MAX_INTERVALS;
-    if (ps_alloc(&s, nint) != 0)
+    size_t nsteps = ps_steps(nint, o->breaks, o->nbreaks, steps);
+    if (ps_alloc(&s, nint, steps, nsteps) != 0)
         goto done;
     size_t K = s.K;
     Bv = gsl_vector_alloc(K);
@@ -839,6 +924,11 @@ int fold_fit_cumulative(const fold_cloud *cloud, const fold_fit_options *o, fold
         se += (py[i] - f) * (py[i] - f);
     }
     out->rmse = used ? sqrt(se / (double)used) : 0.0;
+    double rss_unused, edf = 0.0;
+    if (used)
+        ps_rss_edf(&s, lambda, &rss_unused, &edf);
+    double dof = (double)used - GCV_GAMMA * edf;
+    out->gcv = dof > 1e-9 ? (double)used * se / (dof * dof) : HUGE_VAL;
     out->grid = ng;
     out->used = used;
     out->smoothing = used ? lambda / (double)used : 0.0;
@@ -849,6 +939,12 @@ int fold_fit_cumulative(const fold_cloud *cloud, const fold_fit_options *o, fold
     if (!out->weights)
         goto done;
     memcpy(out->weights, s.pw, s.m * sizeof(*out->weights));
+    if (nsteps) {
+        if (!(out->breaks = malloc(nsteps * sizeof(*out->breaks))))
+            goto done;
+        memcpy(out->breaks, steps, nsteps * sizeof(*steps));
+        out->nbreaks = nsteps;
+    }
     rc = 0;
 
 done:
@@ -859,6 +955,7 @@ done:
     free(px);
     free(py);
     free(c);
+    free(steps);
     if (Bv)
         gsl_vector_free(Bv);
     if (dB)
@@ -911,7 +1008,7 @@ fold_fit_design *fold_fit_design_new(const fold_cloud *cloud, const fold_curve *
         return NULL;
     gsl_vector *Bv = NULL;
     gsl_matrix *dB = NULL;
-    if (ps_alloc(&d->s, like->intervals) != 0)
+    if (ps_alloc(&d->s, like->intervals, like->breaks, like->nbreaks) != 0)
         goto fail;
     size_t K = d->s.K, n = cloud->n;
     d->lambda = like->lambda;
@@ -979,7 +1076,7 @@ int fold_fit_refit(fold_fit_design *d, const double *w, double yscale, double *c
      * them: they follow the data's own wiggles, and kept fixed they made
      * every replicate bend where the data bent (fit.h) */
     for (size_t j = 0; j < m; j++)
-        s->pw[j] = 1.0;
+        s->pw[j] = s->brk[j] ? BREAK_WEIGHT : 1.0;
     for (int it = 0; it < HUBER_ITERATIONS; it++) {
         /* P = D'WD with the current weights, then (A + lambda Pf) c = b +
          * lambda p on the free coefficients */

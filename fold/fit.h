@@ -66,6 +66,11 @@ typedef struct {
                            mean squared residual + smoothing * sum of squared (robustly
                            weighted) second differences of the coefficients;
                            <= 0: chosen by GCV (typical values 0.01 - 0.1) */
+    const double *breaks; /* steps: normalized times (the points' x after the offset) where the rate may
+                             jump; the cumulative curve stays continuous there, its slope is free (a
+                             triple knot, no penalty across it). Ascending; those within a knot interval
+                             of 0, 1 or the previous one are ignored. NULL (default): none */
+    size_t nbreaks;
 } fold_fit_options;
 
 typedef struct {
@@ -74,6 +79,8 @@ typedef struct {
     double *cum;   /* fitted cumulative fraction, non-decreasing, cum[0] = 0, cum[grid-1] = 1 */
     double *rate;  /* d cum / dx >= 0: fraction per unit of normalized time (mean 1) */
     double rmse;   /* root mean square residual of the points against the fit */
+    double gcv;    /* its generalized cross-validation score (mean squared residual over (1 - GCV_GAMMA x
+                      effective parameters / points) squared): to choose between fits of one cloud */
     size_t used;   /* points used after the cap */
     double smoothing; /* the penalty weight used (chosen by GCV or given), in the units of
                          fold_fit_options.smoothing */
@@ -81,7 +88,9 @@ typedef struct {
     /* what the fit chose, for refits of resampled clouds (fold_fit_design) */
     size_t intervals;  /* knot intervals */
     double lambda;     /* the penalty weight in the units of the normal equations */
-    double *weights;   /* the robust penalty's final weights, intervals + 1 of them */
+    double *weights;   /* the robust penalty's final weights, one per difference of the coefficients */
+    double *breaks;    /* the steps the fit took from fold_fit_options.breaks (NULL: none) */
+    size_t nbreaks;
 } fold_curve;
 
 void fold_fit_defaults(fold_fit_options *o);
@@ -91,7 +100,7 @@ void fold_fit_defaults(fold_fit_options *o);
 int fold_fit_cumulative(const fold_cloud *cloud, const fold_fit_options *o, fold_curve *out);
 void fold_curve_free(fold_curve *c);
 
-/* Refits of a cloud under point weights with the knots, the smoothing weight
+/* Refits of a cloud under point weights with the knots (its steps too), the smoothing weight
  * and the offset the fit of `like` chose kept; the robust penalty's weights
  * are found again from 1 by the fit's reweighting (at most its 10 linear
  * solves: the data's weights follow the data's own wiggles, and kept they

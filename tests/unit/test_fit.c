@@ -4,8 +4,9 @@
  * rate), sparse timer sampling (about 2 samples per instance), per-instance
  * rate jitter and measurement noise, all from a fixed-seed splitmix64
  * generator of this file. Also: monotonicity on very noisy data, the
- * anchors, determinism and the deterministic cap, bad input, and coarse
- * against 100x finer sampling of the same instances. The measured errors
+ * anchors, determinism and the deterministic cap, bad input, coarse
+ * against 100x finer sampling of the same instances, and steps (breaks)
+ * that keep rate jumps sharp. The measured errors
  * are printed as TAP comments ("# ..."). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -542,6 +543,65 @@ static void refit_under_weights(void **state)
     points_free(&p);
 }
 
+/* Steps (fold_fit_options.breaks) at the true phase changes keep the rate
+ * sharp there: near the steps (within +-0.03, where the fit without them
+ * ramps) its error drops, away from them it stays as small; the curve keeps
+ * its invariants; the steps are recorded in the curve (those too close to
+ * an edge or to another step are not taken), and a refit of the same points
+ * with unit weights (the bootstrap's replicates, fitted the same way) gives
+ * the curve back. */
+static void steps_keep_jumps(void **state)
+{
+    (void)state;
+    points p = { 0 };
+    simulate(&classic, NINST, 0.125, JITTER, NOISE, 31, 32, &p); /* about 8 samples per instance */
+    fold_cloud cl = { p.x, p.y, p.n };
+    fold_fit_options o;
+    fold_fit_defaults(&o);
+    fold_curve plain, steps;
+    assert_int_equal(fold_fit_cumulative(&cl, &o, &plain), 0);
+    const double breaks[] = { 0.001, 0.4, 0.401, 0.9, 0.999 }; /* only 0.4 and 0.9 can be steps */
+    o.breaks = breaks;
+    o.nbreaks = 5;
+    assert_int_equal(fold_fit_cumulative(&cl, &o, &steps), 0);
+    check_curve_x(&steps, 0);
+    assert_int_equal(plain.nbreaks, 0);
+    assert_null(plain.breaks);
+    assert_int_equal(steps.nbreaks, 2);
+    assert_true(steps.breaks[0] == 0.4 && steps.breaks[1] == 0.9);
+    /* near the steps: the error of the points within +-0.03 of them */
+    double near_plain = 0.0, near_steps = 0.0;
+    size_t nnear = 0;
+    for (size_t i = 0; i < plain.grid; i++)
+        if (fabs(plain.x[i] - 0.4) <= 0.03 + 1e-12 || fabs(plain.x[i] - 0.9) <= 0.03 + 1e-12) {
+            double t = truth_rate(&classic, plain.x[i]);
+            near_plain += fabs(plain.rate[i] - t);
+            near_steps += fabs(steps.rate[i] - t);
+            nnear++;
+        }
+    near_plain /= (double)nnear;
+    near_steps /= (double)nnear;
+    double away_plain = rate_mae(&plain, &classic, 0.03, NULL), away_steps = rate_mae(&steps, &classic, 0.03, NULL);
+    printf("# steps at 0.4 and 0.9: rate MAE within +-0.03 of them %.4f (without: %.4f), away %.4f (without: "
+           "%.4f) of the mean rate; GCV %.3g (without: %.3g)\n",
+           near_steps, near_plain, away_steps, away_plain, steps.gcv, plain.gcv);
+    assert_true(near_steps < 0.5 * near_plain);
+    assert_true(away_steps < 0.03);
+    assert_true(steps.gcv < plain.gcv);
+    fold_fit_design *d = fold_fit_design_new(&cl, &steps);
+    assert_non_null(d);
+    double cum[101], rate[101], worst = 0.0;
+    assert_int_equal(fold_fit_refit(d, NULL, 1.0, cum, rate), 0);
+    for (size_t i = 0; i < steps.grid; i++)
+        worst = fmax(worst, fabs(rate[i] - steps.rate[i]));
+    printf("# refit with the steps, unit weights: largest rate difference %.4f of the mean rate\n", worst);
+    assert_true(worst < 0.05);
+    fold_fit_design_free(d);
+    fold_curve_free(&plain);
+    fold_curve_free(&steps);
+    points_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -557,6 +617,7 @@ int main(void)
         cmocka_unit_test(fixed_smoothing),
         cmocka_unit_test(coarse_matches_fine),
         cmocka_unit_test(refit_under_weights),
+        cmocka_unit_test(steps_keep_jumps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
