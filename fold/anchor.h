@@ -27,7 +27,9 @@ typedef struct {
  *   3. else (one chain down to the leaf) the caller of the code that opens or
  *      closes the region: the function that calls `callers[i]` (the functions
  *      holding the region's boundary calls) wherever the trace's calling
- *      contexts show it, else the deepest function of `known` (the deepest
+ *      contexts show it, else the chain's function nearest above them in
+ *      those contexts (boundary calls made in helpers off the chain), else
+ *      the deepest function of `known` (the deepest
  *      common callers of the regions folded before), else the outermost frame
  *      of the chain declared in the same file as a caller, else `main`, found
  *      on the chain; the leaf's caller when that is the leaf (the leaf calls
