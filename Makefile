@@ -112,7 +112,7 @@ TOOLS += $(BUILD)/tests/truth_app
 TOOLS += $(BUILD)/bench/omp_region_cost
 # hcafold's reading side (fold/read, regions, points) and its test tools
 FOLD_READ_SRC := fold/read.c fold/read_archive.c fold/read_defs.c fold/read_events.c fold/read_pool.c \
-    fold/regions.c fold/sites.c fold/paths.c fold/anchor.c fold/points.c
+    fold/regions.c fold/sites.c fold/paths.c fold/anchor.c fold/forks.c fold/points.c
 FOLD_READ_OBJ := $(call fold_obj,$(FOLD_READ_SRC)) $(call lib_obj,$(SCHEMA_READ_SRC))
 TOOLS += $(BUILD)/tests/hcasynth $(BUILD)/tests/foldstat $(BUILD)/tests/foldcheck $(BUILD)/tests/modelcheck
 

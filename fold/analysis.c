@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "anchor.h"
+#include "forks.h"
 #include "hca_schema.h"
 #include "model.h"
 #include "points.h"
@@ -438,8 +439,9 @@ static int fold_source(const fold_trace *t, const fold_points *p, const fold_opt
     g->line_x = malloc((p->ns + 1) * sizeof(double));
     g->line_no = malloc((p->ns + 1) * sizeof(uint32_t));
     g->line_fn = malloc((p->ns + 1) * sizeof(char *));
+    uint32_t *bodies = fold_fork_bodies(t);
     int rc = -1;
-    if (!path || !frames || !stacks || !stack_instance || !g->line_x || !g->line_no || !g->line_fn)
+    if (!path || !frames || !stacks || !stack_instance || !g->line_x || !g->line_no || !g->line_fn || !bodies)
         goto out;
     if (!anchor && !every_stack_holds(t, p, chosen, nchosen, anchor2, path))
         anchor2 = NULL; /* cut and uncut stacks would split at the root */
@@ -449,18 +451,23 @@ static int fold_source(const fold_trace *t, const fold_points *p, const fold_opt
         uint32_t ctx = p->scontext[i];
         if (ctx == FOLD_NONE || ctx >= t->ncontexts)
             continue;
-        uint32_t n = sampled_frames(t, ctx, path), cut = anchor_depth(t, path, n, anchor);
+        uint32_t body, n = sampled_frames(t, ctx, path), kept = fold_fork_cut(t, bodies, path, n, &body);
+        const uint32_t *fr = path + (n - kept); /* leaf first, without the runtime's frames below a fork */
+        n = kept;
+        uint32_t cut = anchor_depth(t, fr, n, anchor);
         if (cut == UINT32_MAX)
-            cut = anchor_depth(t, path, n, anchor2);
+            cut = anchor_depth(t, fr, n, anchor2);
         if (cut == UINT32_MAX)
             cut = 0;
         uint32_t depth = n - cut;
         fold_frame *f = frames + used;
         /* root to leaf into frames[0 .. depth-1], the anchor's frame at 0 */
         for (uint32_t d = 0; d < depth; d++) {
-            const fold_context_def *c = &t->contexts[path[depth - 1 - d]];
+            const fold_context_def *c = &t->contexts[fr[depth - 1 - d]];
             f[d] = (fold_frame){ c->region, c->line };
         }
+        if (body != FOLD_NONE && depth)
+            f[depth - 1] = (fold_frame){ body, 0 }; /* the fork's runtime frame: the body it runs */
         stack_instance[nstacks] = p->sinstance[i];
         stacks[nstacks++] = (fold_stack_sample){ p->sx[i], f, depth };
         used += depth;
@@ -525,6 +532,7 @@ static int fold_source(const fold_trace *t, const fold_points *p, const fold_opt
 out:
     free(chosen);
     free(path);
+    free(bodies);
     free(frames);
     free(stacks);
     free(stack_instance);
