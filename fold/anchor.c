@@ -95,11 +95,17 @@ uint32_t fold_anchor_depth(const fold_trace *t, const fold_stack_sample *s, size
         goto out;
     memset(on, 1, n);
     for (uint32_t d = 0;; d++) {
-        size_t k = 0;
-        for (size_t i = 0; i < n; i++)
+        size_t k = 0, ended = 0;
+        for (size_t i = 0; i < n; i++) {
             if (on[i] && s[i].depth > d)
                 scratch[k++] = s[i].frames[d].function;
-        if (k == 0)
+            ended += on[i] && s[i].depth == d;
+        }
+        /* the chain ends where more than a tenth of its samples end (time in
+         * its last function itself, or the OpenMP runtime's time given to a
+         * body, forks.h): the code below is one part of the region, not its
+         * common path */
+        if (k == 0 || (d > 0 && (double)ended > (1.0 - COMMON_SHARE) * (double)(k + ended)))
             break;
         size_t best_n;
         uint32_t best = fold_most_frequent(scratch, k, &best_n);

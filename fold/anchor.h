@@ -21,7 +21,8 @@ typedef struct {
 
 /* The depth (0 = the root frame) to cut the stacks at:
  *   1. the common path: from the root, the frames where one function holds 90 %
- *      of the samples that reach that depth;
+ *      of the samples that reach that depth, ending where more than 10 % of
+ *      them end (in its last function itself);
  *   2. if the samples split below it (another function at the next depth):
  *      its last frame, the deepest common caller;
  *   3. else (one chain down to the leaf) the caller of the code that opens or

@@ -148,6 +148,31 @@ static void one_chain_cut_above_the_boundary_helpers(void **state)
     free(s);
 }
 
+/* Most samples end in one function (an OpenMP body to which the master's
+ * time waiting at the join is given, forks.h) and a few go on into a
+ * kernel and split below it: the chain ends at that function, not at the
+ * kernel; cut deeper than where most stacks end, they were cut at their
+ * leaves and TeaLeaf's calc_ur burst banded its leaves. */
+static void chain_ends_where_most_samples_end(void **state)
+{
+    (void)state;
+    fold_trace t;
+    make_trace(&t, NULL, 0);
+    static const uint32_t body[] = { START, LIBC, MAIN, STEP, UPDATE },
+                          a[] = { START, LIBC, MAIN, STEP, UPDATE, KERNEL, STENCIL },
+                          b[] = { START, LIBC, MAIN, STEP, UPDATE, KERNEL, HALO };
+    fold_frame fw[5], fa[7], fb[7];
+    fold_stack_sample *sw = stacks_of(body, 5, 6, fw), *sa = stacks_of(a, 7, 2, fa), *sb = stacks_of(b, 7, 2, fb);
+    fold_stack_sample s[10];
+    memcpy(s, sw, sizeof(*s) * 6);
+    memcpy(s + 6, sa, sizeof(*s) * 2);
+    memcpy(s + 8, sb, sizeof(*s) * 2);
+    assert_int_equal(fold_anchor_depth(&t, s, 10, NULL, 0, NULL), 2); /* main: time_step below */
+    free(sw);
+    free(sa);
+    free(sb);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -156,6 +181,7 @@ int main(void)
         cmocka_unit_test(one_chain_cut_where_an_earlier_region_split),
         cmocka_unit_test(one_chain_whose_leaf_calls_the_boundary),
         cmocka_unit_test(one_chain_cut_above_the_boundary_helpers),
+        cmocka_unit_test(chain_ends_where_most_samples_end),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
