@@ -1,5 +1,6 @@
-/* forks.c: the samples of the thread that forks an OpenMP team, taken in the
- * runtime, given to the body it forked (the rule is in forks.h). */
+/* forks.c: samples taken in the OpenMP runtime: the forking thread's given to
+ * the body it forked, any thread's in a barrier named as the barrier (the
+ * rule is in forks.h). */
 #include "forks.h"
 
 #include <stdlib.h>
@@ -47,13 +48,30 @@ uint32_t *fold_fork_bodies(const fold_trace *t)
     return bodies;
 }
 
+/* Whether context c is a barrier's node (explicit or implicit, or a taskwait):
+ * what runs below it is the runtime waiting. */
+static int barrier_node(const fold_trace *t, uint32_t c)
+{
+    uint32_t r = c < t->ncontexts ? t->contexts[c].region : FOLD_NONE;
+    if (r >= t->nregions || t->regions[r].kind != FOLD_KIND_OPENMP)
+        return 0;
+    int role = t->regions[r].role;
+    return role == OTF2_REGION_ROLE_BARRIER || role == OTF2_REGION_ROLE_IMPLICIT_BARRIER ||
+           role == OTF2_REGION_ROLE_TASK_WAIT;
+}
+
 uint32_t fold_fork_cut(const fold_trace *t, const uint32_t *bodies, const uint32_t *path, uint32_t n,
                        uint32_t *body)
 {
     *body = FOLD_NONE;
-    /* from the root: the first runtime frame below a frame of the program's */
+    /* from the root: the first frame under a barrier, or the first runtime
+     * frame below a frame of the program's */
     for (uint32_t d = 1; bodies && d < n; d++) {
         uint32_t here = path[n - 1 - d], caller = path[n - d];
+        if (barrier_node(t, t->contexts[here].parent)) {
+            *body = t->contexts[t->contexts[here].parent].region;
+            return d + 1;
+        }
         if (!fold_runtime_function(t, t->contexts[here].region))
             continue;
         if (fold_runtime_function(t, t->contexts[caller].region))
