@@ -42,8 +42,12 @@ uint32_t *fold_fork_bodies(const fold_trace *t)
         uint32_t p = t->contexts[region_node].parent;
         while (p < t->ncontexts && !is_function(t, p))
             p = t->contexts[p].parent;
-        if (p < t->ncontexts)
-            bodies[p] = bodies[p] == FOLD_NONE || bodies[p] == fn ? fn : FOLD_FORK_MANY;
+        /* bodies of one name are one body (C++: the outlined clone and its
+         * inlined frames are several functions of the region's name) */
+        if (p < t->ncontexts && bodies[p] != FOLD_FORK_MANY)
+            bodies[p] = bodies[p] == FOLD_NONE || strcmp(t->regions[bodies[p]].name, t->regions[fn].name) == 0
+                            ? (bodies[p] == FOLD_NONE ? fn : bodies[p])
+                            : FOLD_FORK_MANY;
     }
     return bodies;
 }
