@@ -517,7 +517,7 @@ static int fold_source(const fold_trace *t, const fold_points *p, const fold_opt
             double mid = (bands[i].start + bands[i].end) / 2;
             for (size_t k = 0; k < nbands && bands[i].depth > 0; k++)
                 if (bands[k].depth + 1 == bands[i].depth && bands[k].start <= mid && mid < bands[k].end &&
-                    bands[k].function < t->nregions)
+                    r && bands[k].function < t->nregions)
                     caller = t->regions[bands[k].function].name;
             g->bands[g->nbands++] = (fold_band_result){ r ? r->name : "?", r ? r->file : "", caller,
                                                         bands[i].line, bands[i].start, bands[i].end,
