@@ -145,7 +145,7 @@ static const double *take_values(loc_state *S, OTF2_TimeStamp ts, int keep)
  * it is at least the instance's CPU time left (docs/output.md, "Tool time"). */
 static void bound_removal(const loc_state *S, fold_instance *in, const double *c0, const double *c1)
 {
-    for (size_t i = 0; i < S->t->ncounters; i++) {
+    for (size_t i = 0; c0 && c1 && i < S->t->ncounters; i++) {
         if (!S->t->counters[i].counts_cpu || !isfinite(c0[i]) || !isfinite(c1[i]))
             continue;
         double cpu = c1[i] - c0[i], wall = (double)(in->t1 - in->t0);
