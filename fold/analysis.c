@@ -466,8 +466,12 @@ static int fold_source(const fold_trace *t, const fold_points *p, const fold_opt
             const fold_context_def *c = &t->contexts[fr[depth - 1 - d]];
             f[d] = (fold_frame){ c->region, c->line };
         }
+        /* the fork's runtime frame: the body it runs; a barrier's: the barrier, at its line
+         * in the frame above */
         if (body != FOLD_NONE && depth)
-            f[depth - 1] = (fold_frame){ body, 0 }; /* the fork's runtime frame: the body it runs */
+            f[depth - 1] = (fold_frame){ body, t->regions[body].kind != FOLD_KIND_FUNCTION && depth >= 2
+                                                   ? f[depth - 2].line
+                                                   : 0 };
         stack_instance[nstacks] = p->sinstance[i];
         stacks[nstacks++] = (fold_stack_sample){ p->sx[i], f, depth };
         used += depth;
@@ -513,13 +517,17 @@ static int fold_source(const fold_trace *t, const fold_points *p, const fold_opt
                 continue;
             const fold_region_def *r = bands[i].function < t->nregions ? &t->regions[bands[i].function] : NULL;
             /* the caller: the band one depth up over this band's middle */
-            const char *caller = NULL;
+            const char *caller = NULL, *file = r ? r->file : "";
             double mid = (bands[i].start + bands[i].end) / 2;
             for (size_t k = 0; k < nbands && bands[i].depth > 0; k++)
                 if (bands[k].depth + 1 == bands[i].depth && bands[k].start <= mid && mid < bands[k].end &&
-                    r && bands[k].function < t->nregions)
+                    r && bands[k].function < t->nregions) {
                     caller = t->regions[bands[k].function].name;
-            g->bands[g->nbands++] = (fold_band_result){ r ? r->name : "?", r ? r->file : "", caller,
+                    /* a construct (omp barrier): its line is in its caller's file */
+                    if ((!file || !*file) && r->kind != FOLD_KIND_FUNCTION)
+                        file = t->regions[bands[k].function].file;
+                }
+            g->bands[g->nbands++] = (fold_band_result){ r ? r->name : "?", file, caller,
                                                         bands[i].line, bands[i].start, bands[i].end,
                                                         bands[i].share, bands[i].purity, bands[i].depth,
                                                         share_lo[i], share_hi[i] };

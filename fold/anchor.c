@@ -39,7 +39,8 @@ static uint32_t caller_of(const fold_trace *t, const uint32_t *chain, uint32_t l
         const fold_context_def *x = &t->contexts[c];
         if (x->parent >= t->ncontexts || strcmp(region_name(t, x->region), callee) != 0)
             continue;
-        for (uint32_t p = x->parent, hops = 0; p < t->ncontexts && hops < t->ncontexts; p = t->contexts[p].parent, hops++) {
+        for (uint32_t p = x->parent, hops = 0; p < t->ncontexts && hops < t->ncontexts;
+             p = t->contexts[p].parent, hops++) {
             uint32_t d = on_chain(t, chain, len, region_name(t, t->contexts[p].region));
             if (d != UINT32_MAX && (best == UINT32_MAX || d > best))
                 best = d;

@@ -426,7 +426,8 @@ static OTF2_CallbackCode ev_sample(OTF2_LocationRef loc, OTF2_TimeStamp ts, uint
         S->bad = FOLD_ERR_NOMEM;
         return OTF2_CALLBACK_INTERRUPT;
     }
-    L->samples[L->nsamples++] = (fold_sample){ at, cc == OTF2_UNDEFINED_CALLING_CONTEXT ? FOLD_NONE : cc, c, S->tool_ns };
+    L->samples[L->nsamples++] =
+        (fold_sample){ at, cc == OTF2_UNDEFINED_CALLING_CONTEXT ? FOLD_NONE : cc, c, S->tool_ns };
     return S->bad ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
 }
 
