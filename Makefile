@@ -112,7 +112,7 @@ TOOLS += $(BUILD)/tests/truth_app
 TOOLS += $(BUILD)/bench/omp_region_cost
 # hcafold's reading side (fold/read, regions, points) and its test tools
 FOLD_READ_SRC := fold/read.c fold/read_archive.c fold/read_defs.c fold/read_events.c fold/read_pool.c \
-    fold/regions.c fold/sites.c fold/paths.c fold/anchor.c fold/points.c
+    fold/regions.c fold/sites.c fold/paths.c fold/anchor.c fold/forks.c fold/points.c
 FOLD_READ_OBJ := $(call fold_obj,$(FOLD_READ_SRC)) $(call lib_obj,$(SCHEMA_READ_SRC))
 TOOLS += $(BUILD)/tests/hcasynth $(BUILD)/tests/foldstat $(BUILD)/tests/foldcheck $(BUILD)/tests/modelcheck
 
@@ -288,6 +288,7 @@ $(BUILD)/tests/test_source_path: $(call lib_obj,src/hca_source_path.c)
 $(BUILD)/tests/test_sources: $(call fold_obj,fold/sources.c) $(call lib_obj,src/hca_source_path.c)
 $(BUILD)/tests/test_html_svg: $(call fold_obj,fold/html_svg.c fold/outdir.c)
 $(BUILD)/tests/test_anchor: $(call fold_obj,fold/anchor.c)
+$(BUILD)/tests/test_forks: $(call fold_obj,fold/forks.c)
 $(BUILD)/tests/test_code_paths: $(call fold_obj,fold/paths.c fold/anchor.c)
 $(BUILD)/tests/test_fit $(BUILD)/tests/test_segment: $(call fold_obj,fold/fit.c fold/segment.c)
 $(BUILD)/tests/test_read $(BUILD)/tests/test_regions $(BUILD)/tests/test_points: $(FOLD_READ_OBJ)

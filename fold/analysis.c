@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "anchor.h"
+#include "forks.h"
 #include "hca_schema.h"
 #include "model.h"
 #include "points.h"
@@ -504,8 +505,9 @@ static int fold_source(const fold_trace *t, const fold_points *p, const fold_opt
     g->line_x = malloc((p->ns + 1) * sizeof(double));
     g->line_no = malloc((p->ns + 1) * sizeof(uint32_t));
     g->line_fn = malloc((p->ns + 1) * sizeof(char *));
+    uint32_t *bodies = fold_fork_bodies(t);
     int rc = -1;
-    if (!path || !frames || !stacks || !stack_instance || !g->line_x || !g->line_no || !g->line_fn)
+    if (!path || !frames || !stacks || !stack_instance || !g->line_x || !g->line_no || !g->line_fn || !bodies)
         goto out;
     if (!anchor && !every_stack_holds(t, p, chosen, nchosen, anchor2, path))
         anchor2 = NULL; /* cut and uncut stacks would split at the root */
@@ -515,18 +517,27 @@ static int fold_source(const fold_trace *t, const fold_points *p, const fold_opt
         uint32_t ctx = p->scontext[i];
         if (ctx == FOLD_NONE || ctx >= t->ncontexts)
             continue;
-        uint32_t n = sampled_frames(t, ctx, path), cut = anchor_depth(t, path, n, anchor);
+        uint32_t body, n = sampled_frames(t, ctx, path), kept = fold_fork_cut(t, bodies, path, n, &body);
+        const uint32_t *fr = path + (n - kept); /* leaf first, without the runtime's frames below a fork */
+        n = kept;
+        uint32_t cut = anchor_depth(t, fr, n, anchor);
         if (cut == UINT32_MAX)
-            cut = anchor_depth(t, path, n, anchor2);
+            cut = anchor_depth(t, fr, n, anchor2);
         if (cut == UINT32_MAX)
             cut = 0;
         uint32_t depth = n - cut;
         fold_frame *f = frames + used;
         /* root to leaf into frames[0 .. depth-1], the anchor's frame at 0 */
         for (uint32_t d = 0; d < depth; d++) {
-            const fold_context_def *c = &t->contexts[path[depth - 1 - d]];
+            const fold_context_def *c = &t->contexts[fr[depth - 1 - d]];
             f[d] = (fold_frame){ c->region, c->line };
         }
+        /* the fork's runtime frame: the body it runs; a barrier's: the barrier, at its line
+         * in the frame above */
+        if (body != FOLD_NONE && depth)
+            f[depth - 1] = (fold_frame){ body, t->regions[body].kind != FOLD_KIND_FUNCTION && depth >= 2
+                                                   ? f[depth - 2].line
+                                                   : 0 };
         stack_instance[nstacks] = p->sinstance[i];
         stacks[nstacks++] = (fold_stack_sample){ p->sx[i], f, depth };
         used += depth;
@@ -572,13 +583,17 @@ static int fold_source(const fold_trace *t, const fold_points *p, const fold_opt
                 continue;
             const fold_region_def *r = bands[i].function < t->nregions ? &t->regions[bands[i].function] : NULL;
             /* the caller: the band one depth up over this band's middle */
-            const char *caller = NULL;
+            const char *caller = NULL, *file = r ? r->file : "";
             double mid = (bands[i].start + bands[i].end) / 2;
             for (size_t k = 0; k < nbands && bands[i].depth > 0; k++)
                 if (bands[k].depth + 1 == bands[i].depth && bands[k].start <= mid && mid < bands[k].end &&
-                    bands[k].function < t->nregions)
+                    r && bands[k].function < t->nregions) {
                     caller = t->regions[bands[k].function].name;
-            g->bands[g->nbands++] = (fold_band_result){ r ? r->name : "?", r ? r->file : "", caller,
+                    /* a construct (omp barrier): its line is in its caller's file */
+                    if ((!file || !*file) && r->kind != FOLD_KIND_FUNCTION)
+                        file = t->regions[bands[k].function].file;
+                }
+            g->bands[g->nbands++] = (fold_band_result){ r ? r->name : "?", file, caller,
                                                         bands[i].line, bands[i].start, bands[i].end,
                                                         bands[i].share, bands[i].purity, bands[i].depth,
                                                         share_lo[i], share_hi[i] };
@@ -591,6 +606,7 @@ static int fold_source(const fold_trace *t, const fold_points *p, const fold_opt
 out:
     free(chosen);
     free(path);
+    free(bodies);
     free(frames);
     free(stacks);
     free(stack_instance);

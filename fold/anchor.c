@@ -28,17 +28,25 @@ static uint32_t on_chain(const fold_trace *t, const uint32_t *chain, uint32_t le
 }
 
 /* Where the calling contexts show `callee` called: the deepest frame of the
- * chain running one of its callers. */
-static uint32_t caller_of(const fold_trace *t, const uint32_t *chain, uint32_t len, const char *callee)
+ * chain running one of its callers; with `through` set, one of its callers'
+ * callers at any distance (the boundary call made in helpers off the chain:
+ * CoMD's time step calls redistributeAtoms -> haloExchange -> exchangeData,
+ * whose MPI_Sendrecv bounds the burst in which it then calls computeForce). */
+static uint32_t caller_of(const fold_trace *t, const uint32_t *chain, uint32_t len, const char *callee, int through)
 {
     uint32_t best = UINT32_MAX;
     for (size_t c = 0; c < t->ncontexts; c++) {
         const fold_context_def *x = &t->contexts[c];
         if (x->parent >= t->ncontexts || strcmp(region_name(t, x->region), callee) != 0)
             continue;
-        uint32_t d = on_chain(t, chain, len, region_name(t, t->contexts[x->parent].region));
-        if (d != UINT32_MAX && (best == UINT32_MAX || d > best))
-            best = d;
+        for (uint32_t p = x->parent, hops = 0; p < t->ncontexts && hops < t->ncontexts;
+             p = t->contexts[p].parent, hops++) {
+            uint32_t d = on_chain(t, chain, len, region_name(t, t->contexts[p].region));
+            if (d != UINT32_MAX && (best == UINT32_MAX || d > best))
+                best = d;
+            if (!through || d != UINT32_MAX)
+                break; /* the nearest caller on the chain */
+        }
     }
     return best;
 }
@@ -88,11 +96,17 @@ uint32_t fold_anchor_depth(const fold_trace *t, const fold_stack_sample *s, size
         goto out;
     memset(on, 1, n);
     for (uint32_t d = 0;; d++) {
-        size_t k = 0;
-        for (size_t i = 0; i < n; i++)
+        size_t k = 0, ended = 0;
+        for (size_t i = 0; i < n; i++) {
             if (on[i] && s[i].depth > d)
                 scratch[k++] = s[i].frames[d].function;
-        if (k == 0)
+            ended += on[i] && s[i].depth == d;
+        }
+        /* the chain ends where more than a tenth of its samples end (time in
+         * its last function itself, or the OpenMP runtime's time given to a
+         * body, forks.h): the code below is one part of the region, not its
+         * common path */
+        if (k == 0 || (d > 0 && (double)ended > (1.0 - COMMON_SHARE) * (double)(k + ended)))
             break;
         size_t best_n;
         uint32_t best = fold_most_frequent(scratch, k, &best_n);
@@ -117,9 +131,10 @@ uint32_t fold_anchor_depth(const fold_trace *t, const fold_stack_sample *s, size
         goto out;
     }
     uint32_t d = UINT32_MAX;
-    for (size_t i = 0; i < ncallers && d == UINT32_MAX; i++)
-        if (callers[i])
-            d = caller_of(t, chain, len, callers[i]);
+    for (int through = 0; through < 2 && d == UINT32_MAX; through++)
+        for (size_t i = 0; i < ncallers && d == UINT32_MAX; i++)
+            if (callers[i])
+                d = caller_of(t, chain, len, callers[i], through);
     for (uint32_t k = len - 1; known && k > 0 && d == UINT32_MAX; k--) /* the leaf calls nothing */
         for (size_t i = 0; i < known->n && d == UINT32_MAX; i++)
             if (chain[k - 1] == known->functions[i])

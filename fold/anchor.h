@@ -21,13 +21,16 @@ typedef struct {
 
 /* The depth (0 = the root frame) to cut the stacks at:
  *   1. the common path: from the root, the frames where one function holds 90 %
- *      of the samples that reach that depth;
+ *      of the samples that reach that depth, ending where more than 10 % of
+ *      them end (in its last function itself);
  *   2. if the samples split below it (another function at the next depth):
  *      its last frame, the deepest common caller;
  *   3. else (one chain down to the leaf) the caller of the code that opens or
  *      closes the region: the function that calls `callers[i]` (the functions
  *      holding the region's boundary calls) wherever the trace's calling
- *      contexts show it, else the deepest function of `known` (the deepest
+ *      contexts show it, else the chain's function nearest above them in
+ *      those contexts (boundary calls made in helpers off the chain), else
+ *      the deepest function of `known` (the deepest
  *      common callers of the regions folded before), else the outermost frame
  *      of the chain declared in the same file as a caller, else `main`, found
  *      on the chain; the leaf's caller when that is the leaf (the leaf calls

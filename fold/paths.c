@@ -178,9 +178,7 @@ int fold_paths_find(const fold_trace *t, const fold_instance *ins, size_t n, fol
             int copy = k > 0 && s[k - 1].instance == i && same_interrupt(t, sample - 1, sample);
             for (uint32_t d = len; d > 0 && c < t->ncontexts; d--, c = t->contexts[c].parent)
                 frames[f + d - 1] = t->contexts[c].region;
-            double x = ins[i].t1 > ins[i].t0 && sample->t > ins[i].t0
-                           ? (double)(sample->t - ins[i].t0) / (double)(ins[i].t1 - ins[i].t0)
-                           : 0.0;
+            double x = fold_instance_x(&ins[i], sample);
             uint8_t bin = (uint8_t)(x >= 1.0 ? TIME_BINS - 1 : (int)(x * TIME_BINS));
             s[k++] = (stack){ frames + f, len, (uint32_t)i, copy, bin };
             f += len;

@@ -222,7 +222,7 @@ int fold_points_build(const fold_trace *t, const fold_region *r, fold_points *ou
             out->used_instances++;
             dur_sum += d;
             for (size_t s = 0; s < in->nsamples; s++) {
-                out->sx[out->ns] = (double)(sm[s].t - in->t0) / d;
+                out->sx[out->ns] = fold_instance_x(in, &sm[s]);
                 out->scontext[out->ns] = sm[s].context;
                 out->sinstance[out->ns] = out->used_instances - 1;
                 out->ns++;
@@ -243,7 +243,7 @@ int fold_points_build(const fold_trace *t, const fold_region *r, fold_points *ou
             vec2 *v = is_used ? &used[c] : &excl[c], *f = is_used ? &frac[c] : &exfrac[c];
             for (size_t s = 0; s < in->nsamples; s++) {
                 double F = total > 0 ? (sm[s].values[c] - in->c0[c]) / total : 0.0;
-                if (push(v, (double)(sm[s].t - in->t0) / d, F) || push(f, rho, F))
+                if (push(v, fold_instance_x(in, &sm[s]), F) || push(f, rho, F))
                     goto nomem;
             }
         }

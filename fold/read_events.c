@@ -136,6 +136,28 @@ static const double *take_values(loc_state *S, OTF2_TimeStamp ts, int keep)
     return v;
 }
 
+/* The tracer's wall time removed from an instance is at most its CPU time
+ * removed plus the instance's time off CPU: a thread's CPU time never exceeds
+ * its wall time, so neither can what is left of them. Where the two totals
+ * disagree (the tracer's wall time measured longer than it was, as in
+ * LULESH's 3.4 us OpenMP regions with 8 ranks on 2 cores: 0.071 s removed,
+ * 0.064 s left, 1.04 CPUs), the duration gets back what was removed too much:
+ * it is at least the instance's CPU time left (docs/output.md, "Tool time"). */
+static void bound_removal(const loc_state *S, fold_instance *in, const double *c0, const double *c1)
+{
+    for (size_t i = 0; c0 && c1 && i < S->t->ncounters; i++) {
+        if (!S->t->counters[i].counts_cpu || !isfinite(c0[i]) || !isfinite(c1[i]))
+            continue;
+        double cpu = c1[i] - c0[i], wall = (double)(in->t1 - in->t0);
+        if (!(cpu > wall) || cpu > wall + (double)in->tool_ns)
+            continue; /* within the wall time, or more than the removal explains (another cause) */
+        uint64_t back = (uint64_t)ceil(cpu - wall);
+        in->t1 += back;
+        in->back_ns += back;
+        in->tool_ns -= back < in->tool_ns ? back : in->tool_ns;
+    }
+}
+
 /* An instance from t0 to t1 (ns, untraced_ns) that began when the tracer's
  * time was tool0. */
 static int add_instance(loc_state *S, int kind, uint32_t open_cc, uint32_t close_cc, uint64_t t0, uint64_t t1,
@@ -150,6 +172,9 @@ static int add_instance(loc_state *S, int kind, uint32_t open_cc, uint32_t close
     in->t0 = t0;
     in->t1 = t1;
     in->tool_ns = S->tool_ns > tool0 ? S->tool_ns - tool0 : 0;
+    in->back_ns = 0;
+    in->tool0_ns = tool0;
+    bound_removal(S, in, c0, c1);
     in->c0 = c0;
     in->c1 = c1;
     in->first_sample = first;
@@ -401,7 +426,8 @@ static OTF2_CallbackCode ev_sample(OTF2_LocationRef loc, OTF2_TimeStamp ts, uint
         S->bad = FOLD_ERR_NOMEM;
         return OTF2_CALLBACK_INTERRUPT;
     }
-    L->samples[L->nsamples++] = (fold_sample){ at, cc == OTF2_UNDEFINED_CALLING_CONTEXT ? FOLD_NONE : cc, c };
+    L->samples[L->nsamples++] =
+        (fold_sample){ at, cc == OTF2_UNDEFINED_CALLING_CONTEXT ? FOLD_NONE : cc, c, S->tool_ns };
     return S->bad ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
 }
 

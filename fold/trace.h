@@ -66,6 +66,7 @@ typedef struct {
     uint64_t t;            /* ns, without the tracer's own time (see fold_instance) */
     uint32_t context;      /* leaf calling context of the sampled stack, or FOLD_NONE */
     const double *values;  /* per trace counter; NAN where not measured (never NULL when ncounters > 0) */
+    uint64_t tool_ns;      /* the tracer's time removed before it (as t), ns */
 } fold_sample;
 
 /* One instance of a region on one location. Times and CPU-time counters are
@@ -75,6 +76,8 @@ typedef struct {
 typedef struct {
     uint64_t t0, t1;       /* enter and leave (bursts: leave of the opening MPI call, enter of the closing one), ns */
     uint64_t tool_ns;      /* the tracer's own time inside the instance, removed from t1 - t0 */
+    uint64_t back_ns;      /* removed too much (more than the CPU time left allows): put back */
+    uint64_t tool0_ns;     /* the tracer's time removed before t0 */
     const double *c0, *c1; /* counter values at t0/t1, per trace counter; NAN where not measured */
     size_t first_sample, nsamples; /* its samples: locations[location].samples[first_sample ...] */
     uint32_t location;     /* index into fold_trace.locations */
@@ -82,6 +85,19 @@ typedef struct {
     int16_t kind;          /* enum fold_kind */
     int16_t excluded;      /* enum fold_exclusion */
 } fold_instance;
+
+/* Where sample s falls in instance in, 0 to 1: the time put back into the
+ * instance (back_ns) given back to its samples in proportion to the tracer's
+ * time removed before each, as it was removed too much in proportion. */
+static inline double fold_instance_x(const fold_instance *in, const fold_sample *s)
+{
+    if (in->t1 <= in->t0 || s->t <= in->t0)
+        return 0.0;
+    double t = (double)(s->t - in->t0);
+    if (in->back_ns && s->tool_ns > in->tool0_ns)
+        t += (double)in->back_ns * (double)(s->tool_ns - in->tool0_ns) / (double)(in->tool_ns + in->back_ns);
+    return t / (double)(in->t1 - in->t0);
+}
 
 /* Time a location spent in MPI calls made at one call site (outermost calls only). */
 typedef struct {

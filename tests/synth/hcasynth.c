@@ -59,6 +59,7 @@ typedef struct {
     double outliers, outlier_factor, noise, fine;
     double skew_us; /* a sample's counter values are those of this much later */
     double sample_cost_us; /* the tracer's time per sample, after its timestamp (recorded) */
+    double tool_time_long; /* the recorded tool:time is (1 + this) x the tracer's time (tool:cpu exact) */
     synth_func funcs[SYNTH_MAX_FUNCS];
     size_t nfuncs;
     int kind;
@@ -177,6 +178,9 @@ static void usage(FILE *f)
             "                         later event is C us later, task-clock counts it, and the\n"
             "                         trace records it as the tracer does (\"tool:\" metrics;\n"
             "                         the truth stays the program's own; default 0: not recorded)\n"
+            "  --tool-time-long F     the tracer's wall time is recorded (1 + F) times as long as it\n"
+            "                         was (its CPU time exactly): a removal that takes more wall\n"
+            "                         time from an instance than it spent (default 0)\n"
             "  --lost-samples N       samples reported lost per location in the sampling statistics\n"
             "                         (written half way and at the end; default 0)\n"
             "  --creator NAME         the archive's creator (default hcasynth), to pose as another tool\n"
@@ -226,6 +230,7 @@ static int parse_options(int argc, char **argv, options *o)
         { "lost-samples", required_argument, NULL, 'L' },
         { "skew-us", required_argument, NULL, 'W' },
         { "sample-cost-us", required_argument, NULL, 'C' },
+        { "tool-time-long", required_argument, NULL, 'T' },
         { "model", required_argument, NULL, 'M' },
         { "creator", required_argument, NULL, 'Y' },
         { "nonconformant", no_argument, NULL, 'X' },
@@ -347,6 +352,9 @@ static int parse_options(int argc, char **argv, options *o)
             break;
         case 'C':
             bad = parse_num("sample-cost-us", optarg, 0, 1e6, &o->sample_cost_us);
+            break;
+        case 'T':
+            bad = parse_num("tool-time-long", optarg, 0, 100, &o->tool_time_long);
             break;
         case 'M':
             o->model = optarg;
@@ -577,7 +585,7 @@ static void ev_tool(loc_writer *L, uint64_t t)
         return;
     OTF2_Type types[HCA_NTOOL] = { OTF2_TYPE_UINT64, OTF2_TYPE_UINT64 };
     OTF2_MetricValue values[HCA_NTOOL];
-    values[HCA_TOOL_MEMBER_TIME].unsigned_int = L->tool;
+    values[HCA_TOOL_MEMBER_TIME].unsigned_int = (uint64_t)llround((double)L->tool * (1 + L->o->tool_time_long));
     values[HCA_TOOL_MEMBER_CPU].unsigned_int = L->tool;
     L->bad |= OTF2_EvtWriter_Metric(L->w, NULL, local_time(L, t), L->rd->tool, HCA_NTOOL, types, values) !=
               OTF2_SUCCESS;

@@ -63,7 +63,7 @@ static void add_sample(fixture *f, size_t i, double x, uint32_t ctx)
     if (f->ins[i].nsamples == 0) /* instances in time order: their samples follow */
         f->ins[i].first_sample = k;
     f->values[k] = (double)k; /* distinct counter values: no two are one interrupt */
-    f->samples[k] = (fold_sample){ f->ins[i].t0 + (uint64_t)(x * (double)DURATION_NS), ctx, &f->values[k] };
+    f->samples[k] = (fold_sample){ f->ins[i].t0 + (uint64_t)(x * (double)DURATION_NS), ctx, &f->values[k], 0 };
     f->ins[i].nsamples++;
 }
 

@@ -311,7 +311,7 @@ static void fold_one_counter(instance_curve curve, fold_points *p)
         for (size_t s = 0; s < NS; s++) {
             double x = 0.05 * (double)(s + 1);
             values[i * NS + s] = c0[i] + curve(i, x);
-            samples[i * NS + s] = (fold_sample){ t0 + (uint64_t)llround(x * DUR), FOLD_NONE, &values[i * NS + s] };
+            samples[i * NS + s] = (fold_sample){ t0 + (uint64_t)llround(x * DUR), FOLD_NONE, &values[i * NS + s], 0 };
         }
     }
     static fold_trace t;

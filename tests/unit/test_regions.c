@@ -451,7 +451,7 @@ static void add_samples(fold_trace *t, size_t loc, uint32_t ctx, size_t nsamples
     in->first_sample = L->nsamples;
     in->nsamples = nsamples;
     for (size_t k = 0; k < nsamples; k++)
-        L->samples[L->nsamples++] = (fold_sample){ in->t0 + (k + 1) * (in->t1 - in->t0) / (nsamples + 1), ctx, NULL };
+        L->samples[L->nsamples++] = (fold_sample){ in->t0 + (k + 1) * (in->t1 - in->t0) / (nsamples + 1), ctx, NULL, 0 };
 }
 
 /* Even iterations run path_a, odd ones path_b, between the same two calls:
