@@ -451,7 +451,7 @@ int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint3
         memcpy(s->ctx.cc, fork->ctx.cc, (size_t)fork->ctx.depth * sizeof(fork->ctx.cc[0]));
         hct_thin_defer_other(t, slot, write_share, s, frames, n, &s->pend);
         share_depth++;
-        hct_omp_sync_begin(t, &fork->sync, team_size);
+        hct_omp_sync_begin(t, &fork->sync, team_size, fork->mode == HCT_THIN_LAZY);
         hct_tool_exit(t);
         return 1;
     }
@@ -463,7 +463,7 @@ int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint3
     s->cc = hct_path_enter_ctx(&t->path, &fork->ctx, frames, n, &unwind);
     hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, ts, s->cc, unwind));
     share_depth++;
-    hct_omp_sync_begin(t, &fork->sync, team_size);
+    hct_omp_sync_begin(t, &fork->sync, team_size, fork->mode == HCT_THIN_LAZY);
     if (c0)
         fork->probe_share += hca_clock_now() - c0;
     hct_tool_exit(t);
