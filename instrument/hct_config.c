@@ -215,6 +215,7 @@ int hct_config_read(hct_config *cfg, char *const *envp, void (*report)(const cha
     cfg->total_memory_mib = HCT_DEFAULT_TOTAL_MEMORY_MIB;
     cfg->thin_full = HCT_DEFAULT_THIN_FULL;
     cfg->thin_ns = HCT_DEFAULT_THIN_NS;
+    cfg->thin_cost = 1;
     cfg->filter = NULL;
     int filter_bad = 0;
     cfg->sampling_clock = HCT_DEFAULT_SAMPLING_CLOCK;
@@ -287,6 +288,7 @@ int hct_config_read(hct_config *cfg, char *const *envp, void (*report)(const cha
             if (!bad) {
                 cfg->thin_full = n;
                 cfg->thin_ns = t;
+                cfg->thin_cost = 0; /* the user's N is the N */
             }
         } else if (strcmp(name, "HCATRACE_FILTER") == 0) {
             char why[300];

@@ -34,9 +34,14 @@ typedef struct {
     unsigned total_memory_mib;    /* HCATRACE_TOTAL_MEMORY: the process's event buffers */
     /* HCATRACE_THIN: per thread and region key, the first thin_full instances
      * in full, then only those lasting thin_ns or more (or holding a sample,
-     * or something nested); thin_full = 0: everything in full */
+     * or something nested); thin_full = 0: everything in full;
+     * thin_cost: HCATRACE_THIN unset, the cost rule on too (a key whose
+     * instances are short against the tracer's cost of writing one is
+     * written in full for its first HCT_THIN_PROBE instances only:
+     * hct_thin_keys.h) */
     unsigned thin_full;
     uint64_t thin_ns;
+    int thin_cost;
     /* HCATRACE_FILTER: regions never written (NULL: none); a bad value
      * leaves the program untraced (enable = 0) */
     const hct_filter *filter;

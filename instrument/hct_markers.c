@@ -25,8 +25,9 @@ static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
 typedef struct {
     uint32_t key, cc;
     int mode;            /* enum hct_thin_mode */
-    uint64_t t0;         /* filtered out: its begin's time */
-    hct_thin_slot *slot; /* filtered out: its key's statistics */
+    uint64_t t0;         /* filtered out: its begin's time; probed (hct_thin_probing): its begin's end */
+    hct_thin_slot *slot; /* filtered out or probed: its key's statistics */
+    uint64_t cost;       /* probed: the tracer's time in its begin */
 } open_region;
 static HCT_TLS open_region stack[MAX_DEPTH];
 static HCT_TLS int depth;
@@ -65,7 +66,7 @@ static void leave(hct_thread *t, const open_region *r, uint64_t not_before)
         hct_thin_count(r->slot, hca_clock_now() - r->t0);
         return;
     }
-    uint64_t ts = 0;
+    uint64_t ts = 0, c0 = r->mode == HCT_THIN_FULL && r->slot ? hca_clock_now() : 0; /* probed */
     uint32_t cc = r->cc;
     if (r->mode == HCT_THIN_LAZY) {
         cc = hct_thin_leave(t, r->cc, &ts);
@@ -82,6 +83,8 @@ static void leave(hct_thread *t, const open_region *r, uint64_t not_before)
         return;
     hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, ts, cc));
     hct_path_leave(&t->path);
+    if (c0)
+        hct_thin_probe(r->slot, c0 - r->t0, r->cost + hca_clock_now() - c0);
 }
 
 __attribute__((visibility("default"))) void hcatrace_region_begin(const char *name)
@@ -93,13 +96,14 @@ __attribute__((visibility("default"))) void hcatrace_region_begin(const char *na
     uint32_t key = key_of(name);
     hct_thin_slot *slot = NULL;
     int mode = key != HCA_UNDEF ? (int)hct_thin_enter(t, key, name, &slot) : HCT_THIN_FULL;
+    uint64_t c0 = mode == HCT_THIN_FULL && hct_thin_probing(slot) ? hca_clock_now() : 0;
     if (key != HCA_UNDEF && mode == HCT_THIN_FILTER) {
-        stack[depth++] = (open_region){ key, HCA_UNDEF, mode, hca_clock_now(), slot };
+        stack[depth++] = (open_region){ key, HCA_UNDEF, mode, hca_clock_now(), slot, 0 };
     } else if (key != HCA_UNDEF) {
         uintptr_t frames[HCT_PATH_FRAMES];
         int n = hct.cfg.callsites ? hct_path_unwind(__builtin_return_address(0), frames) : 0;
         if (mode == HCT_THIN_LAZY) {
-            stack[depth] = (open_region){ key, HCA_UNDEF, mode, 0, slot };
+            stack[depth] = (open_region){ key, HCA_UNDEF, mode, 0, slot, 0 };
             hct_thin_defer(t, key, slot, frames, n, &stack[depth].cc);
             depth++;
             hct_tool_exit(t);
@@ -108,8 +112,9 @@ __attribute__((visibility("default"))) void hcatrace_region_begin(const char *na
         uint64_t ts = hct_boundary_ts(t, 1);
         uint32_t unwind = 0, cc = hct_path_enter(&t->path, key, frames, n, &unwind);
         if (cc != HCA_UNDEF) {
-            stack[depth++] = (open_region){ key, cc, HCT_THIN_FULL, 0, NULL };
             hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, ts, cc, unwind));
+            uint64_t c1 = c0 ? hca_clock_now() : 0; /* probed: the begin's end and cost */
+            stack[depth++] = (open_region){ key, cc, HCT_THIN_FULL, c1, c0 ? slot : NULL, c1 - c0 };
         } else {
             t->dropped_events++;
         }

@@ -11,12 +11,17 @@
 #include "hct_tooltime.h"
 
 #define MAX_LEVELS 16
+#define NO_CPU UINT64_MAX /* an arrival's CPU time not read */
+
+HCT_TLS _Atomic uint32_t *hct_omp_sync_tool_flag;
 
 typedef struct {
     hct_omp_sync *sync;
+    _Atomic uint32_t *outer_flag; /* hct_omp_sync_tool_flag before this level */
     uint32_t barriers; /* arrivals so far: the current barrier's number */
     int waiting;       /* arrived at it, not yet left */
     int solo;          /* a team of one thread: nobody else's tool time to wait for */
+    int kept_back;     /* a thinned instance: CPU time read only after tool time in the team */
     uint64_t left_tool; /* t->tool_ns when it left the last barrier (or began) */
     uint64_t arrived, arrived_tool, arrived_cpu, own; /* at the last arrival; own: its tool time before it */
 } level;
@@ -38,14 +43,19 @@ void hct_omp_sync_init(hct_omp_sync *s)
         atomic_init(&s->arrived[i], 0);
         atomic_init(&s->untraced[i], 0);
     }
+    atomic_init(&s->tooled, 0);
 }
 
-void hct_omp_sync_begin(hct_thread *t, hct_omp_sync *s, uint32_t team_size)
+void hct_omp_sync_begin(hct_thread *t, hct_omp_sync *s, uint32_t team_size, int kept_back)
 {
     t->omp_waiting = 0; /* a worker back from its last region's end */
     if (nlevels++ >= MAX_LEVELS)
         return;
-    levels[nlevels - 1] = (level){ t->extras ? s : NULL, 0, 0, team_size <= 1, t->tool_ns, 0, 0, 0, 0 };
+    level *l = &levels[nlevels - 1];
+    *l = (level){ t->extras ? s : NULL, hct_omp_sync_tool_flag, 0, 0, team_size <= 1, kept_back, t->tool_ns,
+                  0, 0, 0, 0 };
+    if (l->sync && !l->solo)
+        hct_omp_sync_tool_flag = &s->tooled;
 }
 
 void hct_omp_sync_arrive(hct_thread *t, int last)
@@ -57,6 +67,8 @@ void hct_omp_sync_arrive(hct_thread *t, int last)
         nlevels--;
     if (!l || !l->sync)
         return;
+    if (last) /* the team's struct may end with the region: never written to again from here */
+        hct_omp_sync_tool_flag = l->outer_flag;
     if (l->solo) { /* the only thread: the critical path's tool time is its own (add_wait adds nothing) */
         l->barriers++;
         l->waiting = 1;
@@ -73,7 +85,10 @@ void hct_omp_sync_arrive(hct_thread *t, int last)
     l->own = tool - l->left_tool;
     l->arrived = now;
     l->arrived_tool = tool;
-    l->arrived_cpu = last == HCT_OMP_SYNC_END_WORKER ? 0 : hct_thread_cpu_ns(); /* a worker's end: never read */
+    /* a worker's end: never read; in a thinned instance only after tool time in the team */
+    int cpu = last != HCT_OMP_SYNC_END_WORKER &&
+              (!l->kept_back || l->own > 0 || atomic_load_explicit(&l->sync->tooled, memory_order_relaxed));
+    l->arrived_cpu = cpu ? hct_thread_cpu_ns() : NO_CPU;
     int slot = (int)(l->barriers & 1u);
     atomic_max(&l->sync->arrived[slot], now);
     atomic_max(&l->sync->untraced[slot], now > l->own ? now - l->own : 0);
@@ -108,8 +123,13 @@ static void add_wait(hct_thread *t, level *l)
     if (x > wait)
         x = wait;
     if (x > 0) {
-        uint64_t cpu = hct_thread_cpu_ns() - l->arrived_cpu, before = wait - x;
-        uint64_t xcpu = cpu > before ? cpu - before : 0;
+        /* not read at the arrival (no tool time in the team then): counted as
+         * on the CPU, as the runtimes spin first (off by at most x) */
+        uint64_t xcpu = x;
+        if (l->arrived_cpu != NO_CPU) {
+            uint64_t cpu = hct_thread_cpu_ns() - l->arrived_cpu, before = wait - x;
+            xcpu = cpu > before ? cpu - before : 0;
+        }
         t->tool_ns += x;
         t->tool_cpu_ns += xcpu < x ? xcpu : x;
         hct_sampling_tool_floor(t, l->arrived, now, t->tool_ns, t->tool_cpu_ns);

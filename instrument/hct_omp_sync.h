@@ -25,15 +25,34 @@
 typedef struct {
     _Atomic uint64_t arrived[2];  /* the latest arrival, by parity of the barrier */
     _Atomic uint64_t untraced[2]; /* the latest arrival less that thread's tool time since its last barrier */
+    _Atomic uint32_t tooled;      /* a thread of the team spent tool time since the fork (hct_omp_sync_note_tool) */
 } hct_omp_sync;
+
+/* The calling thread's innermost team of 2+ threads (its `tooled`), NULL
+ * outside; read by the sampling signal handler. */
+extern HCT_TLS _Atomic uint32_t *hct_omp_sync_tool_flag HCT_HIDDEN;
+/* The calling thread spends tool time (a sample, a drain, a boundary with
+ * counter values): its team's arrivals read their CPU time from now on.
+ * Async-signal-safe. */
+static inline void hct_omp_sync_note_tool(void)
+{
+    _Atomic uint32_t *f = hct_omp_sync_tool_flag;
+    if (f)
+        atomic_store_explicit(f, 1, memory_order_relaxed);
+}
 
 /* At a fork, on its master. */
 void hct_omp_sync_init(hct_omp_sync *s) HCT_HIDDEN;
 /* A share of the team of s begins on t (at the end of its begin: the
  * thread's tool time up to here is its own). A team of one thread
  * (team_size 1) reads no clock and publishes nothing at its barriers: there
- * the latest arrival is its own, so is the tool time before it. */
-void hct_omp_sync_begin(hct_thread *t, hct_omp_sync *s, uint32_t team_size) HCT_HIDDEN;
+ * the latest arrival is its own, so is the tool time before it.
+ * kept_back: the instance is thinned (HCATRACE_THIN), its shares write no
+ * boundary: an arrival reads the thread's CPU time (a system call) only once
+ * a thread of the team spent tool time since the fork (s->tooled); a wait
+ * for tool time spent after an arrival that did not read it is then counted
+ * as on the CPU (its CPU part off by at most the wait added: add_wait). */
+void hct_omp_sync_begin(hct_thread *t, hct_omp_sync *s, uint32_t team_size, int kept_back) HCT_HIDDEN;
 /* t arrives at a barrier of its innermost team (when it leaves the tracer
  * for the runtime's barrier); `last`: its share ends here (the region's end),
  * HCT_OMP_SYNC_END on the master (its join reads the barrier),

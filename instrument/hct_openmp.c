@@ -327,6 +327,9 @@ int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address
     t->in_tool++;
     hct_thin_slot *slot;
     f->mode = (int)hct_thin_enter(t, key, NULL, &slot);
+    f->slot = slot;
+    f->probe = f->mode == HCT_THIN_FULL && hct_thin_probing(slot);
+    uint64_t c0 = f->probe ? hca_clock_now() : 0;
     /* the master's call path: kept back, from the cache when provably the same */
     int n = 0;
     if (hct.cfg.callsites) {
@@ -359,6 +362,11 @@ int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address
     } else {
         hct_otf2_check(t, OTF2_EvtWriter_ThreadFork(t->writer, NULL, record_ts(t), OTF2_PARADIGM_OPENMP, requested));
     }
+    if (f->probe) {
+        f->probe_t = hca_clock_now();
+        f->probe_cost = f->probe_t - c0;
+        f->probe_share = 0;
+    }
     hct_tool_exit(t);
     return 1;
 }
@@ -367,6 +375,7 @@ void hct_omp_fork_end(hct_omp_fork *f)
 {
     hct_thread *t = f->t;
     t->in_tool++;
+    uint64_t c0 = f->probe ? hca_clock_now() : 0;
     hct_omp_sync_join(t, &f->sync); /* waiting at the join for the team's tool time */
     if (f->held && recording(t)) {
         /* needed: a thread wrote its share (a long one, or one holding a
@@ -376,6 +385,11 @@ void hct_omp_fork_end(hct_omp_fork *f)
     }
     if (!f->held && recording(t))
         hct_otf2_check(t, OTF2_EvtWriter_ThreadJoin(t->writer, NULL, record_ts(t), OTF2_PARADIGM_OPENMP));
+    if (f->probe) { /* the region's time on the master less the tracer's in its share (probe_cost) */
+        uint64_t between = c0 - f->probe_t;
+        hct_thin_probe(f->slot, between > f->probe_share ? between - f->probe_share : 0,
+                       f->probe_cost + f->probe_share + hca_clock_now() - c0);
+    }
     hct_tool_exit(t);
 }
 
@@ -407,6 +421,7 @@ int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint3
     if (!t)
         return 0;
     t->in_tool++;
+    uint64_t c0 = fork->probe && fork->t == t ? hca_clock_now() : 0; /* the master's, probed */
     if (t->omp_parked)
         hct_sampling_resume(t); /* a worker back from the runtime's pool */
     uint32_t team = team_join(master, level, team_size, t->index);
@@ -436,7 +451,7 @@ int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint3
         memcpy(s->ctx.cc, fork->ctx.cc, (size_t)fork->ctx.depth * sizeof(fork->ctx.cc[0]));
         hct_thin_defer_other(t, slot, write_share, s, frames, n, &s->pend);
         share_depth++;
-        hct_omp_sync_begin(t, &fork->sync, team_size);
+        hct_omp_sync_begin(t, &fork->sync, team_size, fork->mode == HCT_THIN_LAZY);
         hct_tool_exit(t);
         return 1;
     }
@@ -448,7 +463,9 @@ int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint3
     s->cc = hct_path_enter_ctx(&t->path, &fork->ctx, frames, n, &unwind);
     hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, ts, s->cc, unwind));
     share_depth++;
-    hct_omp_sync_begin(t, &fork->sync, team_size);
+    hct_omp_sync_begin(t, &fork->sync, team_size, fork->mode == HCT_THIN_LAZY);
+    if (c0)
+        fork->probe_share += hca_clock_now() - c0;
     hct_tool_exit(t);
     return 1;
 }
@@ -457,6 +474,8 @@ void hct_omp_share_end(hct_omp_share *s)
 {
     hct_thread *t = s->t;
     t->in_tool++;
+    hct_omp_fork *probed = !s->worker && !s->lazy && s->fork->probe ? s->fork : NULL;
+    uint64_t c0 = probed ? hca_clock_now() : 0;
     share_depth--;
     if (s->lazy) {
         uint64_t ts = 0;
@@ -485,6 +504,8 @@ void hct_omp_share_end(hct_omp_share *s)
     if (s->worker && share_depth == 0)
         hct_sampling_park(t);
     hct_omp_sync_arrive(t, s->worker ? HCT_OMP_SYNC_END_WORKER : HCT_OMP_SYNC_END); /* the region's end */
+    if (probed)
+        probed->probe_share += hca_clock_now() - c0;
     hct_tool_exit(t);
 }
 
@@ -503,6 +524,7 @@ int hct_omp_region_enter(hct_omp_region *r, uint32_t key, const void *return_add
         hct_tool_exit(t);
         return 1;
     }
+    uint64_t c0 = r->mode == HCT_THIN_FULL && hct_thin_probing(r->slot) ? hca_clock_now() : 0;
     uintptr_t frames[HCT_PATH_FRAMES];
     int n = hct.cfg.callsites ? hct_path_unwind(return_address, frames) : 0;
     if (r->mode == HCT_THIN_LAZY) {
@@ -522,6 +544,8 @@ int hct_omp_region_enter(hct_omp_region *r, uint32_t key, const void *return_add
     r->cc = cc;
     hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, ts, cc, unwind));
     region_arrive(r);
+    r->t0 = c0 ? hca_clock_now() : 0; /* probed: the enter's end and cost */
+    r->cost = c0 ? r->t0 - c0 : 0;
     hct_tool_exit(t);
     return 1;
 }
@@ -553,8 +577,11 @@ void hct_omp_region_leave(hct_omp_region *r)
         hct_tool_exit(t);
         return;
     }
+    uint64_t c0 = r->t0 ? hca_clock_now() : 0; /* probed */
     if (recording(t))
         hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, hct_boundary_ts(t, 0), r->cc));
     hct_path_leave(&t->path);
+    if (c0)
+        hct_thin_probe(r->slot, c0 - r->t0, r->cost + hca_clock_now() - c0);
     hct_tool_exit(t);
 }

@@ -64,6 +64,12 @@ typedef struct {
     uint64_t ts;         /* its time */
     uint64_t samples;    /* the master's samples taken then */
     _Atomic int keep;    /* a thread of the team wrote its share: the fork and join are written */
+    /* written in full and probed for the cost rule (hct_thin_probing): the
+     * master's time in the tracer for it (fork, its share, join), the end
+     * of the fork's part, the share's part (within the region's time) */
+    hct_thin_slot *slot;
+    int probe;
+    uint64_t probe_t, probe_cost, probe_share;
     hct_omp_sync sync;   /* the team's barriers: the tool time its threads wait for (hct_omp_sync.h) */
 } hct_omp_fork;
 /* Returns 0 (nothing recorded) when this thread does not trace. */
@@ -111,8 +117,9 @@ typedef struct {
     uint32_t cc;
     int mode;            /* enum hct_thin_mode: written in full, kept back, filtered out */
     int barrier;         /* a barrier of the thread's team (hct_omp_sync.h) */
-    uint64_t t0;         /* filtered out: its enter's time */
-    hct_thin_slot *slot; /* filtered out: its key's statistics */
+    uint64_t t0;         /* filtered out: its enter's time; probed: its enter's end */
+    hct_thin_slot *slot; /* filtered out or probed: its key's statistics */
+    uint64_t cost;       /* probed (hct_thin_probing): the tracer's time in its enter */
 } hct_omp_region;
 int hct_omp_region_enter(hct_omp_region *r, uint32_t key, const void *return_address) HCT_HIDDEN;
 void hct_omp_region_leave(hct_omp_region *r) HCT_HIDDEN;

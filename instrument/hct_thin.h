@@ -30,6 +30,13 @@ static inline void hct_thin_flush(hct_thread *t)
  * always HCT_THIN_FULL). Before an instance in full, the enters kept back are
  * written (something nests in them). */
 enum hct_thin_mode hct_thin_enter(hct_thread *t, uint32_t key, const char *name, hct_thin_slot **slot) HCT_HIDDEN;
+/* Whether the instance of slot being written in full is probed for the cost
+ * rule (hct_thin_probe): its caller then times its enter and leave. */
+static inline int hct_thin_probing(const hct_thin_slot *slot)
+{
+    return slot && hct.cfg.thin_cost && slot->probed < HCT_THIN_PROBE;
+}
+
 /* An HCT_THIN_LAZY instance of `key` entered now from the call path `frames`
  * (root first): its enter kept back; *cc_out is HCT_CC_PENDING until the enter
  * is written, then the region's context (HCA_UNDEF if it could not be). */

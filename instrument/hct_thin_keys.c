@@ -22,10 +22,25 @@ hct_thin_slot *hct_thin_slot_of(hct_thin_keys *k, uint32_t key, const char *name
     return NULL;
 }
 
+void hct_thin_probe(hct_thin_slot *s, uint64_t duration_ns, uint64_t cost_ns)
+{
+    if (s->probed >= HCT_THIN_PROBE)
+        return;
+    s->probed++;
+    s->cost_ns += cost_ns;
+    /* duration < MULT x the mean cost: duration x probed < MULT x total */
+    if (duration_ns * s->probed < (uint64_t)HCT_THIN_COST_MULT * s->cost_ns)
+        s->nshort++;
+    if (s->probed == HCT_THIN_PROBE)
+        s->cheap = 2u * s->nshort > HCT_THIN_PROBE;
+}
+
 enum hct_thin_mode hct_thin_decide(hct_thin_slot *s, unsigned full)
 {
     s->seen++;
     if (s->filtered)
         return HCT_THIN_FILTER;
+    if (s->cheap && full > HCT_THIN_PROBE)
+        full = HCT_THIN_PROBE;
     return full == 0 || s->seen <= full || s->nests ? HCT_THIN_FULL : HCT_THIN_LAZY;
 }

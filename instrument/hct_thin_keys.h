@@ -21,6 +21,11 @@ typedef struct {
     uint32_t key;     /* + 1; 0 = empty */
     uint16_t filtered;
     uint16_t nests;   /* an instance written in full nested in one kept back: in full from then on */
+    /* the cost rule (HCATRACE_THIN unset): its first instances in full, probed */
+    uint16_t probed;  /* instances probed (at most HCT_THIN_PROBE) */
+    uint16_t nshort;  /* of them: shorter than HCT_THIN_COST_MULT x the mean cost of writing one */
+    uint32_t cheap;   /* decided after the probe: its instances are short against that cost */
+    uint64_t cost_ns; /* the tracer's time writing the probed instances */
     uint64_t seen;    /* instances entered */
     uint64_t thinned; /* instances not written, */
     uint64_t time_ns; /* and their total time */
@@ -64,10 +69,21 @@ typedef struct {
 /* The slot of `key` (created on first sight, matched against the filter by
  * `name` then, when name is not NULL), NULL when the table is full. */
 hct_thin_slot *hct_thin_slot_of(hct_thin_keys *k, uint32_t key, const char *name, const hct_filter *filter);
+/* The cost rule (HCATRACE_THIN unset; docs/configuration.md, "Thinning and
+ * filtering"): each of a key's first HCT_THIN_PROBE instances written in full
+ * is probed: its duration without the tracer's time in its enter and leave,
+ * and that time (the cost of writing it). If most of them (the median) lasted
+ * less than HCT_THIN_COST_MULT times the mean cost so far, writing an
+ * instance in full costs the program more than 1/HCT_THIN_COST_MULT of it:
+ * the key is `cheap`, written in full for its first HCT_THIN_PROBE instances
+ * only, then thinned. */
+#define HCT_THIN_PROBE 100u
+#define HCT_THIN_COST_MULT 50u
+void hct_thin_probe(hct_thin_slot *s, uint64_t duration_ns, uint64_t cost_ns);
 /* What to record of the instance being entered: counts it; the first `full`
- * instances of a key in full (full = 0: every instance), and every instance
- * once something was seen nested in one (s->nests: a region that holds
- * others keeps its counter values). */
+ * instances of a key in full (full = 0: every instance; a cheap key: the
+ * first HCT_THIN_PROBE), and every instance once something was seen nested
+ * in one (s->nests: a region that holds others keeps its counter values). */
 enum hct_thin_mode hct_thin_decide(hct_thin_slot *s, unsigned full);
 /* An instance of s that was not written, lasting ns. */
 static inline void hct_thin_count(hct_thin_slot *s, uint64_t ns)

@@ -49,12 +49,17 @@ got=$(evt_bytes filtered)
 within "$got" "${want:-0}" 10
 ok $? "with the suggested filter: $got bytes written, $want predicted (within 10 %)"
 
-# HCATRACE_THIN's defaults against a rerun with them
+# HCATRACE_THIN=1000,50us against a rerun with it (set: without the cost
+# rule of the defaults, which writes these tiny regions' first 100 only)
 want=$(predicted score.txt "with HCATRACE_THIN=1000,50us")
-HCATRACE_DIR=thinned LD_PRELOAD="$PRELOAD" "$APP" 20000 500 > /dev/null 2>&1
+HCATRACE_DIR=thinned HCATRACE_THIN=1000,50us LD_PRELOAD="$PRELOAD" "$APP" 20000 500 > /dev/null 2>&1
 got=$(evt_bytes thinned)
 within "$got" "${want:-0}" 25
-ok $? "with HCATRACE_THIN's defaults: $got bytes written, $want predicted (within 25 %)"
+ok $? "with HCATRACE_THIN=1000,50us: $got bytes written, $want predicted (within 25 %)"
+# at the defaults the cost rule writes less than that (an upper bound)
+HCATRACE_DIR=defaults LD_PRELOAD="$PRELOAD" "$APP" 20000 500 > /dev/null 2>&1
+low=$(evt_bytes defaults)
+ok $((${low:-0} <= 0 || ${low:-0} >= got)) "at the defaults (the cost rule) fewer bytes: $low against $got"
 
 # the same from the hcatrace command, as scorep-score is Score-P's
 "$TOP/scripts/hcatrace" score all > hcatrace_score.txt 2>&1

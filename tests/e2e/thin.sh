@@ -2,7 +2,8 @@
 # HCATRACE_FILTER): tests/thin_app opens many tiny OpenMP critical sections and
 # user regions "tiny" on 2 threads, and every LONG-th iteration a critical
 # section and a region "long" of about 2 ms. After the first instances of a
-# key, only the instances that last, hold a sample or hold another written
+# key (100 for keys whose instances are short against the tracer's cost of
+# writing one, HCATRACE_THIN's N otherwise), only the instances that last, hold a sample or hold another written
 # instance are written; the others are counted in the trace (HCATRACE::THINNED),
 # and written plus counted is every instance. The trace stays conformant.
 . "$(dirname "$0")/lib.sh"
@@ -12,6 +13,7 @@ APP="$BUILD/tests/thin_app"
 ITER=5000
 LONG=500
 ALL=$((2 * ITER))
+PROBE=100 # HCT_THIN_PROBE: a short key's instances written in full (HCATRACE_THIN unset)
 LONGS=$((2 * ITER / LONG))
 export OMP_NUM_THREADS=2
 
@@ -41,9 +43,11 @@ for r in tiny "omp critical"; do
     ok $((${t:-0} < ALL / 2)) "thin: most instances of '$r' thinned by default ($t)"
 done
 ok $(($(written stat.txt long) != LONGS)) "thin: every 'long' instance written ($(written stat.txt long) of $LONGS)"
-# the long critical sections after the first 1000 per thread: above the threshold, written
+# the long critical sections after the first PROBE per thread (the cost rule:
+# these keys' instances are short against the tracer's cost of writing one):
+# above the threshold, written; far fewer than 1000 per thread in full
 w=$(written stat.txt "omp critical")
-ok $((w < 2000 + LONGS - 2 * (1000 / LONG))) "thin: the long critical sections written ($w)"
+ok $((w < 2 * PROBE + LONGS - 2 * (PROBE / LONG) || w >= 2000)) "thin: the first $PROBE and the long critical sections written ($w)"
 grep -q '^location .* balanced yes monotonic yes' stat.txt
 ok $? "thin: regions balanced, time monotonic"
 awk '$1 == "thinned" { if ($0 !~ / time_ns [1-9][0-9]*$/) bad = 1 } END { exit bad }' stat.txt
@@ -102,9 +106,10 @@ ok $((${s:-0} < ${w:-0} - 2)) "thin: their samples inside them ($s samples in $w
 cd / && rm -rf "$dir"
 
 # OpenMP parallel regions (tests/par_thin_app: ITER tiny regions on 2 threads,
-# every LONG-th of about 2 ms on each thread): per thread the first 1000
-# shares in full, then only the long ones; the master's fork and join only for
-# the instances written; the rest counted per thread
+# every LONG-th of about 2 ms on each thread): per thread the first PROBE
+# shares in full (the cost rule: tiny regions, HCATRACE_THIN unset), then only
+# the long ones; the master's fork and join only for the instances written;
+# the rest counted per thread
 PAR="$BUILD/tests/par_thin_app"
 [ -x "$TOP/build/tests/par_thin_app" ] && PAR="$TOP/build/tests/par_thin_app" # never sanitized
 dir=$(fresh_dir)
@@ -113,10 +118,11 @@ traced_pair "thin parallel" "$PAR"
 w=$(written stat.txt main._omp_fn.0)
 t=$(thinned stat.txt main._omp_fn.0)
 ok $((${w:-0} + ${t:-0} != ALL)) "thin parallel: shares written ($w) + thinned ($t) = every share ($ALL)"
-# written: the first 1000 per thread and every long one after them (on a loaded
-# machine a few short ones last 50 us too)
-kept=$((2 * (1000 + (ITER - 1000) / LONG)))
-ok $((${w:-0} < kept || ${w:-0} > kept + ALL / 10)) "thin parallel: the first 1000 and the long shares written ($w, at least $kept)"
+# written: the first PROBE per thread and every long one after them (on a
+# loaded machine a few short ones last 50 us too); without the cost rule the
+# first 1000 per thread
+kept=$((2 * (PROBE + (ITER - PROBE) / LONG)))
+ok $((${w:-0} < kept || ${w:-0} > kept + ALL / 10 || ${w:-0} >= 2000)) "thin parallel: the cost rule: the first $PROBE and the long shares written ($w, at least $kept)"
 # at most one fork per instance with a share written (on either thread) or a
 # sample on the master (under load the master spins in the join barrier for
 # long: samples land there), and fewer than all instances
@@ -128,6 +134,14 @@ ok $? "thin parallel: regions balanced, time monotonic"
 "$BUILD/bin/hcafold" -o fold "$trace" > fold.txt 2> fold.err
 grep -q "^not written by the tracer (thinned): main._omp_fn.0, $t instances, [0-9.]* s, on 2 locations$" fold.txt
 ok $? "thin parallel: hcafold's summary lists the thinned shares ($t)"
+# the user's N stays the N: HCATRACE_THIN=1000 writes the first 1000 per thread
+rm -rf hcatrace-*
+HCATRACE_THIN=1000 LD_PRELOAD="$PRELOAD" "$PAR" $ITER $LONG > n.out 2> n.err
+ok $? "thin parallel, HCATRACE_THIN=1000: exit code 0"
+"$TRACESTAT" "$(the_trace)" > n.txt
+w=$(written n.txt main._omp_fn.0)
+kept=$((2 * (1000 + (ITER - 1000) / LONG)))
+ok $((${w:-0} < kept || ${w:-0} > kept + ALL / 10)) "thin parallel, HCATRACE_THIN=1000: the first 1000 and the long shares written ($w, at least $kept)"
 cd / && rm -rf "$dir"
 
 # a sample lands in a share kept back: written with its sample inside, whatever

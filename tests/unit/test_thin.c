@@ -116,6 +116,68 @@ static void first_instances_in_full_then_lazy(void **state)
         assert_int_equal(hct_thin_decide(o, 0), HCT_THIN_FULL);
 }
 
+/* The cost rule: a key whose probed instances mostly lasted less than
+ * HCT_THIN_COST_MULT times the mean cost of writing one is written in full for
+ * its first HCT_THIN_PROBE instances only; a key with long instances, for the
+ * first `full`; the median decides, not the mean. */
+static void probe(hct_thin_slot *s, unsigned full, uint64_t duration_ns, uint64_t cost_ns)
+{
+    assert_int_equal(hct_thin_decide(s, full), HCT_THIN_FULL);
+    hct_thin_probe(s, duration_ns, cost_ns);
+}
+
+static void short_keys_thinned_after_the_probe(void **state)
+{
+    (void)state;
+    static hct_thin_keys k;
+    memset(&k, 0, sizeof(k));
+    /* 4 us instances, 2 us to write one (LULESH's parallel regions): cheap */
+    hct_thin_slot *c = hct_thin_slot_of(&k, 1, "c", NULL);
+    for (unsigned i = 0; i < HCT_THIN_PROBE; i++)
+        probe(c, 1000, 4000, 2000);
+    assert_int_equal(c->probed, HCT_THIN_PROBE);
+    assert_int_equal(c->nshort, HCT_THIN_PROBE);
+    assert_int_equal(hct_thin_decide(c, 1000), HCT_THIN_LAZY);
+    hct_thin_probe(c, 1, 1); /* no more probes: the decision stands */
+    assert_int_equal(c->probed, HCT_THIN_PROBE);
+    c->nests = 1; /* something nested: in full again */
+    assert_int_equal(hct_thin_decide(c, 1000), HCT_THIN_FULL);
+    /* a user's N below the probe: the N decides */
+    hct_thin_slot *u = hct_thin_slot_of(&k, 2, "u", NULL);
+    for (unsigned i = 0; i < HCT_THIN_PROBE; i++)
+        hct_thin_probe(u, 4000, 2000);
+    u->seen = 0;
+    for (int i = 0; i < 10; i++)
+        assert_int_equal(hct_thin_decide(u, 10), HCT_THIN_FULL);
+    assert_int_equal(hct_thin_decide(u, 10), HCT_THIN_LAZY);
+    /* 1 ms instances for 2 us: in full up to `full` */
+    hct_thin_slot *l = hct_thin_slot_of(&k, 3, "l", NULL);
+    for (unsigned i = 0; i < HCT_THIN_PROBE; i++)
+        probe(l, 1000, 1000000, 2000);
+    assert_int_equal(l->cheap, 0);
+    for (unsigned i = HCT_THIN_PROBE; i < 1000; i++)
+        assert_int_equal(hct_thin_decide(l, 1000), HCT_THIN_FULL);
+    assert_int_equal(hct_thin_decide(l, 1000), HCT_THIN_LAZY);
+    /* the median: 49 short and 51 long instances are not cheap, 51 short are */
+    hct_thin_slot *m = hct_thin_slot_of(&k, 4, "m", NULL);
+    for (unsigned i = 0; i < HCT_THIN_PROBE; i++)
+        probe(m, 1000, i < 49 ? 10 : 1000000, 2000);
+    assert_int_equal(m->cheap, 0);
+    hct_thin_slot *n = hct_thin_slot_of(&k, 5, "n", NULL);
+    for (unsigned i = 0; i < HCT_THIN_PROBE; i++)
+        probe(n, 1000, i < 51 ? 10 : 1000000, 2000);
+    assert_int_equal(n->cheap, 1);
+    /* at the boundary: 50 x the mean cost is not short, just below is */
+    hct_thin_slot *b = hct_thin_slot_of(&k, 6, "b", NULL);
+    for (unsigned i = 0; i < HCT_THIN_PROBE; i++)
+        hct_thin_probe(b, HCT_THIN_COST_MULT * 2000, 2000);
+    assert_int_equal(b->nshort, 0);
+    hct_thin_slot *d = hct_thin_slot_of(&k, 7, "d", NULL);
+    for (unsigned i = 0; i < HCT_THIN_PROBE; i++)
+        hct_thin_probe(d, HCT_THIN_COST_MULT * 2000 - 1, 2000);
+    assert_int_equal(d->nshort, HCT_THIN_PROBE);
+}
+
 static void filtered_keys_and_a_full_table(void **state)
 {
     (void)state;
@@ -162,12 +224,14 @@ static void thin_and_filter_variables(void **state)
     assert_int_equal(cfg.enable, 1);
     assert_int_equal(cfg.thin_full, 50);
     assert_int_equal(cfg.thin_ns, 10000);
+    assert_int_equal(cfg.thin_cost, 0); /* the user's N: no cost rule */
     assert_non_null(cfg.filter);
     assert_true(hct_filter_match(cfg.filter, "omp barrier"));
 
     char *defaults[] = { NULL };
     assert_int_equal(hct_config_read(&cfg, defaults, report), 0);
     assert_int_equal(cfg.thin_full, HCT_DEFAULT_THIN_FULL);
+    assert_int_equal(cfg.thin_cost, 1); /* HCATRACE_THIN unset: the cost rule */
     assert_null(cfg.filter);
 
     /* a bad filter: one line, and no trace (even when HCATRACE_ENABLE comes after it) */
@@ -187,6 +251,7 @@ int main(void)
         cmocka_unit_test(filter_bad_syntax_says_why),
         cmocka_unit_test(filter_from_a_file),
         cmocka_unit_test(first_instances_in_full_then_lazy),
+        cmocka_unit_test(short_keys_thinned_after_the_probe),
         cmocka_unit_test(filtered_keys_and_a_full_table),
         cmocka_unit_test(thin_and_filter_variables),
     };
