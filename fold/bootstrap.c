@@ -328,16 +328,6 @@ static void main_phase_rates(const fold_bootstrap_counter *k, size_t nk, const f
     }
 }
 
-/* Widens [*lo, *hi] to hold alt[g] x scale (alt NULL or alt[g] NaN: no
- * other model there). */
-static void reach(double *lo, double *hi, const double *alt, size_t g, double scale)
-{
-    if (!alt || isnan(alt[g]))
-        return;
-    *lo = fmin(*lo, alt[g] * scale);
-    *hi = fmax(*hi, alt[g] * scale);
-}
-
 int fold_bootstrap_region(const fold_bootstrap_counter *k, size_t nk, size_t ninstances,
                           const fold_segment_options *so, const fold_bootstrap_options *o,
                           fold_segmentation *ph, double **phase_rate, fold_region_interval *out,
@@ -439,12 +429,11 @@ int fold_bootstrap_region(const fold_bootstrap_counter *k, size_t nk, size_t nin
              * undersmoothed replicates' mean (the smoothing bias as they
              * estimate it), and z x their spread beyond */
             double lo = fmin(est, mean), hi = fmax(est, mean);
-            /* and to the other models of the rate the data allow: the fit
-             * without steps (whether the rate jumps there or turns), the
-             * trend's line (whether the rate is linear or as smooth as the
-             * penalty makes it) */
-            reach(&lo, &hi, k[c].smooth_rate, g, k[c].rate_scale);
-            reach(&lo, &hi, k[c].trend_rate, g, k[c].rate_scale);
+            if (k[c].smooth_rate) { /* and to the fit without steps: whether the rate jumps there or turns */
+                double alt = k[c].smooth_rate[g] * k[c].rate_scale;
+                lo = fmin(lo, alt);
+                hi = fmax(hi, alt);
+            }
             ci->rate_lo[g] = fmax(lo - z * sd, 0.0);
             ci->rate_hi[g] = hi + z * sd;
             width += z * sd + 0.5 * (hi - lo);

@@ -45,10 +45,6 @@ typedef struct {
     double *smooth_rate;           /* when the curve took steps (analysis.c): the rate of its fit without
                                       them (units of curve->rate, grid points), which the band holds too;
                                       NULL: none. Owned by the caller */
-    double *trend_rate;            /* when the region has trend phases (fold_segment_trends): the trend
-                                      model's linear rate over each of them (units of curve->rate, grid
-                                      points; NaN outside them), which the band holds too; NULL: none.
-                                      Owned by the caller */
 } fold_bootstrap_counter;
 
 /* The intervals of one counter: each [lo, hi] at the level of the options. */

@@ -12,9 +12,9 @@
 # 8 samples per instance, +-1.6 % at 0.25, where its band is too narrow and
 # covers 89 %; docs/benchmarks.md, "Confidence bands".) The ramp alone at
 # 0.25 samples per instance: >= 93 % of its grid points and >= 90 % of those
-# within 0.05 of 0 and 1, where the P-spline pulls a linear rate's ends
-# towards the mean (before its bands held the trend's line: 95.0 % and 75 %,
-# at seeds 53-54 88-97 %). (Before the fit had one knot interval per 2 points
+# within 0.05 of 0 and 1, where the default penalty pulls a linear rate's
+# ends towards the mean (before a trend's curve was fitted with the trend's
+# penalty: 94.6 % and 75 %; at seeds 53-54 88-97 %). (Before the fit had one knot interval per 2 points
 # and the replicates found the robust penalty's weights again, the 0.25
 # samples per instance covered 84-86 %.)
 . "$(dirname "$0")/lib.sh"
