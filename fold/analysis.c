@@ -183,7 +183,7 @@ static int refit_curves(void *ctx, const fold_segmentation *ph, const double *bo
     int trend = 0;
     for (size_t q = 0; ph->trend && q < np; q++)
         trend |= ph->trend[q];
-    double *steps = malloc(np * sizeof(*steps));
+    double *steps = malloc((np ? np : 1) * sizeof(*steps));
     if (!steps)
         return -1;
     for (size_t b = 1; b < np; b++)
