@@ -544,6 +544,22 @@ static void refit_under_weights(void **state)
     points_free(&p);
 }
 
+/* The largest difference of the rate between a curve (of 101 grid points)
+ * and the refit of its design with unit weights (the bootstrap's replicates
+ * are fitted so: with every weight 1 they must give the curve back). */
+static double refit_difference(const fold_cloud *cl, const fold_curve *c)
+{
+    fold_fit_design *d = fold_fit_design_new(cl, c);
+    assert_non_null(d);
+    double cum[101], rate[101], worst = 0.0;
+    assert_int_equal(c->grid, 101);
+    assert_int_equal(fold_fit_refit(d, NULL, 1.0, cum, rate), 0);
+    for (size_t i = 0; i < c->grid; i++)
+        worst = fmax(worst, fabs(rate[i] - c->rate[i]));
+    fold_fit_design_free(d);
+    return worst;
+}
+
 /* Steps (fold_fit_options.breaks) at the true phase changes keep the rate
  * sharp there: near the steps (within +-0.03, where the fit without them
  * ramps) its error drops, away from them it stays as small; the curve keeps
@@ -589,15 +605,9 @@ static void steps_keep_jumps(void **state)
     assert_true(near_steps < 0.5 * near_plain);
     assert_true(away_steps < 0.03);
     assert_true(steps.gcv < plain.gcv);
-    fold_fit_design *d = fold_fit_design_new(&cl, &steps);
-    assert_non_null(d);
-    double cum[101], rate[101], worst = 0.0;
-    assert_int_equal(fold_fit_refit(d, NULL, 1.0, cum, rate), 0);
-    for (size_t i = 0; i < steps.grid; i++)
-        worst = fmax(worst, fabs(rate[i] - steps.rate[i]));
+    double worst = refit_difference(&cl, &steps);
     printf("# refit with the steps, unit weights: largest rate difference %.4f of the mean rate\n", worst);
     assert_true(worst < 0.05);
-    fold_fit_design_free(d);
     fold_curve_free(&plain);
     fold_curve_free(&steps);
     points_free(&p);
@@ -654,15 +664,9 @@ static void trend_ends_unbiased(void **state)
     assert_true(e0 < p0);
     assert_true(mae < mae_plain);
     assert_true(trend.gcv < plain.gcv);
-    fold_fit_design *d = fold_fit_design_new(&cl, &trend);
-    assert_non_null(d);
-    double cum[101], rate[101], worst = 0.0;
-    assert_int_equal(fold_fit_refit(d, NULL, 1.0, cum, rate), 0);
-    for (size_t i = 0; i < trend.grid; i++)
-        worst = fmax(worst, fabs(rate[i] - trend.rate[i]));
+    double worst = refit_difference(&cl, &trend);
     printf("# refit with the trend's penalty, unit weights: largest rate difference %.4f of the mean rate\n", worst);
     assert_true(worst < 0.01);
-    fold_fit_design_free(d);
     fold_curve_free(&plain);
     fold_curve_free(&trend);
     points_free(&p);
