@@ -156,7 +156,7 @@ static double points_offset(const fold_counter_points *c)
     return c->n ? fold_cloud_offset(&fractions) : 0.0;
 }
 
-/* What refit_at_steps needs. */
+/* What refit_curves needs. */
 typedef struct {
     fold_region_result *g;
     fold_bootstrap_counter *boot;
@@ -168,45 +168,59 @@ typedef struct {
  * points' x after their offset, as the fit's knots), each kept when its
  * generalized cross-validation score is lower than without (a counter that
  * does not change at a step, or changes a little before it, keeps its
- * curve); the rates of g's counters updated. Called by the bootstrap once
- * the boundaries are final (fold_bootstrap_refit). Returns 0, or -1 when
- * memory ran out. */
-static int refit_at_steps(void *ctx, const fold_segmentation *ph, const double *bound_lo, const double *bound_hi)
+ * curve); then, when a phase is a trend, with the trend's penalty
+ * (fold_fit_options.trend; and the steps), kept likewise when its score is
+ * lower still: the default penalty pulls a linear rate's ends towards the
+ * mean where the curve is pinned to its anchors (+7.8 % at the start of
+ * bench/bands.sh's ramp at 0.25 samples per instance, in every seed, a bias
+ * its replicates shared, so the band missed it). The rates of g's counters
+ * updated. Called by the bootstrap once the boundaries are final
+ * (fold_bootstrap_refit). Returns 0, or -1 when memory ran out. */
+static int refit_curves(void *ctx, const fold_segmentation *ph, const double *bound_lo, const double *bound_hi)
 {
     const steps_context *sc = ctx;
     fold_region_result *g = sc->g;
     size_t np = ph->nphases, nsteps = 0;
-    if (np < 2)
-        return 0;
-    double *steps = malloc((np - 1) * sizeof(*steps));
+    int trend = 0;
+    for (size_t q = 0; ph->trend && q < np; q++)
+        trend |= ph->trend[q];
+    double *steps = malloc((np ? np : 1) * sizeof(*steps));
     if (!steps)
         return -1;
     for (size_t b = 1; b < np; b++)
         if (bound_hi[b] - bound_lo[b] <= STEP_MAX_INTERVAL)
             steps[nsteps++] = ph->bounds[b];
     int rc = 0;
-    for (size_t c = 0; nsteps && c < g->ncounters; c++) {
-        fold_counter_result *k = &g->counters[c];
-        fold_fit_options fit = sc->o->fit;
-        fit.offset_given = 1;
-        fit.offset = k->curve.offset;
-        fit.breaks = steps;
-        fit.nbreaks = nsteps;
-        fold_curve curve;
-        if (fold_fit_cumulative(&sc->boot[c].cloud, &fit, &curve) != 0) {
-            rc = -1;
-            break;
-        }
-        if (!(curve.gcv < k->curve.gcv)) { /* the steps do not fit this counter's points better */
-            fold_curve_free(&curve);
+    /* the candidates: with steps; with a trend's penalty (and the steps) */
+    for (int cand = 0; rc == 0 && cand < 2; cand++) {
+        if (cand == 0 ? !nsteps : !trend)
             continue;
+        for (size_t c = 0; c < g->ncounters; c++) {
+            fold_counter_result *k = &g->counters[c];
+            fold_fit_options fit = sc->o->fit;
+            fit.offset_given = 1;
+            fit.offset = k->curve.offset;
+            fit.breaks = nsteps ? steps : NULL;
+            fit.nbreaks = nsteps;
+            fit.trend = cand == 1;
+            fold_curve curve;
+            if (fold_fit_cumulative(&sc->boot[c].cloud, &fit, &curve) != 0) {
+                rc = -1;
+                break;
+            }
+            if (!(curve.gcv < k->curve.gcv)) { /* it does not fit this counter's points better */
+                fold_curve_free(&curve);
+                continue;
+            }
+            if (curve.nbreaks && !sc->boot[c].smooth_rate) {
+                sc->boot[c].smooth_rate = k->curve.rate; /* the band holds the fit without steps too */
+                k->curve.rate = NULL;
+            }
+            fold_curve_free(&k->curve);
+            k->curve = curve;
+            for (size_t i = 0; i < k->curve.grid; i++)
+                k->rate[i] = k->curve.rate[i] * k->rate_scale;
         }
-        sc->boot[c].smooth_rate = k->curve.rate; /* the band holds the fit without steps too */
-        k->curve.rate = NULL;
-        fold_curve_free(&k->curve);
-        k->curve = curve;
-        for (size_t i = 0; i < k->curve.grid; i++)
-            k->rate[i] = k->curve.rate[i] * k->rate_scale;
     }
     free(steps);
     return rc;
@@ -366,7 +380,7 @@ static int fold_counters(const fold_trace *t, const fold_points *p, const fold_o
     steps_context sc = { g, boot, o }; /* steps kept sharp once the boundaries are placed */
     if (rc == 0 && g->ncounters &&
         fold_bootstrap_region(boot, g->ncounters, p->used_instances, &o->segment, &o->bootstrap, &g->phases,
-                              phase_rate, &iv, refit_at_steps, &sc) != 0)
+                              phase_rate, &iv, refit_curves, &sc) != 0)
         rc = -1;
     if (rc == 0 && g->ncounters && iv.replicates) { /* the result takes the intervals */
         g->replicates = iv.replicates;

@@ -71,6 +71,10 @@ typedef struct {
                              triple knot, no penalty across it). Ascending; those within a knot interval
                              of 0, 1 or the previous one are ignored. NULL (default): none */
     size_t nbreaks;
+    int trend;          /* 1: the penalty is on the changes of the rate's slope (third differences of the
+                           coefficients, not robust), so that a linear rate, a trend, costs nothing and is
+                           not pulled towards the mean at the anchors; 0 (default): on the changes of the
+                           rate (second differences, robust) */
 } fold_fit_options;
 
 typedef struct {
@@ -91,6 +95,7 @@ typedef struct {
     double *weights;   /* the robust penalty's final weights, one per difference of the coefficients */
     double *breaks;    /* the steps the fit took from fold_fit_options.breaks (NULL: none) */
     size_t nbreaks;
+    int trend;         /* fold_fit_options.trend */
 } fold_curve;
 
 void fold_fit_defaults(fold_fit_options *o);

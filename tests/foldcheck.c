@@ -10,7 +10,8 @@
  *       of the rate count as discontinuities. With --min-coverage F, the
  *       share of grid points (outside +-0.03 around the jumps) where the
  *       true rate lies inside the fold's band [rate_lo, rate_hi] (line
- *       "coverage"; with the band's mean half-width over the true rate)
+ *       "coverage"; with the band's mean half-width over the true rate,
+ *       and how many of the grid points within 0.05 of 0 or 1 it holds)
  *       must be at least F.
  *   foldcheck FOLD.json --compare OTHER.json [--max-diff F]
  *       mean absolute relative difference of the rate curves of the first region. */
@@ -21,6 +22,9 @@
 #include <string.h>
 
 #define MAXB 64
+/* The ends of the region in the coverage line: the grid points this near 0
+ * or 1 (where a smoother pinned at its anchors is biased). */
+#define EDGE 0.05
 
 static cJSON *load_json(const char *path)
 {
@@ -145,6 +149,7 @@ static int check_truth(cJSON *region, double max_mae, double max_boundary, doubl
         cJSON *lo = cJSON_GetObjectItem(c, "rate_lo"), *hi = cJSON_GetObjectItem(c, "rate_hi");
         double fit_err = 0, phase_err = 0, half_width = 0;
         size_t fit_n = 0, phase_n = 0, covered = 0, g = (size_t)cJSON_GetArraySize(grid);
+        size_t ends_n = 0, ends_covered = 0; /* of them, within EDGE of 0 or 1 */
         for (size_t i = 0; i < g; i++) {
             double x = cJSON_GetArrayItem(grid, (int)i)->valuedouble;
             double truth_here = true_rate(bounds, rates, ends, nb, x);
@@ -157,7 +162,10 @@ static int check_truth(cJSON *region, double max_mae, double max_boundary, doubl
                 if (cJSON_IsArray(lo) && cJSON_IsArray(hi)) {
                     double l = cJSON_GetArrayItem(lo, (int)i)->valuedouble;
                     double h = cJSON_GetArrayItem(hi, (int)i)->valuedouble;
-                    covered += l <= truth_here && truth_here <= h;
+                    int in = l <= truth_here && truth_here <= h, end = x <= EDGE || x >= 1 - EDGE;
+                    covered += (size_t)in;
+                    ends_covered += (size_t)(in && end);
+                    ends_n += (size_t)end;
                     half_width += (h - l) / 2 / truth_here;
                 }
             }
@@ -173,8 +181,8 @@ static int check_truth(cJSON *region, double max_mae, double max_boundary, doubl
             bad = 1;
         if (min_coverage > 0) {
             double cov = fit_n ? (double)covered / (double)fit_n : 0;
-            printf("coverage %s %zu of %zu %.4f half_width %.4f\n", name, covered, fit_n, cov,
-                   fit_n ? half_width / (double)fit_n : 0);
+            printf("coverage %s %zu of %zu %.4f half_width %.4f ends %zu of %zu\n", name, covered, fit_n, cov,
+                   fit_n ? half_width / (double)fit_n : 0, ends_covered, ends_n);
             if (cov < min_coverage)
                 bad = 1;
         }

@@ -28,7 +28,8 @@ synth_programs() {
 # 160 instances of 20 ms, sampled every PERIOD_MS +- a quarter, 3 % outliers,
 # 2 % rate noise) into SHAPE.PERIOD.SEED/, folded into its fold/ and judged by
 # foldcheck into SHAPE.PERIOD.SEED.check; appends its coverage lines to
-# coverage.txt as "shape period counter covered points half_width". Needs
+# coverage.txt as "shape period counter covered points half_width
+# ends_covered ends" (ends: the points within 0.05 of 0 or 1). Needs
 # SYNTH, FOLD and CHECK (synth_programs).
 synth_fold() {
     d=$1.$2.$3
@@ -39,5 +40,5 @@ synth_fold() {
         "$FOLD" -q -f json -o "$d/fold" "$d" 2> "$d.err" &&
         "$CHECK" "$d/fold/fold.json" "$d/truth.txt" --min-coverage 0.0001 > "$d.check"
     # foldcheck exits 1 on its other bounds too: the coverage lines are what counts here
-    awk -v s="$1" -v p="$2" '/^coverage/ { print s, p, $2, $3, $5, $8 }' "$d.check" >> coverage.txt
+    awk -v s="$1" -v p="$2" '/^coverage/ { print s, p, $2, $3, $5, $8, $10, $12 }' "$d.check" >> coverage.txt
 }
