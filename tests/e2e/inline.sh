@@ -47,7 +47,10 @@ ok "$bad" "samples in the helper carry the lines of its loop (around $helper)"
 
 # ---- names --------------------------------------------------------------------
 frames=$(grep '^stack ' stat.txt | cut -d' ' -f3- | tr '<' '\n' | sed 's/^ *//; s/@.*//' | sort -u)
-ok "$(echo "$frames" | grep -c '(')" "no name carries a parameter list"
+# a frame in a module without symbols is named by the module and its role,
+# "libcrypto.so.3 (no symbols)" (libdw's debuginfod client loads libcrypto,
+# whose exit handlers a sample can meet): not a parameter list
+ok "$(echo "$frames" | grep '(' | grep -vc '\.so[.0-9]* ([^()]*)$')" "no name carries a parameter list"
 ok "$(echo "$frames" | grep -c '^double ')" "no name carries a return type (hydro::StageFive<double>)"
 ok "$(grep '^stack ' stat.txt | grep -c '+0x')" "no frame is named lib+0xOFFSET"
 grep -q '^stack [0-9]* .* < __libc_start_call_main@[^ ]*libc.so.6:0 < __libc_start_main@' stat.txt
