@@ -196,7 +196,11 @@ static void body(FILE *f, const fold_region_result *r)
         fputs("unset arrow\n", f);
     }
     if (!panels)
-        fputs("set origin 0,0\nset size 1,0.8\nset label 1 'no counters in this trace' at 0.5,0.5 center\nplot NaN notitle\n", f);
+        /* gnuplot refuses a plot with no defined point ("plot NaN"): a line
+         * below the y range draws nothing and is valid */
+        fputs("set origin 0,0\nset size 1,0.8\nset xrange [0:1]\nset yrange [0:1]\nunset ytics\n"
+              "set label 1 'no counter values in its instances' at 0.5,0.5 center\nplot -1 notitle\n",
+              f);
     fputs("unset multiplot\n", f);
 }
 

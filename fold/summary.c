@@ -87,6 +87,18 @@ static void run_summary(const fold_run *run, FILE *out)
         fprintf(out, "  (+%zu MPI call sites in fold.json)\n", run->nsites - summary_sites);
 }
 
+/* Whether region `name` (with or without its " (duration group ...)" or
+ * " (path ...)") is one the tracer thinned. */
+static int thinned_region(const fold_report *r, const char *name)
+{
+    for (size_t i = 0; i < r->nthinned; i++) {
+        size_t n = strlen(r->thinned[i].name);
+        if (strncmp(name, r->thinned[i].name, n) == 0 && (name[n] == '\0' || name[n] == ' '))
+            return 1;
+    }
+    return 0;
+}
+
 void fold_write_summary(const fold_report *r, FILE *out)
 {
     double total = r->run.traced_s;
@@ -132,6 +144,10 @@ void fold_write_summary(const fold_report *r, FILE *out)
             fprintf(out, "    CPU share %.1f %% (time on CPU / wall time, per thread)\n", 100.0 * g->cpu_share);
         if (g->warning)
             fprintf(out, "    warning: %s\n", g->warning);
+        if (g->ncounters == 0 && thinned_region(r, g->name))
+            fputs("    no counter folded: its instances that hold samples were thinned (written for their samples,\n"
+                  "    without counter values; HCATRACE_THIN in docs/configuration.md)\n",
+                  out);
         for (size_t p = 0; p < g->phases.nphases; p++) {
             fprintf(out, "    phase %zu  %.2f-%.2f ", p + 1, g->phases.bounds[p], g->phases.bounds[p + 1]);
             /* a model may bring dozens of counters: the first ones here, all in fold.json */

@@ -15,7 +15,6 @@
 #include "hct_counters.h"
 #include "hct_delivery.h"
 #include "hct_frame_keys.h"
-#include "hct_omp_sync.h"
 #include "hct_sampling.h"
 #include "hct_self.h"
 #include "hct_rescue.h"
@@ -92,7 +91,7 @@ uint64_t hct_boundary(hct_thread *t, int enter, uint64_t not_before)
     uint64_t after = hct_tool_work(&t->boundary_after, hca_clock_now() - now);
     t->tool_ns = wall0 + waited + drain_wall + before + after;
     t->tool_cpu_ns = cpu0 + drain_cpu + before + after;
-    hct_omp_sync_note_tool();
+    hct_tool_note_team();
     hct_frame_keys_waited = 0;
     return ts;
 }

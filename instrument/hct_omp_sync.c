@@ -13,11 +13,9 @@
 #define MAX_LEVELS 16
 #define NO_CPU UINT64_MAX /* an arrival's CPU time not read */
 
-HCT_TLS _Atomic uint32_t *hct_omp_sync_tool_flag;
-
 typedef struct {
     hct_omp_sync *sync;
-    _Atomic uint32_t *outer_flag; /* hct_omp_sync_tool_flag before this level */
+    _Atomic uint32_t *outer_flag; /* hct_tool_team_flag before this level */
     uint32_t barriers; /* arrivals so far: the current barrier's number */
     int waiting;       /* arrived at it, not yet left */
     int solo;          /* a team of one thread: nobody else's tool time to wait for */
@@ -52,10 +50,10 @@ void hct_omp_sync_begin(hct_thread *t, hct_omp_sync *s, uint32_t team_size, int 
     if (nlevels++ >= MAX_LEVELS)
         return;
     level *l = &levels[nlevels - 1];
-    *l = (level){ t->extras ? s : NULL, hct_omp_sync_tool_flag, 0, 0, team_size <= 1, kept_back, t->tool_ns,
+    *l = (level){ t->extras ? s : NULL, hct_tool_team_flag, 0, 0, team_size <= 1, kept_back, t->tool_ns,
                   0, 0, 0, 0 };
     if (l->sync && !l->solo)
-        hct_omp_sync_tool_flag = &s->tooled;
+        hct_tool_team_flag = &s->tooled;
 }
 
 void hct_omp_sync_arrive(hct_thread *t, int last)
@@ -68,7 +66,7 @@ void hct_omp_sync_arrive(hct_thread *t, int last)
     if (!l || !l->sync)
         return;
     if (last) /* the team's struct may end with the region: never written to again from here */
-        hct_omp_sync_tool_flag = l->outer_flag;
+        hct_tool_team_flag = l->outer_flag;
     if (l->solo) { /* the only thread: the critical path's tool time is its own (add_wait adds nothing) */
         l->barriers++;
         l->waiting = 1;

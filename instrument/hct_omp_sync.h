@@ -25,21 +25,8 @@
 typedef struct {
     _Atomic uint64_t arrived[2];  /* the latest arrival, by parity of the barrier */
     _Atomic uint64_t untraced[2]; /* the latest arrival less that thread's tool time since its last barrier */
-    _Atomic uint32_t tooled;      /* a thread of the team spent tool time since the fork (hct_omp_sync_note_tool) */
+    _Atomic uint32_t tooled;      /* a thread of the team spent tool time since the fork (hct_tool_note_team, hct_tooltime.h) */
 } hct_omp_sync;
-
-/* The calling thread's innermost team of 2+ threads (its `tooled`), NULL
- * outside; read by the sampling signal handler. */
-extern HCT_TLS _Atomic uint32_t *hct_omp_sync_tool_flag HCT_HIDDEN;
-/* The calling thread spends tool time (a sample, a drain, a boundary with
- * counter values): its team's arrivals read their CPU time from now on.
- * Async-signal-safe. */
-static inline void hct_omp_sync_note_tool(void)
-{
-    _Atomic uint32_t *f = hct_omp_sync_tool_flag;
-    if (f)
-        atomic_store_explicit(f, 1, memory_order_relaxed);
-}
 
 /* At a fork, on its master. */
 void hct_omp_sync_init(hct_omp_sync *s) HCT_HIDDEN;

@@ -42,7 +42,6 @@
 #include "hct_delivery.h"
 #include "hct_diag.h"
 #include "hct_frame_keys.h"
-#include "hct_omp_sync.h"
 #include "hct_sampling_wall.h"
 #include "hct_self.h"
 #include "hct_sleep.h"
@@ -344,7 +343,7 @@ static void take_deferred(hct_smp_thread *s, const ucontext_t *uc)
     s->handler_ns += spent;
     s->t->tool_ns += spent;
     s->t->tool_cpu_ns += spent;
-    hct_omp_sync_note_tool();
+    hct_tool_note_team();
 }
 
 static void on_signal(int sig, siginfo_t *si, void *ucv)
@@ -427,7 +426,7 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
             if (!waiting) {
                 s->t->tool_ns += before + spent;
                 s->t->tool_cpu_ns += before + spent;
-                hct_omp_sync_note_tool();
+                hct_tool_note_team();
             }
         }
     }
@@ -718,7 +717,7 @@ static void drain_until(hct_thread *t, uint64_t limit)
             uint64_t cpu = hct_thread_cpu_ns() - cpu0;
             t->tool_ns += wall;
             t->tool_cpu_ns += cpu < wall ? cpu : wall;
-            hct_omp_sync_note_tool();
+            hct_tool_note_team();
         }
         atomic_store(&s->draining, 0);
     }

@@ -32,7 +32,7 @@ void hct_thin_probe(hct_thin_slot *s, uint64_t duration_ns, uint64_t cost_ns)
     if (duration_ns * s->probed < (uint64_t)HCT_THIN_COST_MULT * s->cost_ns)
         s->nshort++;
     if (s->probed == HCT_THIN_PROBE)
-        s->cheap = 2u * s->nshort > HCT_THIN_PROBE;
+        s->cheap = 4u * s->nshort > HCT_THIN_PROBE;
 }
 
 enum hct_thin_mode hct_thin_decide(hct_thin_slot *s, unsigned full)

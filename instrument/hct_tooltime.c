@@ -10,6 +10,7 @@
 #include "hct_diag.h"
 
 static hca_ref tool_class = HCA_UNDEF;
+HCT_TLS _Atomic uint32_t *hct_tool_team_flag;
 
 void hct_tool_setup(void)
 {

@@ -172,4 +172,14 @@ seq 1 24 | sed 's|.*|hcafold: read &/24 locations|' > want
 ok "$(sed -n 's/ (.*//p' err | grep locations | diff want - > /dev/null; echo $?)" "-v: a line for every location, in order"
 "$FOLD" -q -f json many > out 2> err
 ok $(($(wc -c < err) + $(wc -c < out))) "-q: nothing on stderr or stdout"
+
+# a trace without counters (time and samples only) is plotted too: its counter
+# panel says so (gnuplot refuses a plot without a defined point)
+"$SYNTH" --out nocounters --instances 60 > /dev/null
+"$FOLD" -f png,svg -o nocounters.fold nocounters > out 2> err
+rc=$?
+ok $((rc != 0)) "a trace without counters folds and plots (exit $rc)"
+png=$(ls nocounters.fold/*.png 2>/dev/null | head -1)
+[ -s "$png" ] && ! grep -q 'undefined' nocounters.fold/gnuplot.log
+ok $? "its plot is drawn (${png##*/}), without an undefined plot"
 cd / && rm -rf "$dir"

@@ -158,14 +158,14 @@ static void short_keys_thinned_after_the_probe(void **state)
     for (unsigned i = HCT_THIN_PROBE; i < 1000; i++)
         assert_int_equal(hct_thin_decide(l, 1000), HCT_THIN_FULL);
     assert_int_equal(hct_thin_decide(l, 1000), HCT_THIN_LAZY);
-    /* the median: 49 short and 51 long instances are not cheap, 51 short are */
+    /* the lower quartile: 25 short and 75 long instances are not cheap, 26 short are */
     hct_thin_slot *m = hct_thin_slot_of(&k, 4, "m", NULL);
     for (unsigned i = 0; i < HCT_THIN_PROBE; i++)
-        probe(m, 1000, i < 49 ? 10 : 1000000, 2000);
+        probe(m, 1000, i < 25 ? 10 : 1000000, 2000);
     assert_int_equal(m->cheap, 0);
     hct_thin_slot *n = hct_thin_slot_of(&k, 5, "n", NULL);
     for (unsigned i = 0; i < HCT_THIN_PROBE; i++)
-        probe(n, 1000, i < 51 ? 10 : 1000000, 2000);
+        probe(n, 1000, i < 26 ? 10 : 1000000, 2000);
     assert_int_equal(n->cheap, 1);
     /* at the boundary: 50 x the mean cost is not short, just below is */
     hct_thin_slot *b = hct_thin_slot_of(&k, 6, "b", NULL);
