@@ -279,7 +279,7 @@ int hct_scope_functions(hct_scope_index *x, Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_
         else
             hi = mid;
     }
-    int cand[MAX_CANDIDATES], ncand = 0;
+    int cand[MAX_CANDIDATES] = { 0 }, ncand = 0;
     for (size_t i = lo; i-- > 0 && u->max_hi[i] > pc;) {
         if (u->ranges[i].hi <= pc)
             continue;
