@@ -27,7 +27,7 @@
 
 #define MAX_ALIASES 32
 /* The memory the index of function scopes may take (hct_scope_index.c):
- * LULESH's one unit takes about 1 MiB (docs/benchmarks.md). */
+ * LULESH's five units take 0.4 MiB (docs/benchmarks.md). */
 #define SCOPE_INDEX_BYTES ((size_t)64 << 20)
 
 struct hct_symbolizer {
