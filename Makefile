@@ -281,6 +281,9 @@ $(BUILD)/tests/test_path_cache: TEST_LIBS += $(UNWIND_LIBS)
 # libstdc++ loaded as in every C++ program: its demangler
 $(BUILD)/tests/test_symbol_names: $(call lib_obj,instrument/hct_symbol_names.c)
 $(BUILD)/tests/test_symbol_names: TEST_LIBS += -lstdc++ -ldl
+# the index of function scopes against libdw's walk, on this test and tests/inline_app
+$(BUILD)/tests/test_scope_index: $(call lib_obj,instrument/hct_scope_index.c)
+$(BUILD)/tests/test_scope_index: TEST_LIBS += $(DW_LIBS)
 $(BUILD)/tests/test_model_sets: $(call lib_obj,instrument/hct_model_sets.c) $(MODEL_OBJ) $(UNIT_OBJ)
 $(BUILD)/tests/test_bands: $(call fold_obj,fold/bands.c)
 $(BUILD)/tests/test_units: $(call fold_obj,fold/units.c)

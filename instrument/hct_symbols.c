@@ -22,12 +22,17 @@
 #include <unistd.h>
 
 #include "hca_source_path.h"
+#include "hct_scope_index.h"
 #include "hct_symbol_names.h"
 
 #define MAX_ALIASES 32
+/* The memory the index of function scopes may take (hct_scope_index.c):
+ * LULESH's five units take 0.4 MiB (docs/benchmarks.md). */
+#define SCOPE_INDEX_BYTES ((size_t)64 << 20)
 
 struct hct_symbolizer {
     Dwfl *dwfl;
+    hct_scope_index *scopes;
     int separate_debuginfo;
 };
 
@@ -50,7 +55,8 @@ hct_symbolizer *hct_symbolizer_open(int separate_debuginfo)
         return NULL;
     s->separate_debuginfo = separate_debuginfo;
     s->dwfl = dwfl_begin(&proc_callbacks);
-    if (!s->dwfl || report_modules(s->dwfl) != 0) {
+    s->scopes = hct_scope_index_new(SCOPE_INDEX_BYTES);
+    if (!s->dwfl || !s->scopes || report_modules(s->dwfl) != 0) {
         hct_symbolizer_close(s);
         return NULL;
     }
@@ -71,6 +77,7 @@ void hct_symbolizer_close(hct_symbolizer *s)
 {
     if (!s)
         return;
+    hct_scope_index_free(s->scopes); /* its DIEs point into the Dwfl's data */
     if (s->dwfl)
         dwfl_end(s->dwfl);
     free(s);
@@ -115,26 +122,6 @@ static Dwarf_Die *cu_of(const hct_symbolizer *s, Dwfl_Module *mod, Dwarf_Addr ad
     if (!s->separate_debuginfo && !has_embedded_dwarf(mod))
         return NULL;
     return dwfl_module_addrdie(mod, address, bias);
-}
-
-/* The function scopes at an address, innermost first: indices into scopes[]
- * of DW_TAG_inlined_subroutine entries up to and including the enclosing
- * DW_TAG_subprogram. At most HCT_INLINE_MAX: the innermost ones and the
- * physical function last. Returns how many (0: no function there). */
-static int function_scopes(Dwarf_Die *scopes, int nscopes, int *idx)
-{
-    int n = 0;
-    for (int i = 0; i < nscopes; i++) {
-        int tag = dwarf_tag(&scopes[i]);
-        if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
-            continue;
-        if (n < HCT_INLINE_MAX)
-            n++;
-        idx[n - 1] = i; /* past the limit the outermost replaces the last */
-        if (tag == DW_TAG_subprogram)
-            break;
-    }
-    return n;
 }
 
 static void copy_str(char *dst, size_t n, const char *src)
@@ -295,38 +282,14 @@ static void address_line(const hct_symbolizer *s, Dwfl_Module *mod, Dwarf_Addr a
         copy_str(out->file, sizeof(out->file), modname);
 }
 
-/* The function scopes of an address (function_scopes); *scopes to be freed.
- * dwarf_getscopes continues an inlined instance with the scopes of its
- * abstract origin (where the inlined function was declared), so the chain of
- * concrete instances is taken from dwarf_getscopes_die of the innermost one:
- * the DIEs that contain it, up to its physical function. */
+/* The functions an address lies in, innermost first, the physical function
+ * last (hct_scope_functions: the chain of concrete instances), and its unit. */
 static int address_scopes(const hct_symbolizer *s, Dwfl_Module *mod, uintptr_t address, Dwarf_Die **cu,
-                          Dwarf_Die **scopes, int *idx)
+                          Dwarf_Die *fns)
 {
     Dwarf_Addr bias = 0;
-    *scopes = NULL;
     *cu = cu_of(s, mod, (Dwarf_Addr)address, &bias);
-    int nscopes = *cu ? dwarf_getscopes(*cu, (Dwarf_Addr)address - bias, scopes) : 0;
-    int innermost = -1;
-    for (int i = 0; i < nscopes && innermost < 0; i++) {
-        int tag = dwarf_tag(&(*scopes)[i]);
-        if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
-            innermost = i;
-    }
-    if (innermost < 0)
-        return 0;
-    if (dwarf_tag(&(*scopes)[innermost]) == DW_TAG_inlined_subroutine) {
-        Dwarf_Die die = (*scopes)[innermost], *containing = NULL;
-        int n = dwarf_getscopes_die(&die, &containing);
-        if (n > 0) {
-            free(*scopes);
-            *scopes = containing;
-            nscopes = n;
-        } else {
-            free(containing);
-        }
-    }
-    return nscopes > 0 ? function_scopes(*scopes, nscopes, idx) : 0;
+    return *cu ? hct_scope_functions(s->scopes, *cu, (Dwarf_Addr)address - bias, fns, HCT_INLINE_MAX) : 0;
 }
 
 static uint64_t mix_key(uint64_t h, uint64_t v)
@@ -376,19 +339,18 @@ int hct_symbol_keys(hct_symbolizer *s, uintptr_t address, uint64_t *keys)
     }
     Dwarf_Addr base = 0;
     dwfl_module_info(mod, NULL, &base, NULL, NULL, NULL, NULL, NULL);
-    Dwarf_Die *cu = NULL, *scopes = NULL;
-    int idx[HCT_INLINE_MAX];
-    int n = address_scopes(s, mod, address, &cu, &scopes, idx);
+    Dwarf_Die *cu = NULL, fns[HCT_INLINE_MAX];
+    int n = address_scopes(s, mod, address, &cu, fns);
     uint64_t module = mix_key(2, base);
     /* outer functions: the function and where it calls the next one */
     for (int k = n - 1; k > 0; k--)
-        keys[n - 1 - k] = mix_key(mix_key(mix_key(module, 3), function_identity(&scopes[idx[k]])),
-                                  call_identity(cu, &scopes[idx[k - 1]])) | 1;
+        keys[n - 1 - k] = mix_key(mix_key(mix_key(module, 3), function_identity(&fns[k])),
+                                  call_identity(cu, &fns[k - 1])) | 1;
     uint64_t leaf;
     if (n > 0) { /* the innermost function and the address's line */
         char file[sizeof(((hct_symbol *)0)->file)];
         int lineno = line_source(dwfl_module_getsrc(mod, (Dwarf_Addr)address), file, sizeof(file));
-        leaf = mix_key(mix_key(mix_key(module, 3), function_identity(&scopes[idx[0]])),
+        leaf = mix_key(mix_key(mix_key(module, 3), function_identity(&fns[0])),
                        mix_key(name_hash(file), (uint64_t)(lineno > 0 ? lineno : 0)));
     } else { /* no DWARF scope: the symbol and the line hct_symbolize_inline shows, or the address */
         GElf_Off offset = 0;
@@ -402,7 +364,6 @@ int hct_symbol_keys(hct_symbolizer *s, uintptr_t address, uint64_t *keys)
         n = 1;
     }
     keys[n - 1] = leaf | 1;
-    free(scopes);
     return n;
 }
 
@@ -430,19 +391,17 @@ int hct_symbolize_inline(hct_symbolizer *s, uintptr_t address, hct_symbol *out, 
         return 1;
     }
     const char *modname = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
-    Dwarf_Die *cu = NULL, *scopes = NULL;
-    int idx[HCT_INLINE_MAX];
-    int nfn = address_scopes(s, mod, address, &cu, &scopes, idx);
+    Dwarf_Die *cu = NULL, fns[HCT_INLINE_MAX];
+    int nfn = address_scopes(s, mod, address, &cu, fns);
     int n = 0;
     /* outermost first; past max, the innermost functions are left out */
     for (int k = nfn - 1; k >= 0 && n < max; k--, n++) {
         hct_symbol *o = &out[n];
         memset(o, 0, sizeof(*o));
-        die_function(&scopes[idx[k]], o);
+        die_function(&fns[k], o);
         if (k > 0) /* it calls the next one, inlined, here */
-            call_site(cu, &scopes[idx[k - 1]], o);
+            call_site(cu, &fns[k - 1], o);
     }
-    free(scopes);
     if (n == 0) { /* no DWARF: the symbol table */
         memset(out, 0, sizeof(*out));
         if (!symbol_function(mod, (Dwarf_Addr)address, out) && !plt_function(mod, (Dwarf_Addr)address, out)) {
