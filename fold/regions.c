@@ -376,7 +376,9 @@ static int cmp_double(const void *a, const void *b)
  * counter measured at both ends of all of them: what groups split on, since
  * wall time on a shared machine smears modes that CPU time keeps apart. Not
  * for OpenMP regions: a thread's share of one construct takes the CPU time
- * its runtime spins or sleeps, which differs by thread, not by code. */
+ * its runtime spins or sleeps, which differs by thread, not by code. A CPU
+ * time below 0 by at most the tracer's time removed from the instance (its
+ * CPU time removed, measured a little long) is 0. */
 static int cpu_times(const fold_trace *t, const fold_instance *ins, size_t n, double *cpu)
 {
     size_t c = 0;
