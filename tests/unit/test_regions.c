@@ -524,41 +524,6 @@ static void copies_of_one_interrupt_do_not_split_paths(void **state)
     fold_trace_free(&t);
 }
 
-/* Every 4th instance does twice the work; the machine's noise (+-30 %) leaves
- * no gap wide enough between the two modes of CPU time, but the valley
- * between them splits them: two groups, not outliers. */
-static void bimodal_cpu_times_are_two_groups(void **state)
-{
-    (void)state;
-    fold_trace t;
-    make_halo_trace(&t, 2);
-    static double cpu[400][2];
-    uint32_t seed = 12345;
-    for (size_t i = 0; i < 400; i++) {
-        double sum = 0; /* bell-shaped jitter in +-30 %: the sum of 4 uniforms (a fixed LCG) */
-        for (int k = 0; k < 4; k++) {
-            seed = seed * 1664525u + 1013904223u;
-            sum += (double)(seed >> 8) / 16777216.0;
-        }
-        double unit = (i % 4 == 3 ? 2.0 : 1.0) * 10e6, jitter = 0.3 * (sum - 2.0) / 2.0;
-        add(&t, i % 2, FOLD_KIND_BURST, CC_ISEND_10, CC_WAITALL, unit * (1.0 + jitter), 0);
-        fold_location *L = &t.locations[i % 2];
-        cpu[i][0] = 0;
-        cpu[i][1] = unit * (1.0 + jitter);
-        L->instances[L->ninstances - 1].c0 = &cpu[i][0];
-        L->instances[L->ninstances - 1].c1 = &cpu[i][1];
-    }
-    build(&t, NULL);
-    assert_int_equal(t.nfolds, 2);
-    const fold_region *lo = fold_region_find(&t, "MPI_Isend@cg.c:10 -> MPI_Waitall@cg.c:20", 0);
-    const fold_region *hi = fold_region_find(&t, "MPI_Isend@cg.c:10 -> MPI_Waitall@cg.c:20", 1);
-    assert_non_null(lo);
-    assert_non_null(hi);
-    assert_true(lo->ninstances >= 280 && lo->ninstances <= 320);
-    assert_true(hi->median_ns > 1.6 * lo->median_ns);
-    fold_trace_free(&t);
-}
-
 /* Bell-shaped noise in [-1, 1]: the sum of 4 uniforms of a fixed LCG. */
 static double bell(uint32_t *seed)
 {
@@ -570,6 +535,45 @@ static double bell(uint32_t *seed)
     return (sum - 2.0) / 2.0;
 }
 
+/* 400 bursts, every 4th doing twice the work, +-30 % of bell-shaped noise;
+ * their CPU times equal their durations but for instance `bad`, whose CPU time
+ * is 20 us below 0 with 409 us of the tracer's time removed from it. */
+static void add_bimodal_cpu(fold_trace *t, double (*cpu)[2], size_t bad)
+{
+    uint32_t seed = 12345;
+    for (size_t i = 0; i < 400; i++) {
+        double unit = (i % 4 == 3 ? 2.0 : 1.0) * 10e6, d = unit * (1.0 + 0.3 * bell(&seed));
+        add(t, i % 2, FOLD_KIND_BURST, CC_ISEND_10, CC_WAITALL, d, 0);
+        fold_instance *in = &t->locations[i % 2].instances[t->locations[i % 2].ninstances - 1];
+        cpu[i][0] = 1e9;
+        cpu[i][1] = 1e9 + (i == bad ? -20e3 : d);
+        in->tool_ns = i == bad ? 409000 : 0;
+        in->c0 = &cpu[i][0];
+        in->c1 = &cpu[i][1];
+    }
+}
+
+/* Every 4th instance does twice the work; the machine's noise (+-30 %) leaves
+ * no gap wide enough between the two modes of CPU time, but the valley
+ * between them splits them: two groups, not outliers. */
+static void bimodal_cpu_times_are_two_groups(void **state)
+{
+    (void)state;
+    fold_trace t;
+    make_halo_trace(&t, 2);
+    static double cpu[400][2];
+    add_bimodal_cpu(&t, cpu, SIZE_MAX);
+    build(&t, NULL);
+    assert_int_equal(t.nfolds, 2);
+    const fold_region *lo = fold_region_find(&t, "MPI_Isend@cg.c:10 -> MPI_Waitall@cg.c:20", 0);
+    const fold_region *hi = fold_region_find(&t, "MPI_Isend@cg.c:10 -> MPI_Waitall@cg.c:20", 1);
+    assert_non_null(lo);
+    assert_non_null(hi);
+    assert_true(lo->ninstances >= 280 && lo->ninstances <= 320);
+    assert_true(hi->median_ns > 1.6 * lo->median_ns);
+    fold_trace_free(&t);
+}
+
 /* The tracer's CPU time removed from a short instance, measured a little
  * long, leaves its CPU time a little below 0 (CoMD, 2 ranks: -20 us with 409
  * us removed): it counts as 0, and the key still splits on CPU times. */
@@ -579,17 +583,7 @@ static void cpu_time_below_zero_by_the_tracer_time_counts_as_zero(void **state)
     fold_trace t;
     make_halo_trace(&t, 2);
     static double cpu[400][2];
-    uint32_t seed = 12345;
-    for (size_t i = 0; i < 400; i++) {
-        double unit = (i % 4 == 3 ? 2.0 : 1.0) * 10e6, d = unit * (1.0 + 0.3 * bell(&seed));
-        add(&t, i % 2, FOLD_KIND_BURST, CC_ISEND_10, CC_WAITALL, d, 0);
-        fold_instance *in = &t.locations[i % 2].instances[t.locations[i % 2].ninstances - 1];
-        cpu[i][0] = 1e9;
-        cpu[i][1] = 1e9 + (i == 10 ? -20e3 : d);
-        in->tool_ns = i == 10 ? 409000 : 0;
-        in->c0 = &cpu[i][0];
-        in->c1 = &cpu[i][1];
-    }
+    add_bimodal_cpu(&t, cpu, 10);
     build(&t, NULL);
     assert_int_equal(t.nfolds, 2); /* on wall times (no valleys): one group */
     const fold_region *lo = fold_region_find(&t, "MPI_Isend@cg.c:10 -> MPI_Waitall@cg.c:20", 0);
