@@ -231,9 +231,14 @@ static size_t valley_cut(const splitter *s, size_t a, size_t b)
     size_t n = b - a;
     if (n < 2 * s->min)
         return a;
-    /* the bins span all but 1 % at each end: a lone CPU time of 0 (cpu_times)
-     * would leave the modes a few bins; the trimmed ones count in the end bins */
-    double lo = x[n / 100], hi = x[n - 1 - n / 100];
+    /* the bins start at the first duration above 1 ns: CPU times of 0
+     * (cpu_times) would leave the modes a few bins; they count in bin 0 */
+    size_t first = 0;
+    while (first < n && !(x[first] > 0))
+        first++;
+    if (first == n)
+        return a;
+    double lo = x[first], hi = x[n - 1];
     if (!(hi - lo > s->o->min_gap))
         return a;
     double mean = 0, var = 0;
