@@ -24,6 +24,7 @@ void fold_region_defaults(fold_region_options *o)
     o->min_group_fraction = 0.10;
     o->gap_factor = 4.0;
     o->min_gap = 0.1;
+    o->min_apart = 1.0;
 }
 
 typedef struct {
@@ -313,14 +314,14 @@ static void split_range(splitter *s, size_t a, size_t b, int valleys)
     double sl = 1.4826 * mad_sorted(s->logd + a, best - a, median_sorted(s->logd + a, best - a));
     double sr = 1.4826 * mad_sorted(s->logd + best, b - best, median_sorted(s->logd + best, b - best));
     /* a gap wide against both sides' spreads; or, past min_gap, two modes far
-     * apart against their spreads added: a mode spread by the machine's noise
-     * (wall times of a loaded machine) narrows the gap between modes, not the
-     * distance between their medians */
+     * apart (min_apart) and against their spreads added: a mode spread by the
+     * machine's noise (wall times of a loaded machine) narrows the gap between
+     * modes, not the distance between their medians */
     double need = s->o->gap_factor * (sl > sr ? sl : sr);
     if (need < s->o->min_gap)
         need = s->o->min_gap;
     double apart = median_sorted(s->logd + best, b - best) - median_sorted(s->logd + a, best - a);
-    int modes = gap > s->o->min_gap && apart > s->o->gap_factor * (sl + sr);
+    int modes = gap > s->o->min_gap && apart > s->o->min_apart && apart > s->o->gap_factor * (sl + sr);
     if (best <= a || !(gap > need || modes)) {
         best = valleys ? valley_cut(s, a, b) : a;
         valleys = 0;
