@@ -24,6 +24,7 @@ void fold_region_defaults(fold_region_options *o)
     o->min_group_fraction = 0.10;
     o->gap_factor = 4.0;
     o->min_gap = 0.1;
+    o->min_apart = 1.0;
 }
 
 typedef struct {
@@ -229,8 +230,17 @@ static size_t valley_cut(const splitter *s, size_t a, size_t b)
 {
     const double *x = s->logd + a;
     size_t n = b - a;
-    double lo = x[0], hi = x[n - 1];
-    if (n < 2 * s->min || !(hi - lo > s->o->min_gap))
+    if (n < 2 * s->min)
+        return a;
+    /* the bins start at the first duration above 1 ns: CPU times of 0
+     * (cpu_times) would leave the modes a few bins; they count in bin 0 */
+    size_t first = 0;
+    while (first < n && !(x[first] > 0))
+        first++;
+    if (first == n)
+        return a;
+    double lo = x[first], hi = x[n - 1];
+    if (!(hi - lo > s->o->min_gap))
         return a;
     double mean = 0, var = 0;
     for (size_t i = 0; i < n; i++)
@@ -245,8 +255,8 @@ static size_t valley_cut(const splitter *s, size_t a, size_t b)
         h = w / 2;
     double count[VALLEY_BINS] = { 0 }, dens[VALLEY_BINS] = { 0 };
     for (size_t i = 0; i < n; i++) {
-        size_t k = (size_t)((x[i] - lo) / w);
-        count[k < VALLEY_BINS ? k : VALLEY_BINS - 1] += 1;
+        double k = floor((x[i] - lo) / w);
+        count[k < 0 ? 0 : k < VALLEY_BINS ? (size_t)k : VALLEY_BINS - 1] += 1;
     }
     for (size_t k = 0; k < VALLEY_BINS; k++)
         for (size_t j = 0; j < VALLEY_BINS; j++)
@@ -303,10 +313,16 @@ static void split_range(splitter *s, size_t a, size_t b, int valleys)
     }
     double sl = 1.4826 * mad_sorted(s->logd + a, best - a, median_sorted(s->logd + a, best - a));
     double sr = 1.4826 * mad_sorted(s->logd + best, b - best, median_sorted(s->logd + best, b - best));
+    /* a gap wide against both sides' spreads; or, past min_gap, two modes far
+     * apart (min_apart) and against their spreads added: a mode spread by the
+     * machine's noise (wall times of a loaded machine) narrows the gap between
+     * modes, not the distance between their medians */
     double need = s->o->gap_factor * (sl > sr ? sl : sr);
     if (need < s->o->min_gap)
         need = s->o->min_gap;
-    if (best <= a || !(gap > need)) {
+    double apart = median_sorted(s->logd + best, b - best) - median_sorted(s->logd + a, best - a);
+    int modes = gap > s->o->min_gap && apart > s->o->min_apart && apart > s->o->gap_factor * (sl + sr);
+    if (best <= a || !(gap > need || modes)) {
         best = valleys ? valley_cut(s, a, b) : a;
         valleys = 0;
     }
@@ -366,7 +382,9 @@ static int cmp_double(const void *a, const void *b)
  * counter measured at both ends of all of them: what groups split on, since
  * wall time on a shared machine smears modes that CPU time keeps apart. Not
  * for OpenMP regions: a thread's share of one construct takes the CPU time
- * its runtime spins or sleeps, which differs by thread, not by code. */
+ * its runtime spins or sleeps, which differs by thread, not by code. A CPU
+ * time below 0 by at most the tracer's time removed from the instance (its
+ * CPU time removed, measured a little long) is 0. */
 static int cpu_times(const fold_trace *t, const fold_instance *ins, size_t n, double *cpu)
 {
     size_t c = 0;
@@ -380,6 +398,8 @@ static int cpu_times(const fold_trace *t, const fold_instance *ins, size_t n, do
         if (!ins[i].c0 || !ins[i].c1)
             return 0;
         double d = ins[i].c1[c] - ins[i].c0[c];
+        if (d < 0 && d >= -(double)ins[i].tool_ns)
+            d = 0; /* the tracer's CPU time removed, measured a little long */
         if (!(d >= 0))
             return 0;
         cpu[i] = d;

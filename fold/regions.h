@@ -23,6 +23,9 @@ typedef struct {
     double gap_factor;         /* split where the log-duration gap exceeds this many robust spreads
                                   of either side; default 4 */
     double min_gap;            /* ... and exceeds this log-duration gap (0.1: 10.5 %); default 0.1 */
+    double min_apart;          /* two modes split past min_gap, whatever the gap, when their medians are
+                                * this far apart in ln(duration) (1.0: 2.7 times) and more than
+                                * gap_factor * (s_left + s_right); default 1.0 */
 } fold_region_options;
 
 void fold_region_defaults(fold_region_options *o);
@@ -35,7 +38,10 @@ void fold_region_defaults(fold_region_options *o);
  *      m = max(min_group, ceil(min_group_fraction * n)) instances on each side;
  *      take the one with the widest gap; split there if the gap exceeds
  *      max(min_gap, gap_factor * max(s_left, s_right)), s = 1.4826 * MAD of the
- *      side's ln(duration). Recurse into both sides.
+ *      side's ln(duration), or if it exceeds min_gap and the sides' medians
+ *      are more than max(min_apart, gap_factor * (s_left + s_right)) apart
+ *      (two modes, one spread by the machine's load). Recurse into both sides. Where CPU
+ *      times split (regions.c), also at a valley of their density, once.
  *   2. In each group: median M and MAD of the durations; instances with
  *      |d - M| > k * max(mad_scale * MAD, mad_floor * M) + tool_tolerance * tool
  *      are excluded (d and tool: the instance's duration and the tracer's own

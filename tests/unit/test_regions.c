@@ -6,7 +6,8 @@
  * as an option, order by total time, a result that does not depend on the
  * order instances were read in; call sites whose lines differ only between
  * locations as one region, code paths told apart by samples, bimodal CPU times
- * as two groups. */
+ * as two groups (also with a CPU time a little below 0), modes spread by the
+ * load as two groups, one mode with a tail as one group. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -523,6 +524,35 @@ static void copies_of_one_interrupt_do_not_split_paths(void **state)
     fold_trace_free(&t);
 }
 
+/* Bell-shaped noise in [-1, 1]: the sum of 4 uniforms of a fixed LCG. */
+static double bell(uint32_t *seed)
+{
+    double sum = 0;
+    for (int k = 0; k < 4; k++) {
+        *seed = *seed * 1664525u + 1013904223u;
+        sum += (double)(*seed >> 8) / 16777216.0;
+    }
+    return (sum - 2.0) / 2.0;
+}
+
+/* 400 bursts, every 4th doing twice the work, +-30 % of bell-shaped noise;
+ * their CPU times equal their durations but for instance `bad`, whose CPU time
+ * is 20 us below 0 with 409 us of the tracer's time removed from it. */
+static void add_bimodal_cpu(fold_trace *t, double (*cpu)[2], size_t bad)
+{
+    uint32_t seed = 12345;
+    for (size_t i = 0; i < 400; i++) {
+        double unit = (i % 4 == 3 ? 2.0 : 1.0) * 10e6, d = unit * (1.0 + 0.3 * bell(&seed));
+        add(t, i % 2, FOLD_KIND_BURST, CC_ISEND_10, CC_WAITALL, d, 0);
+        fold_instance *in = &t->locations[i % 2].instances[t->locations[i % 2].ninstances - 1];
+        cpu[i][0] = 1e9;
+        cpu[i][1] = 1e9 + (i == bad ? -20e3 : d);
+        in->tool_ns = i == bad ? 409000 : 0;
+        in->c0 = &cpu[i][0];
+        in->c1 = &cpu[i][1];
+    }
+}
+
 /* Every 4th instance does twice the work; the machine's noise (+-30 %) leaves
  * no gap wide enough between the two modes of CPU time, but the valley
  * between them splits them: two groups, not outliers. */
@@ -532,21 +562,7 @@ static void bimodal_cpu_times_are_two_groups(void **state)
     fold_trace t;
     make_halo_trace(&t, 2);
     static double cpu[400][2];
-    uint32_t seed = 12345;
-    for (size_t i = 0; i < 400; i++) {
-        double sum = 0; /* bell-shaped jitter in +-30 %: the sum of 4 uniforms (a fixed LCG) */
-        for (int k = 0; k < 4; k++) {
-            seed = seed * 1664525u + 1013904223u;
-            sum += (double)(seed >> 8) / 16777216.0;
-        }
-        double unit = (i % 4 == 3 ? 2.0 : 1.0) * 10e6, jitter = 0.3 * (sum - 2.0) / 2.0;
-        add(&t, i % 2, FOLD_KIND_BURST, CC_ISEND_10, CC_WAITALL, unit * (1.0 + jitter), 0);
-        fold_location *L = &t.locations[i % 2];
-        cpu[i][0] = 0;
-        cpu[i][1] = unit * (1.0 + jitter);
-        L->instances[L->ninstances - 1].c0 = &cpu[i][0];
-        L->instances[L->ninstances - 1].c1 = &cpu[i][1];
-    }
+    add_bimodal_cpu(&t, cpu, SIZE_MAX);
     build(&t, NULL);
     assert_int_equal(t.nfolds, 2);
     const fold_region *lo = fold_region_find(&t, "MPI_Isend@cg.c:10 -> MPI_Waitall@cg.c:20", 0);
@@ -555,6 +571,79 @@ static void bimodal_cpu_times_are_two_groups(void **state)
     assert_non_null(hi);
     assert_true(lo->ninstances >= 280 && lo->ninstances <= 320);
     assert_true(hi->median_ns > 1.6 * lo->median_ns);
+    fold_trace_free(&t);
+}
+
+/* The tracer's CPU time removed from a short instance, measured a little
+ * long, leaves its CPU time a little below 0 (CoMD, 2 ranks: -20 us with 409
+ * us removed): it counts as 0, and the key still splits on CPU times. */
+static void cpu_time_below_zero_by_the_tracer_time_counts_as_zero(void **state)
+{
+    (void)state;
+    fold_trace t;
+    make_halo_trace(&t, 2);
+    static double cpu[400][2];
+    add_bimodal_cpu(&t, cpu, 10);
+    build(&t, NULL);
+    assert_int_equal(t.nfolds, 2); /* on wall times (no valleys): one group */
+    const fold_region *lo = fold_region_find(&t, "MPI_Isend@cg.c:10 -> MPI_Waitall@cg.c:20", 0);
+    assert_non_null(lo);
+    assert_true(lo->ninstances >= 280 && lo->ninstances <= 320);
+    fold_trace_free(&t);
+}
+
+/* CoMD's force burst at 2 ranks on a loaded machine, wall times only: 157
+ * short bursts between a halo exchange's calls (ln d about 12 +- 0.35, 160
+ * us), 3 of them preempted into the space between the modes, and 72 long
+ * ones computing the forces, spread by the load over ln d 17.2-19.5 (30-290
+ * ms). The widest gap (1.9) is below 4 spreads of the long side (3.4), but
+ * the modes are 6.4 apart against spreads summing to 1.2: two groups, the long
+ * one folded, not 72 outliers of the short one. */
+static void modes_spread_by_load_are_two_groups(void **state)
+{
+    (void)state;
+    fold_trace t;
+    make_trace(&t, 2);
+    uint32_t seed = 777;
+    for (size_t i = 0; i < 232; i++) {
+        double l;
+        if (i < 3) /* 3 preempted short ones */
+            l = (const double[]){ 13.15, 13.96, 15.34 }[i];
+        else if (i < 160)
+            l = 12.0 + 0.35 * bell(&seed);
+        else
+            l = 17.2 + 2.3 * (double)(((i - 160) * 29) % 72) / 71.0;
+        add_burst(&t, i % 2, exp(l));
+    }
+    build(&t, NULL);
+    assert_int_equal(t.nfolds, 2);
+    const fold_region *sh = fold_region_find(&t, BURST, 0), *lg = fold_region_find(&t, BURST, 1);
+    assert_non_null(sh);
+    assert_non_null(lg);
+    assert_int_equal(sh->ngroups, 2);
+    assert_int_equal(lg->ninstances, 72);
+    assert_int_equal(sh->ninstances, 160);
+    for (size_t i = 0; i < lg->ninstances; i++)
+        assert_true(lg->instances[i].t1 - lg->instances[i].t0 > 25000000u);
+    assert_true(lg->nused >= 40);
+    fold_trace_free(&t);
+}
+
+/* One mode with a tail stays one group: 200 bursts of 10 ms +- 2 % and 40
+ * (17 %) slowed by the load, spread from 13 to 60 ms (log-uniform): the tail
+ * is neither a gap nor a mode of its own; it is excluded as outliers. */
+static void one_mode_with_a_tail_stays_one_group(void **state)
+{
+    (void)state;
+    fold_trace t;
+    make_trace(&t, 2);
+    add_uniform(&t, 200, 10e6, 0.02);
+    for (size_t i = 0; i < 40; i++)
+        add_burst(&t, i % 2, 10e6 * exp(log(1.3) + (log(6.0) - log(1.3)) * (double)((i * 17) % 40) / 39.0));
+    build(&t, NULL);
+    assert_int_equal(t.nfolds, 1);
+    assert_int_equal(t.folds[0].ngroups, 1);
+    assert_int_equal(t.folds[0].nexcluded, 40);
     fold_trace_free(&t);
 }
 
@@ -588,6 +677,9 @@ int main(void)
         cmocka_unit_test(single_samples_do_not_split_paths),
         cmocka_unit_test(copies_of_one_interrupt_do_not_split_paths),
         cmocka_unit_test(bimodal_cpu_times_are_two_groups),
+        cmocka_unit_test(cpu_time_below_zero_by_the_tracer_time_counts_as_zero),
+        cmocka_unit_test(modes_spread_by_load_are_two_groups),
+        cmocka_unit_test(one_mode_with_a_tail_stays_one_group),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
