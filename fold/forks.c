@@ -17,6 +17,17 @@ int fold_runtime_function(const fold_trace *t, uint32_t region)
     return strncmp(base, "libgomp.", 8) == 0 || strncmp(base, "libomp.", 7) == 0 || strncmp(base, "libiomp5.", 9) == 0;
 }
 
+/* The C library's syscall(): the runtime's futex wait when libgomp's own
+ * frames are not in the stack (seen under ASan at the master's join). */
+static int libc_syscall(const fold_trace *t, uint32_t region)
+{
+    if (region >= t->nregions || !t->regions[region].name || strcmp(t->regions[region].name, "syscall") != 0)
+        return 0;
+    const char *file = t->regions[region].file, *slash = file ? strrchr(file, '/') : NULL;
+    const char *base = slash ? slash + 1 : file;
+    return !base || strncmp(base, "libc.", 5) == 0;
+}
+
 static int is_function(const fold_trace *t, uint32_t ctx)
 {
     uint32_t r = t->contexts[ctx].region;
@@ -76,7 +87,9 @@ uint32_t fold_fork_cut(const fold_trace *t, const uint32_t *bodies, const uint32
             *body = t->contexts[t->contexts[here].parent].region;
             return d + 1;
         }
-        if (!fold_runtime_function(t, t->contexts[here].region))
+        if (!fold_runtime_function(t, t->contexts[here].region) &&
+            !(libc_syscall(t, t->contexts[here].region) && bodies[caller] != FOLD_NONE &&
+              bodies[caller] != FOLD_FORK_MANY))
             continue;
         if (fold_runtime_function(t, t->contexts[caller].region))
             return n; /* the runtime's own thread (a worker): its body is the region's anchor */

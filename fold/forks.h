@@ -28,8 +28,9 @@ int fold_runtime_function(const fold_trace *t, uint32_t region);
 uint32_t *fold_fork_bodies(const fold_trace *t);
 
 /* A sampled stack (path[0..n): its frames' contexts, leaf first) with a frame
- * right under a barrier's node, or whose outermost runtime frame is called
- * from a frame that forks a known body: the frames from the root to that
+ * right under a barrier's node, or whose outermost runtime frame (or the C
+ * library's syscall(), the runtime's futex wait) is called from a frame that
+ * forks a known body: the frames from the root to that
  * frame, and in *body the region to name it by (the barrier's, the body's
  * function); else n and *body FOLD_NONE. */
 uint32_t fold_fork_cut(const fold_trace *t, const uint32_t *bodies, const uint32_t *path, uint32_t n,
