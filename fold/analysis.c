@@ -163,12 +163,44 @@ typedef struct {
     const fold_options *o;
 } steps_context;
 
+/* Where one counter's rate changes near the region's boundaries. The
+ * boundaries are shared by the counters (the phases), but counters need not
+ * change at the same instant: truth_app's page faults start with its first
+ * burst, 0.005-0.01 of the region before its task-clock falls, and a step at
+ * the shared boundary made the task-clock overshoot one CPU before it and
+ * undershoot after (docs/benchmarks.md, "Steps per counter"). A boundary
+ * whose interval (bound_lo, bound_hi) does not hold the counter's own
+ * continuous two-line (hinge) least-squares position, in its points alone
+ * (fold_segment_frame_refit over its one cloud), moves there, by at most
+ * STEP_MAX_INTERVAL; the others stay. Only for counters that placed the
+ * boundaries with others (the caller: with a single voter the boundary is
+ * already its own, and its hinge from a few dozen points only noisier).
+ * Overwrites own[1..np-1] where a step moves; own holds the shared
+ * boundaries on entry. Returns -1 only when memory ran out. */
+static int counter_steps(const fold_bootstrap_counter *b, double offset, const fold_segmentation *ph,
+                         const double *bound_lo, const double *bound_hi, const fold_segment_options *so, double *own)
+{
+    size_t np = ph->nphases;
+    if (np < 2)
+        return 0;
+    fold_segment_frame *fr = fold_segment_frame_new(&b->cloud, 1, &offset);
+    double *hinge = malloc((np + 1) * sizeof(*hinge));
+    int rc = fr && hinge ? 0 : -1;
+    if (rc == 0 && fold_segment_frame_refit(fr, NULL, NULL, ph->bounds, np, so, hinge, NULL) == 0)
+        for (size_t q = 1; q < np; q++)
+            if (hinge[q] < bound_lo[q] || hinge[q] > bound_hi[q])
+                own[q] = ph->bounds[q] + fmax(-STEP_MAX_INTERVAL, fmin(STEP_MAX_INTERVAL, hinge[q] - ph->bounds[q]));
+    fold_segment_frame_free(fr);
+    free(hinge);
+    return rc;
+}
+
 /* The counters' curves fitted again with a step at every boundary whose
  * interval is at most STEP_MAX_INTERVAL wide (the boundaries are in the
- * points' x after their offset, as the fit's knots), each kept when its
+ * points' x after their offset, as the fit's knots), each counter's step
+ * where its own rate changes (counter_steps), each kept when its
  * generalized cross-validation score is lower than without (a counter that
- * does not change at a step, or changes a little before it, keeps its
- * curve); then, when a phase is a trend, with the trend's penalty
+ * does not change at a step keeps its curve); then, when a phase is a trend, with the trend's penalty
  * (fold_fit_options.trend; and the steps), kept likewise when its score is
  * lower still: the default penalty pulls a linear rate's ends towards the
  * mean where the curve is pinned to its anchors (+7.8 % at the start of
@@ -184,19 +216,28 @@ static int refit_curves(void *ctx, const fold_segmentation *ph, const double *bo
     int trend = 0;
     for (size_t q = 0; ph->trend && q < np; q++)
         trend |= ph->trend[q];
-    double *steps = malloc((np ? np : 1) * sizeof(*steps));
-    if (!steps)
-        return -1;
     for (size_t b = 1; b < np; b++)
-        if (bound_hi[b] - bound_lo[b] <= STEP_MAX_INTERVAL)
-            steps[nsteps++] = ph->bounds[b];
-    int rc = 0;
+        nsteps += bound_hi[b] - bound_lo[b] <= STEP_MAX_INTERVAL;
+    size_t voters = 0;
+    for (size_t c = 0; c < g->ncounters; c++)
+        voters += (size_t)sc->boot[c].votes;
+    double *steps = malloc((np ? np : 1) * sizeof(*steps)), *own = malloc((np + 1) * sizeof(*own));
+    int rc = steps && own ? 0 : -1;
     /* the candidates: with steps; with a trend's penalty (and the steps) */
     for (int cand = 0; rc == 0 && cand < 2; cand++) {
         if (cand == 0 ? !nsteps : !trend)
             continue;
         for (size_t c = 0; c < g->ncounters; c++) {
             fold_counter_result *k = &g->counters[c];
+            memcpy(own, ph->bounds, (np + 1) * sizeof(*own));
+            if (nsteps && voters > 1 && sc->boot[c].votes &&
+                counter_steps(&sc->boot[c], k->curve.offset, ph, bound_lo, bound_hi, &sc->o->segment, own) != 0) {
+                rc = -1;
+                break;
+            }
+            for (size_t b = 1, i = 0; nsteps && b < np; b++)
+                if (bound_hi[b] - bound_lo[b] <= STEP_MAX_INTERVAL)
+                    steps[i++] = own[b];
             fold_fit_options fit = sc->o->fit;
             fit.offset_given = 1;
             fit.offset = k->curve.offset;
@@ -223,6 +264,7 @@ static int refit_curves(void *ctx, const fold_segmentation *ph, const double *bo
         }
     }
     free(steps);
+    free(own);
     return rc;
 }
 
