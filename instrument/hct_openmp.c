@@ -509,7 +509,8 @@ void hct_omp_share_end(hct_omp_share *s)
     hct_tool_exit(t);
 }
 
-int hct_omp_region_enter(hct_omp_region *r, uint32_t key, const void *return_address)
+int hct_omp_region_enter(hct_omp_region *r, uint32_t key, const void *return_address, const void *ret,
+                         const void *cfa)
 {
     hct_thread *t = hct_thread_get();
     if (!t)
@@ -520,6 +521,12 @@ int hct_omp_region_enter(hct_omp_region *r, uint32_t key, const void *return_add
     r->mode = (int)hct_thin_enter(t, key, construct_name(key), &r->slot);
     if (r->mode == HCT_THIN_FILTER) {
         r->t0 = hca_clock_now();
+        region_arrive(r);
+        hct_tool_exit(t);
+        return 1;
+    }
+    if (r->mode == HCT_THIN_LAZY && cfa && hct.cfg.callsites && !r->slot->at_enter) {
+        hct_thin_defer_site(t, key, r->slot, return_address, ret, cfa, &r->cc); /* unwound if written */
         region_arrive(r);
         hct_tool_exit(t);
         return 1;
