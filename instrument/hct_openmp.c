@@ -25,6 +25,7 @@
 #include "hct_sampling.h"
 #include "hct_symbols.h"
 #include "hct_thin.h"
+#include "hct_ticks.h"
 #include "hct_rescue.h"
 
 /* ---- the adapter that records ---------------------------------------------- */
@@ -520,7 +521,7 @@ int hct_omp_region_enter(hct_omp_region *r, uint32_t key, const void *return_add
     r->barrier = key == HCT_OMP_KEY_BARRIER || key == HCT_OMP_KEY_IBARRIER;
     r->mode = (int)hct_thin_enter(t, key, construct_name(key), &r->slot);
     if (r->mode == HCT_THIN_FILTER) {
-        r->t0 = hca_clock_now();
+        r->t0 = hct_ticks_now();
         region_arrive(r);
         hct_tool_exit(t);
         return 1;
@@ -564,7 +565,7 @@ void hct_omp_region_leave(hct_omp_region *r)
     if (r->barrier)
         hct_omp_sync_leave(t); /* before its boundary: the tool time it waited for */
     if (r->mode == HCT_THIN_FILTER) {
-        hct_thin_count(r->slot, hca_clock_now() - r->t0);
+        hct_thin_count(r->slot, hct_ticks_ns(hct_ticks_now() - r->t0));
         hct_tool_exit(t);
         return;
     }

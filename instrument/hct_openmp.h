@@ -117,7 +117,7 @@ typedef struct {
     uint32_t cc;
     int mode;            /* enum hct_thin_mode: written in full, kept back, filtered out */
     int barrier;         /* a barrier of the thread's team (hct_omp_sync.h) */
-    uint64_t t0;         /* filtered out: its enter's time; probed: its enter's end */
+    uint64_t t0;         /* filtered out: its enter's time in ticks (hct_ticks.h); probed: its enter's end */
     hct_thin_slot *slot; /* filtered out or probed: its key's statistics */
     uint64_t cost;       /* probed (hct_thin_probing): the tracer's time in its enter */
 } hct_omp_region;

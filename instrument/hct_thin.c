@@ -11,6 +11,7 @@
 
 #include "hct_diag.h"
 #include "hct_sampling.h"
+#include "hct_ticks.h"
 
 _Static_assert(HCT_THIN_FRAMES == HCT_PATH_FRAMES, "a kept-back call path is a region enter's");
 
@@ -50,7 +51,7 @@ void hct_thin_defer(hct_thread *t, uint32_t key, hct_thin_slot *slot, const uint
     hct_thin_pending *p = pend(t, key, slot, cc_out);
     p->nframes = n;
     memcpy(p->frames, frames, (size_t)n * sizeof(frames[0]));
-    p->ts = hca_clock_now();
+    p->ts = hct_ticks_now(); /* the monotonic time only when written (hct_thin_write_pending) */
     t->thin.npending++;
 }
 
@@ -62,7 +63,7 @@ void hct_thin_defer_site(hct_thread *t, uint32_t key, hct_thin_slot *slot, const
     p->site = site;
     p->ret = ret;
     p->cfa = cfa;
-    p->ts = hca_clock_now();
+    p->ts = hct_ticks_now(); /* the monotonic time only when written (hct_thin_write_pending) */
     t->thin.npending++;
 }
 
@@ -89,6 +90,11 @@ void hct_thin_write_pending(hct_thread *t, int nested)
 {
     int n = t->thin.npending;
     t->thin.npending = 0;
+    /* the enters' times: their ticks as the monotonic time, against one reading of both now */
+    uint64_t ticks = hct_ticks_now(), mono = hca_clock_now();
+    hct_ticks_calibrate(mono, ticks);
+    for (int i = 0; i < n; i++)
+        t->thin.pending[i].ts = hct_ticks_mono_at(t->thin.pending[i].ts, ticks, mono);
     for (int i = 0; i < n; i++) {
         hct_thin_pending *p = &t->thin.pending[i];
         if (nested)
@@ -120,10 +126,10 @@ uint32_t hct_thin_leave(hct_thread *t, uint32_t cc, uint64_t *ts)
         if (t->thin.npending == 0)
             return HCA_UNDEF;
         hct_thin_pending *p = &t->thin.pending[t->thin.npending - 1];
-        uint64_t now = hca_clock_now();
-        if (now - p->ts < hct.cfg.thin_ns && hct_sampling_taken(t) == p->samples) {
+        uint64_t ns = hct_ticks_ns(hct_ticks_now() - p->ts);
+        if (ns < hct.cfg.thin_ns && hct_sampling_taken(t) == p->samples) {
             t->thin.npending--; /* short, nothing in it: counted only */
-            hct_thin_count(p->slot, now - p->ts);
+            hct_thin_count(p->slot, ns);
             return HCA_UNDEF;
         }
         uint32_t *out = p->cc_out;

@@ -51,7 +51,7 @@ typedef struct {
     uint32_t (*write)(struct hct_thread *t, void *arg, uint64_t ts, const uintptr_t *frames, int n);
     void *arg;
     uint32_t key;
-    uint64_t ts;           /* the enter's time */
+    uint64_t ts;           /* the enter's time: in ticks (hct_ticks.h) until it is written */
     uint64_t samples;      /* the thread's samples taken then */
     hct_thin_slot *slot;
     uint32_t *cc_out;      /* where the region's context goes once written */
