@@ -34,6 +34,23 @@ static int counter_usable(void)
 #endif
 }
 
+#if HCT_ARCH_TICKS
+#define POINT_NS 2000u /* two clock reads further apart: preempted between them, read again */
+
+/* The counter read between two clock reads: the clock's time of it, their middle. */
+static void point(uint64_t *mono, uint64_t *ticks)
+{
+    uint64_t before, after;
+    int tries = 0;
+    do {
+        before = hca_clock_now();
+        *ticks = hct_arch_ticks();
+        after = hca_clock_now();
+    } while (after - before > POINT_NS && ++tries < 100);
+    *mono = before + (after - before) / 2;
+}
+#endif
+
 void hct_ticks_init(void)
 {
     hct_ticks.fast = 0;
@@ -41,11 +58,12 @@ void hct_ticks_init(void)
 #if HCT_ARCH_TICKS
     if (!counter_usable())
         return;
-    uint64_t t0 = hct_arch_ticks(), m0 = hca_clock_now(), m1, t1;
-    do { /* the counter read before and after the clock: its interval holds the clock's */
-        m1 = hca_clock_now();
-        t1 = hct_arch_ticks();
-    } while (m1 - m0 < CALIBRATE_NS);
+    uint64_t m0, t0, m1, t1;
+    (void)hca_clock_now(); /* its first call may resolve the symbol */
+    point(&m0, &t0);
+    do
+        point(&m1, &t1);
+    while (m1 - m0 < CALIBRATE_NS);
     uint64_t f = t1 > t0 ? hct_ticks_factor(m1 - m0, t1 - t0) : 0;
     if (f == 0)
         return;
