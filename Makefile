@@ -276,6 +276,8 @@ $(BUILD)/tests/test_model: $(MODEL_OBJ)
 $(BUILD)/tests/test_path: $(call lib_obj,instrument/hct_path.c instrument/hct_self.c)
 $(BUILD)/tests/test_path: TEST_LIBS += $(UNWIND_LIBS)
 # the call path cached at a recurring site, checked against other callers
+# the cheap clock of kept-back instances against the monotonic one
+$(BUILD)/tests/test_ticks: $(call lib_obj,instrument/hct_ticks.c)
 $(BUILD)/tests/test_path_cache: $(call lib_obj,instrument/hct_path_cache.c)
 $(BUILD)/tests/test_path_cache: TEST_LIBS += $(UNWIND_LIBS)
 # libstdc++ loaded as in every C++ program: its demangler

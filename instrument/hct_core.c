@@ -24,6 +24,7 @@
 #include "hct_recording.h"
 #include "hct_regions.h"
 #include "hct_rescue.h"
+#include "hct_ticks.h"
 #include "hct_writer.h"
 
 extern char **environ;
@@ -180,6 +181,7 @@ __attribute__((constructor)) static void hct_load(void)
         return;
     hct_otf2_errors_captured();
     hca_defs_init(&hct.defs);
+    hct_ticks_init();
     read_program_identity();
     hct_extras_setup(); /* counters and sampling: what this machine records */
     if (!hct_thread_register())

@@ -14,6 +14,7 @@
 #include "hct_markers.h"
 #include "hct_rescue.h"
 #include "hct_thin.h"
+#include "hct_ticks.h"
 
 #define MAX_NAMES 1024
 #define MAX_DEPTH 64
@@ -25,7 +26,7 @@ static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
 typedef struct {
     uint32_t key, cc;
     int mode;            /* enum hct_thin_mode */
-    uint64_t t0;         /* filtered out: its begin's time; probed (hct_thin_probing): its begin's end */
+    uint64_t t0;         /* filtered out: its begin's time in ticks (hct_ticks.h); probed (hct_thin_probing): its begin's end */
     hct_thin_slot *slot; /* filtered out or probed: its key's statistics */
     uint64_t cost;       /* probed: the tracer's time in its begin */
 } open_region;
@@ -63,7 +64,7 @@ const char *hct_marker_name(uint32_t key)
 static void leave(hct_thread *t, const open_region *r, uint64_t not_before)
 {
     if (r->mode == HCT_THIN_FILTER) {
-        hct_thin_count(r->slot, hca_clock_now() - r->t0);
+        hct_thin_count(r->slot, hct_ticks_ns(hct_ticks_now() - r->t0));
         return;
     }
     uint64_t ts = 0, c0 = r->mode == HCT_THIN_FULL && r->slot ? hca_clock_now() : 0; /* probed */
@@ -98,8 +99,16 @@ __attribute__((visibility("default"))) void hcatrace_region_begin(const char *na
     int mode = key != HCA_UNDEF ? (int)hct_thin_enter(t, key, name, &slot) : HCT_THIN_FULL;
     uint64_t c0 = mode == HCT_THIN_FULL && hct_thin_probing(slot) ? hca_clock_now() : 0;
     if (key != HCA_UNDEF && mode == HCT_THIN_FILTER) {
-        stack[depth++] = (open_region){ key, HCA_UNDEF, mode, hca_clock_now(), slot, 0 };
+        stack[depth++] = (open_region){ key, HCA_UNDEF, mode, hct_ticks_now(), slot, 0 };
     } else if (key != HCA_UNDEF) {
+        if (mode == HCT_THIN_LAZY && hct.cfg.callsites && !slot->at_enter) { /* unwound if written */
+            stack[depth] = (open_region){ key, HCA_UNDEF, mode, 0, slot, 0 };
+            hct_thin_defer_site(t, key, slot, __builtin_return_address(0), __builtin_return_address(0),
+                                __builtin_dwarf_cfa(), &stack[depth].cc);
+            depth++;
+            hct_tool_exit(t);
+            return;
+        }
         uintptr_t frames[HCT_PATH_FRAMES];
         int n = hct.cfg.callsites ? hct_path_unwind(__builtin_return_address(0), frames) : 0;
         if (mode == HCT_THIN_LAZY) {

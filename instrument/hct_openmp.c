@@ -25,6 +25,7 @@
 #include "hct_sampling.h"
 #include "hct_symbols.h"
 #include "hct_thin.h"
+#include "hct_ticks.h"
 #include "hct_rescue.h"
 
 /* ---- the adapter that records ---------------------------------------------- */
@@ -509,7 +510,8 @@ void hct_omp_share_end(hct_omp_share *s)
     hct_tool_exit(t);
 }
 
-int hct_omp_region_enter(hct_omp_region *r, uint32_t key, const void *return_address)
+int hct_omp_region_enter(hct_omp_region *r, uint32_t key, const void *return_address, const void *ret,
+                         const void *cfa)
 {
     hct_thread *t = hct_thread_get();
     if (!t)
@@ -519,7 +521,13 @@ int hct_omp_region_enter(hct_omp_region *r, uint32_t key, const void *return_add
     r->barrier = key == HCT_OMP_KEY_BARRIER || key == HCT_OMP_KEY_IBARRIER;
     r->mode = (int)hct_thin_enter(t, key, construct_name(key), &r->slot);
     if (r->mode == HCT_THIN_FILTER) {
-        r->t0 = hca_clock_now();
+        r->t0 = hct_ticks_now();
+        region_arrive(r);
+        hct_tool_exit(t);
+        return 1;
+    }
+    if (r->mode == HCT_THIN_LAZY && cfa && hct.cfg.callsites && !r->slot->at_enter) {
+        hct_thin_defer_site(t, key, r->slot, return_address, ret, cfa, &r->cc); /* unwound if written */
         region_arrive(r);
         hct_tool_exit(t);
         return 1;
@@ -557,7 +565,7 @@ void hct_omp_region_leave(hct_omp_region *r)
     if (r->barrier)
         hct_omp_sync_leave(t); /* before its boundary: the tool time it waited for */
     if (r->mode == HCT_THIN_FILTER) {
-        hct_thin_count(r->slot, hca_clock_now() - r->t0);
+        hct_thin_count(r->slot, hct_ticks_ns(hct_ticks_now() - r->t0));
         hct_tool_exit(t);
         return;
     }

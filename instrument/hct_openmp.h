@@ -117,11 +117,18 @@ typedef struct {
     uint32_t cc;
     int mode;            /* enum hct_thin_mode: written in full, kept back, filtered out */
     int barrier;         /* a barrier of the thread's team (hct_omp_sync.h) */
-    uint64_t t0;         /* filtered out: its enter's time; probed: its enter's end */
+    uint64_t t0;         /* filtered out: its enter's time in ticks (hct_ticks.h); probed: its enter's end */
     hct_thin_slot *slot; /* filtered out or probed: its key's statistics */
     uint64_t cost;       /* probed (hct_thin_probing): the tracer's time in its enter */
 } hct_omp_region;
-int hct_omp_region_enter(hct_omp_region *r, uint32_t key, const void *return_address) HCT_HIDDEN;
+/* return_address: the call site (as for hct_path_unwind); ret and cfa: the
+ * entry's own return address and its caller's stack pointer
+ * (__builtin_dwarf_cfa() of the entry the program called, the caller's frame
+ * running until the leave), or cfa NULL: the call path of a kept-back
+ * instance is then unwound at its enter, not only if it is written
+ * (hct_thin_defer_site). */
+int hct_omp_region_enter(hct_omp_region *r, uint32_t key, const void *return_address, const void *ret,
+                         const void *cfa) HCT_HIDDEN;
 void hct_omp_region_leave(hct_omp_region *r) HCT_HIDDEN;
 
 #endif

@@ -259,7 +259,8 @@ EXPORT void GOMP_parallel_end(void)
         REAL(void_fn, name)                                                                           \
         hct_omp_region r;                                                                                    \
         const void *site = call_site(__builtin_return_address(0));                                           \
-        int on = recording_here() && hct_omp_region_enter(&r, key, site);                                    \
+        int on = recording_here() &&                                                                         \
+                 hct_omp_region_enter(&r, key, site, __builtin_return_address(0), __builtin_dwarf_cfa());    \
         HINTED(NULL, site, real_());                                                                         \
         if (on)                                                                                              \
             hct_omp_region_leave(&r);                                                                        \
@@ -278,11 +279,13 @@ typedef struct {
 static HCT_TLS open_critical criticals[MAX_NEST];
 static HCT_TLS int ncriticals; /* may exceed MAX_NEST: those are not traced */
 
-static void critical_enter(const void *return_address)
+/* return_address: the call site; ret, cfa: the start's own return address and
+ * its caller's stack pointer (hct_omp_region_enter). */
+static void critical_enter(const void *return_address, const void *ret, const void *cfa)
 {
     if (ncriticals < MAX_NEST) {
         open_critical *c = &criticals[ncriticals];
-        c->on = recording_here() && hct_omp_region_enter(&c->r, HCT_OMP_KEY_CRITICAL, return_address);
+        c->on = recording_here() && hct_omp_region_enter(&c->r, HCT_OMP_KEY_CRITICAL, return_address, ret, cfa);
     }
     ncriticals++;
 }
@@ -300,7 +303,7 @@ EXPORT void GOMP_critical_start(void)
 {
     REAL(void_fn, GOMP_critical_start)
     const void *site = call_site(__builtin_return_address(0));
-    critical_enter(site);
+    critical_enter(site, __builtin_return_address(0), __builtin_dwarf_cfa());
     HINTED(NULL, site, real_());
 }
 
@@ -315,7 +318,7 @@ EXPORT void GOMP_critical_name_start(void **lock)
 {
     REAL(lock_fn, GOMP_critical_name_start)
     const void *site = call_site(__builtin_return_address(0));
-    critical_enter(site);
+    critical_enter(site, __builtin_return_address(0), __builtin_dwarf_cfa());
     HINTED(NULL, site, real_(lock));
 }
 

@@ -146,7 +146,7 @@ static void construct_enter(uint32_t key, const void *codeptr)
         open_construct *c = &constructs[nconstructs];
         const void *site = construct_site(codeptr);
         c->key = key;
-        c->on = recording() && hct_omp_region_enter(&c->r, key, site);
+        c->on = recording() && hct_omp_region_enter(&c->r, key, site, NULL, NULL); /* the program's frame unknown */
     }
     nconstructs++;
 }

@@ -26,21 +26,23 @@
 #define REGION_TAG ((uintptr_t)1 << 63) /* a region's node key: above every user address */
 #define UNWIND_SLACK 16                  /* the tracer's own frames above the call site */
 
-int hct_path_unwind(const void *return_address, uintptr_t *frames)
+/* The call path, root first, of the innermost-first return addresses ips[0..n-1]
+ * from the frame that called into the tracer at `return_address` (found among
+ * the first UNWIND_SLACK; else below the tracer's frames, with that site as the
+ * leaf), the tracer's own frames left out, the innermost HCT_PATH_FRAMES. */
+static int select_frames(const uintptr_t *ips, int n, const void *return_address, uintptr_t *frames)
 {
-    void *ips[HCT_PATH_FRAMES + UNWIND_SLACK];
-    int n = unw_backtrace(ips, HCT_PATH_FRAMES + UNWIND_SLACK);
     int first = -1, extra = 0;
     for (int i = 0; i < n && i < UNWIND_SLACK; i++)
-        if (ips[i] == return_address) {
+        if (ips[i] == (uintptr_t)return_address) {
             first = i;
             break;
         }
     if (first < 0) { /* not on the stack (a tail call): below the tracer's frames */
         first = 0;
-        while (first < n && !hct_self_contains((uintptr_t)ips[first]))
+        while (first < n && !hct_self_contains(ips[first]))
             first++;
-        while (first < n && hct_self_contains((uintptr_t)ips[first]))
+        while (first < n && hct_self_contains(ips[first]))
             first++;
         extra = return_address != NULL; /* then the given site as the leaf */
     }
@@ -49,11 +51,62 @@ int hct_path_unwind(const void *return_address, uintptr_t *frames)
         last = first + HCT_PATH_FRAMES - 1 - extra; /* the innermost frames */
     int k = 0;
     for (int i = last; i >= first; i--)
-        if (!hct_self_contains((uintptr_t)ips[i]))
-            frames[k++] = (uintptr_t)ips[i] - 1; /* the call instruction */
+        if (!hct_self_contains(ips[i]))
+            frames[k++] = ips[i] - 1; /* the call instruction */
     if (extra)
         frames[k++] = (uintptr_t)return_address - 1;
     return k;
+}
+
+int hct_path_unwind(const void *return_address, uintptr_t *frames)
+{
+    void *raw[HCT_PATH_FRAMES + UNWIND_SLACK];
+    uintptr_t ips[HCT_PATH_FRAMES + UNWIND_SLACK];
+    int n = unw_backtrace(raw, HCT_PATH_FRAMES + UNWIND_SLACK);
+    for (int i = 0; i < n; i++)
+        ips[i] = (uintptr_t)raw[i];
+    return select_frames(ips, n, return_address, frames);
+}
+
+#define WALK_MAX 256 /* frames walked from the tracer to an open region's caller */
+
+/* Whether the frame at cursor c runs the function holding the return address ret. */
+static int frame_of(unw_cursor_t *c, const void *ret)
+{
+    unw_proc_info_t pi;
+    return unw_get_proc_info(c, &pi) == 0 && (unw_word_t)ret > pi.start_ip && (unw_word_t)ret <= pi.end_ip;
+}
+
+int hct_path_unwind_from(const void *return_address, const void *ret, const void *cfa, uintptr_t *frames)
+{
+    unw_context_t uc;
+    unw_cursor_t c, frame;
+    if (unw_getcontext(&uc) != 0 || unw_init_local(&c, &uc) != 0)
+        return -1;
+    /* outward, the first frame of ret's function whose own CFA (its caller's
+     * stack pointer) lies above cfa: the caller's frame holds the stack
+     * pointer it had at the enter (it may have another one now, for a call
+     * with arguments on the stack) */
+    int found = 0;
+    for (int i = 0; i < WALK_MAX && !found; i++) {
+        frame = c; /* cursors are copied by assignment */
+        unw_word_t sp = 0;
+        if (unw_step(&c) <= 0 || unw_get_reg(&c, UNW_REG_SP, &sp) != 0)
+            return -1;
+        found = sp > (unw_word_t)cfa && frame_of(&frame, ret);
+    }
+    if (!found)
+        return -1;
+    uintptr_t ips[HCT_PATH_FRAMES + UNWIND_SLACK];
+    int n = 0;
+    ips[n++] = (uintptr_t)ret; /* that frame as the enter saw it, then its callers */
+    do {
+        unw_word_t ip = 0;
+        if (unw_get_reg(&c, UNW_REG_IP, &ip) != 0)
+            break;
+        ips[n++] = (uintptr_t)ip;
+    } while (n < HCT_PATH_FRAMES + UNWIND_SLACK && unw_step(&c) > 0);
+    return select_frames(ips, n, return_address, frames);
 }
 
 static inline unsigned cache_index(uint32_t parent, uintptr_t node)

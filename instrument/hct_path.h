@@ -49,6 +49,16 @@ typedef struct hct_path {
  * called into the tracer at `return_address` (the call instruction's address:
  * return address - 1), the tracer's own frames left out; returns the count. */
 int hct_path_unwind(const void *return_address, uintptr_t *frames) HCT_PATH_HIDDEN;
+/* The same stack as hct_path_unwind gave at a region's enter, found later
+ * while that enter's caller is still running (its region open): `ret` is the
+ * enter's own return address, `cfa` the stack pointer its caller had then
+ * (the entry function's __builtin_dwarf_cfa()), `return_address` the call
+ * site as for hct_path_unwind. The frames outside the caller's are the same
+ * as long as that frame lives: they are unwound now, from the frame found at
+ * `cfa`, `ret` its address. -1 when no frame of `ret`'s function is at `cfa`
+ * (the caller returned). Not async-signal-safe (libunwind's cursor). */
+int hct_path_unwind_from(const void *return_address, const void *ret, const void *cfa,
+                         uintptr_t *frames) HCT_PATH_HIDDEN;
 /* Enters region `key` called from the stack `frames` (root first, n of them):
  * the region's node becomes a child of the path that calls it. Returns its
  * context and sets *unwind; HCA_UNDEF (nothing changed) when the tables are full. */

@@ -11,6 +11,7 @@
 
 #include "hct_diag.h"
 #include "hct_sampling.h"
+#include "hct_ticks.h"
 
 _Static_assert(HCT_THIN_FRAMES == HCT_PATH_FRAMES, "a kept-back call path is a region enter's");
 
@@ -31,20 +32,49 @@ enum hct_thin_mode hct_thin_enter(hct_thread *t, uint32_t key, const char *name,
     return mode;
 }
 
-void hct_thin_defer(hct_thread *t, uint32_t key, hct_thin_slot *slot, const uintptr_t *frames, int n,
-                    uint32_t *cc_out)
+/* The next enter kept back, its time now (the last thing done). */
+static hct_thin_pending *pend(hct_thread *t, uint32_t key, hct_thin_slot *slot, uint32_t *cc_out)
 {
     hct_thin_pending *p = &t->thin.pending[t->thin.npending];
     p->write = NULL;
     p->key = key;
     p->slot = slot;
     p->cc_out = cc_out;
-    p->nframes = n;
-    memcpy(p->frames, frames, (size_t)n * sizeof(frames[0]));
     p->samples = hct_sampling_taken(t);
     *cc_out = HCT_CC_PENDING;
-    p->ts = hca_clock_now();
+    return p;
+}
+
+void hct_thin_defer(hct_thread *t, uint32_t key, hct_thin_slot *slot, const uintptr_t *frames, int n,
+                    uint32_t *cc_out)
+{
+    hct_thin_pending *p = pend(t, key, slot, cc_out);
+    p->nframes = n;
+    memcpy(p->frames, frames, (size_t)n * sizeof(frames[0]));
+    p->ts = hct_ticks_now(); /* the monotonic time only when written (hct_thin_write_pending) */
     t->thin.npending++;
+}
+
+void hct_thin_defer_site(hct_thread *t, uint32_t key, hct_thin_slot *slot, const void *site, const void *ret,
+                         const void *cfa, uint32_t *cc_out)
+{
+    hct_thin_pending *p = pend(t, key, slot, cc_out);
+    p->nframes = -1;
+    p->site = site;
+    p->ret = ret;
+    p->cfa = cfa;
+    p->ts = hct_ticks_now(); /* the monotonic time only when written (hct_thin_write_pending) */
+    t->thin.npending++;
+}
+
+/* The call path of an enter kept back without it (hct_thin_defer_site). */
+static void unwind_late(hct_thin_pending *p)
+{
+    p->nframes = hct_path_unwind_from(p->site, p->ret, p->cfa, p->frames);
+    if (p->nframes < 0) { /* its caller returned: unwound at its enters from now on */
+        p->slot->at_enter = 1;
+        p->nframes = hct_path_unwind(p->site, p->frames);
+    }
 }
 
 void hct_thin_defer_other(hct_thread *t, hct_thin_slot *slot, hct_thin_write_fn write, void *arg,
@@ -60,6 +90,11 @@ void hct_thin_write_pending(hct_thread *t, int nested)
 {
     int n = t->thin.npending;
     t->thin.npending = 0;
+    /* the enters' times: their ticks as the monotonic time, against one reading of both now */
+    uint64_t ticks = hct_ticks_now(), mono = hca_clock_now();
+    hct_ticks_calibrate(mono, ticks);
+    for (int i = 0; i < n; i++)
+        t->thin.pending[i].ts = hct_ticks_mono_at(t->thin.pending[i].ts, ticks, mono);
     for (int i = 0; i < n; i++) {
         hct_thin_pending *p = &t->thin.pending[i];
         if (nested)
@@ -72,6 +107,8 @@ void hct_thin_write_pending(hct_thread *t, int nested)
             *p->cc_out = p->write(t, p->arg, p->ts, p->frames, p->nframes);
             continue;
         }
+        if (p->nframes < 0)
+            unwind_late(p);
         hct_sampling_drain_before(t, p->ts); /* older samples: under the enclosing context */
         uint32_t unwind = 0, cc = hct_path_enter(&t->path, p->key, p->frames, p->nframes, &unwind);
         *p->cc_out = cc;
@@ -89,10 +126,10 @@ uint32_t hct_thin_leave(hct_thread *t, uint32_t cc, uint64_t *ts)
         if (t->thin.npending == 0)
             return HCA_UNDEF;
         hct_thin_pending *p = &t->thin.pending[t->thin.npending - 1];
-        uint64_t now = hca_clock_now();
-        if (now - p->ts < hct.cfg.thin_ns && hct_sampling_taken(t) == p->samples) {
+        uint64_t ns = hct_ticks_ns(hct_ticks_now() - p->ts);
+        if (ns < hct.cfg.thin_ns && hct_sampling_taken(t) == p->samples) {
             t->thin.npending--; /* short, nothing in it: counted only */
-            hct_thin_count(p->slot, now - p->ts);
+            hct_thin_count(p->slot, ns);
             return HCA_UNDEF;
         }
         uint32_t *out = p->cc_out;

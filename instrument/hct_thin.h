@@ -42,6 +42,16 @@ static inline int hct_thin_probing(const hct_thin_slot *slot)
  * is written, then the region's context (HCA_UNDEF if it could not be). */
 void hct_thin_defer(hct_thread *t, uint32_t key, hct_thin_slot *slot, const uintptr_t *frames, int n,
                     uint32_t *cc_out) HCT_HIDDEN;
+/* The same without the call path unwound: it is unwound only if the enter is
+ * written, from the enter's call site `site` (as for hct_path_unwind), its
+ * return address `ret` and its caller's stack pointer `cfa`
+ * (hct_path_unwind_from), the caller's frame still running then (a
+ * construct's start and end are called from one frame). The caller's frame
+ * gone (a marker's end called from another function, written late): the
+ * stack of the moment with `site` as the leaf, and the key's enters are
+ * unwound at once from then on (its slot's `at_enter`). */
+void hct_thin_defer_site(hct_thread *t, uint32_t key, hct_thin_slot *slot, const void *site, const void *ret,
+                         const void *cfa, uint32_t *cc_out) HCT_HIDDEN;
 /* The same for an enter of another kind, written by write(t, arg, ts,
  * frames, n) if the instance turns out to be needed (hct_thin_keys.h). */
 typedef uint32_t (*hct_thin_write_fn)(hct_thread *t, void *arg, uint64_t ts, const uintptr_t *frames, int n);

@@ -21,6 +21,8 @@ typedef struct {
     uint32_t key;     /* + 1; 0 = empty */
     uint16_t filtered;
     uint16_t nests;   /* an instance written in full nested in one kept back: in full from then on */
+    uint16_t at_enter; /* a kept-back enter's caller returned before it was written: unwound at enter */
+    uint16_t pad_;
     /* the cost rule (HCATRACE_THIN unset): its first instances in full, probed */
     uint16_t probed;  /* instances probed (at most HCT_THIN_PROBE) */
     uint16_t nshort;  /* of them: shorter than HCT_THIN_COST_MULT x the mean cost of writing one */
@@ -42,19 +44,21 @@ typedef struct {
 struct hct_thread;
 
 /* An enter kept back: a region's (constructs, user markers: written from
- * `key` and `frames`), or, when `write` is set, another kind's (a thread's
+ * `key` and `frames`, or from `site`, `ret` and `cfa`, unwound only then), or, when `write` is set, another kind's (a thread's
  * share of a parallel region), written by write(t, arg, ts, frames, nframes),
  * which returns the region's context. */
 typedef struct {
     uint32_t (*write)(struct hct_thread *t, void *arg, uint64_t ts, const uintptr_t *frames, int n);
     void *arg;
     uint32_t key;
-    uint64_t ts;           /* the enter's time */
+    uint64_t ts;           /* the enter's time: in ticks (hct_ticks.h) until it is written */
     uint64_t samples;      /* the thread's samples taken then */
     hct_thin_slot *slot;
     uint32_t *cc_out;      /* where the region's context goes once written */
-    int nframes;           /* the enter's call path, root first */
+    int nframes;           /* the enter's call path, root first; -1: not unwound yet */
     uintptr_t frames[HCT_THIN_FRAMES];
+    /* nframes -1: what unwinds it when the enter is written (hct_path_unwind_from) */
+    const void *site, *ret, *cfa;
 } hct_thin_pending;
 
 /* A thread's thinning: its keys and the enters it keeps back (the innermost

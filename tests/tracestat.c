@@ -3,6 +3,8 @@
  *   location <id> rank <r> events <n> mpi_calls <n> balanced <yes|no> monotonic <yes|no>
  *            samples <n> program_begin <n> program_end <n>
  *   callsite <region> <caller> <file>:<line> <count>      (summed over locations)
+ *   context <count> <region>@<file>:<line> < <fn>@<file>:<line> ...   (the same
+ *       calling context's whole path, innermost first, to the root)
  *   comm <name> size <n>
  *   threads <loc> fork <n> join <n> team_begin <n> team_end <n> nesting <ok|bad>
  *       OpenMP records of the location (printed when it has any); nesting ok:
@@ -743,6 +745,13 @@ int main(int argc, char **argv)
             }
         }
         printf("callsite %s %s %s:%u %" PRIu64 "\n", str(D.regions[region].name), caller, file, line, T.cc_count[i]);
+        printf("context %" PRIu64 " ", T.cc_count[i]);
+        print_frame(i);
+        for (uint32_t c = parent, k = 0; c < D.nccs && k < D.nccs; c = D.ccs[c].parent, k++) {
+            printf(" < ");
+            print_frame(c);
+        }
+        printf("\n");
     }
     print_counters_and_samples();
     for (uint32_t i = 0; i < D.ncomms; i++)

@@ -8,6 +8,9 @@
  *   HCT_ARCH_USER_READ       1 when counters can be read in user space; then also
  *   uint64_t hct_arch_pmc_read(uint32_t idx)      counter idx (perf's index - 1)
  *   uint64_t hct_arch_timestamp(void)             the clock of cap_user_time
+ *   HCT_ARCH_TICKS           1 when the CPU has a counter of fixed rate readable in
+ *                            user space; then also
+ *   uint64_t hct_arch_ticks(void)                 that counter (hct_ticks.h)
  * All of them are async-signal-safe (the sampling handler calls them). */
 #ifndef HCT_ARCH_H
 #define HCT_ARCH_H

@@ -17,4 +17,13 @@ static inline uintptr_t hct_arch_pc(const ucontext_t *uc)
     return (uintptr_t)uc->uc_mcontext.pc;
 }
 
+/* the generic timer's virtual count (readable at EL0 on Linux: the vDSO's clock) */
+#define HCT_ARCH_TICKS 1
+static inline uint64_t hct_arch_ticks(void)
+{
+    uint64_t v;
+    __asm__ volatile("mrs %0, cntvct_el0" : "=r"(v));
+    return v;
+}
+
 #endif

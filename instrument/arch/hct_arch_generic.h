@@ -14,4 +14,6 @@ static inline uintptr_t hct_arch_pc(const ucontext_t *uc)
     return 0;
 }
 
+#define HCT_ARCH_TICKS 0
+
 #endif

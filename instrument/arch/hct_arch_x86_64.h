@@ -26,4 +26,11 @@ static inline uint64_t hct_arch_timestamp(void)
     return lo | ((uint64_t)hi << 32);
 }
 
+/* the time-stamp counter (usable when invariant: hct_ticks.c asks CPUID) */
+#define HCT_ARCH_TICKS 1
+static inline uint64_t hct_arch_ticks(void)
+{
+    return hct_arch_timestamp();
+}
+
 #endif

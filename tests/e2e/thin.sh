@@ -103,6 +103,19 @@ t=$(thinned stat.txt long)
 ok $((${w:-0} + ${t:-0} != LONGS || ${w:-0} <= 2)) "thin: 'long' instances holding samples written ($w, thinned $t)"
 s=$(awk '$1 == "region" && $2 == "long" { for (i = 3; i < NF; i++) if ($i == "samples") print $(i + 1) }' stat.txt)
 ok $((${s:-0} < ${w:-0} - 2)) "thin: their samples inside them ($s samples in $w instances)"
+# their calling contexts: those of a run writing every instance (a kept-back
+# enter's call path is unwound only when it is written, from its caller's
+# frame, still running: the same path as unwound at the enter)
+paths() { awk '$1 == "context" && ($3 ~ /^(tiny|long)@/ || ($3 == "omp" && $4 ~ /^critical@/)) { $1 = ""; $2 = ""; print }' "$1" | sort -u; }
+paths stat.txt > late.txt
+rm -rf hcatrace-*
+HCATRACE_THIN=off LD_PRELOAD="$PRELOAD" "$APP" $ITER $LONG > off.out 2> off.err
+"$TRACESTAT" "$(the_trace)" > off.txt
+paths off.txt > full.txt
+ok $(($(grep -c . late.txt) < 3 || $(grep -c . full.txt) < 3)) "thin: calling contexts of 'tiny', 'long', 'omp critical' ($(grep -c . late.txt) written late, $(grep -c . full.txt) in full)"
+comm -23 late.txt full.txt > wrong.txt
+ok $(($(grep -c . wrong.txt) != 0)) "thin: kept-back instances written with the calling contexts of a run writing every instance"
+sed 's/^/# not in full: /' wrong.txt | head -3
 cd / && rm -rf "$dir"
 
 # OpenMP parallel regions (tests/par_thin_app: ITER tiny regions on 2 threads,
