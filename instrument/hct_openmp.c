@@ -25,6 +25,7 @@
 #include "hct_sampling.h"
 #include "hct_symbols.h"
 #include "hct_thin.h"
+#include "hct_thin_counters.h"
 #include "hct_rescue.h"
 
 /* ---- the adapter that records ---------------------------------------------- */
@@ -409,6 +410,7 @@ static uint32_t write_share(hct_thread *t, void *arg, uint64_t ts, const uintptr
     }
     ts = hct_timestamp_at(t, ts);
     hct_otf2_check(t, OTF2_EvtWriter_ThreadTeamBegin(t->writer, NULL, ts, s->team));
+    hct_thin_counters_put(t, ts); /* its counter values, if read at its begin */
     hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, ts, cc, unwind));
     atomic_store_explicit(&s->fork->keep, 1, memory_order_release);
     return cc;

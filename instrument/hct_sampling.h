@@ -21,6 +21,13 @@ void hct_sampling_drain_before(hct_thread *t, uint64_t ts) HCT_HIDDEN;
  * from them to `at` (tool time added at `at` for a wait they fell in: their
  * program time is then not after that of `at`; hct_omp_sync.c). */
 void hct_sampling_tool_floor(hct_thread *t, uint64_t since, uint64_t at, uint64_t wall, uint64_t cpu) HCT_HIDDEN;
+/* On t itself (t->in_tool > 0): whether its next sample may fall before
+ * now + window (now: the trace clock). The wall-clock source knows its next
+ * expiry; the CPU-time sources bound the thread's CPU time by the last one
+ * read plus the wall time since, and read it (a system call) only when that
+ * bound comes within the window of the next interrupt. 0 when not sampled
+ * (or parked with its interrupt lapsed). */
+int hct_sampling_due_within(hct_thread *t, uint64_t now, uint64_t window) HCT_HIDDEN;
 /* Samples the thread's handler has put in its buffer so far. */
 uint64_t hct_sampling_taken(const hct_thread *t) HCT_HIDDEN;
 void hct_sampling_disarm(hct_thread *t) HCT_HIDDEN;

@@ -3,14 +3,16 @@
  * they keep the trace's rules: for each enter kept back, outermost first, the
  * samples taken before it are written (under the enclosing context), then the
  * enter at its own time and call path; the samples inside follow. Such an
- * instance carries no counter values (they were not read), at its enter nor
- * at its leave. No allocation, no lock: the state is the thread's own. */
+ * instance carries counter values at its enter and leave only when they were
+ * read at its enter, because a sample could land in it (hct_thin_counters.c).
+ * No allocation, no lock: the state is the thread's own. */
 #include "hct_thin.h"
 
 #include <string.h>
 
 #include "hct_diag.h"
 #include "hct_sampling.h"
+#include "hct_thin_counters.h"
 
 _Static_assert(HCT_THIN_FRAMES == HCT_PATH_FRAMES, "a kept-back call path is a region enter's");
 
@@ -45,6 +47,7 @@ void hct_thin_defer(hct_thread *t, uint32_t key, hct_thin_slot *slot, const uint
     *cc_out = HCT_CC_PENDING;
     p->ts = hca_clock_now();
     t->thin.npending++;
+    hct_thin_counters_enter(t, p, t->thin.npending - 1); /* if a sample may land in it */
 }
 
 void hct_thin_defer_other(hct_thread *t, hct_thin_slot *slot, hct_thin_write_fn write, void *arg,
@@ -68,6 +71,7 @@ void hct_thin_write_pending(hct_thread *t, int nested)
             *p->cc_out = HCA_UNDEF; /* its parent could not be entered */
             continue;
         }
+        hct_thin_counters_writing(i);
         if (p->write) { /* its older samples were written when it was kept back */
             *p->cc_out = p->write(t, p->arg, p->ts, p->frames, p->nframes);
             continue;
@@ -79,7 +83,9 @@ void hct_thin_write_pending(hct_thread *t, int nested)
             t->dropped_events++;
             continue;
         }
-        hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, hct_timestamp_at(t, p->ts), cc, unwind));
+        uint64_t ts = hct_timestamp_at(t, p->ts);
+        hct_thin_counters_put(t, ts); /* its counter values, if read at its enter */
+        hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, ts, cc, unwind));
     }
 }
 
@@ -101,7 +107,6 @@ uint32_t hct_thin_leave(hct_thread *t, uint32_t cc, uint64_t *ts)
     }
     if (cc == HCA_UNDEF)
         return HCA_UNDEF;
-    hct_sampling_drain(t);
-    *ts = hct_timestamp(t);
+    *ts = hct_thin_counters_leave(t); /* with counter values if its enter has them */
     return cc;
 }
