@@ -253,7 +253,8 @@ static void read_window_follows_the_mean_duration(void **state)
 {
     (void)state;
     assert_int_equal(hct_thin_read_window(0, 0), 50000);          /* nothing seen yet: the floor */
-    assert_int_equal(hct_thin_read_window(4000 * 100, 100), 50000); /* 4 us instances: the floor */
+    assert_int_equal(hct_thin_read_window(3000 * 100, 100), 50000); /* 3 us instances: the floor */
+    assert_int_equal(hct_thin_read_window(4000 * 100, 100), 64000); /* 4 us: 16 x */
     assert_int_equal(hct_thin_read_window(3125 * 10, 10), 50000);  /* 16 x mean = floor */
     assert_int_equal(hct_thin_read_window(100000 * 3, 3), 1600000); /* 100 us: 16 x */
     assert_int_equal(hct_thin_read_window(UINT64_C(2000000) * 1000, 1000), 32000000); /* 2 ms: 32 ms */
