@@ -14,8 +14,8 @@
 
 APP="$BUILD/tests/thin_counters_app"
 [ -x "$TOP/build/tests/thin_counters_app" ] && APP="$TOP/build/tests/thin_counters_app" # never sanitized
-N=4000
-US=100
+N=2000
+US=200
 
 # written instances of region $2 (tracestat's "region" line) and those counted as thinned
 written() { awk -v r="$2" '$1 == "region" && $2 == r { print $4 }' "$1" | head -1; }
@@ -46,8 +46,8 @@ for clock in wall cpu; do
     ok $? "$clock: hcafold folds it"
     # the second call site's region (all its duration groups): a task-clock
     # curve from the instances written for their samples, true at its ends:
-    # each instance holds US us of the thread's CPU time, the tracer's part
-    # of it (at most its wall time, tool_time_s) removed by hcafold
+    # each instance holds US us of the thread's CPU time, less the tracer's
+    # part of it (a sample's handler, tens of us) removed by hcafold
     "$OTF2_PYTHON" - fold/fold.json "$US" > check.txt 2>&1 << 'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -67,12 +67,12 @@ for r in regions:
 # (an instance whose total went below 0 once the tracer's time was removed,
 # as under heavy load, is not counted: points.c)
 print(("ok" if with_values >= 20 and with_values * 2 >= n else "not ok")
-      + " - region spin (%d groups): a task-clock curve from its thinned instances (%d of %d instances with values)"
+      + " region spin (%d groups): a task-clock curve from its thinned instances (%d of %d instances with values)"
       % (len(regions), with_values, n))
 mean = total / with_values if with_values else 0
 removed = tool / with_values if with_values else 0
-print(("ok" if with_values and mean <= 1.1 * us and mean + removed >= 0.9 * us else "not ok")
-      + " - its task-clock per instance: %.1f us (+ %.1f us of the tracer's removed) for %.0f us of CPU time"
+print(("ok" if with_values and 0.6 * us <= mean <= 1.1 * us else "not ok")
+      + " its task-clock per instance: %.1f us (%.1f us of the tracer's time removed) for %.0f us of CPU time"
       % (mean / 1e3, removed / 1e3, us / 1e3)
       + " (rate %.2f CPUs)" % (busy / with_values / 1e9 if with_values else 0))
 PY
