@@ -53,6 +53,7 @@
 #define MAX_VALUES 16
 #define SKIP_MAX 8 /* frames of the handler and the signal trampoline */
 #define MAX_CATCHUP 128 /* SRC_WALL: expiries one signal stands for, at most (docs/trace-format.md, "Samples") */
+#define HCT_CPU_DUE_MARGIN_NS 250000u /* the CPU-time sources' interrupts against their due time */
 
 enum { SRC_NONE, SRC_PERF, SRC_TIMER, SRC_WALL /* hct_sampling_wall.c */ };
 #define NSTATS HCA_NSTATS /* members of the sampling-statistics class (hca_schema.h) */
@@ -794,8 +795,13 @@ int hct_sampling_due_within(hct_thread *t, uint64_t now, uint64_t window)
     hct_smp_thread *s = t->smp;
     if (!s || tls_smp != s || !s->armed || s->lapsed)
         return 0;
+    if (t->sample_deferred) /* an interrupt in this section of the tracer: taken at its exit */
+        return 1;
     if (S.source == SRC_WALL)
         return s->wall_due <= now + window;
+    /* the CPU time at an interrupt is the due time give or take a margin
+     * (measured: -170 to +130 us, the overflow's timer and delivery) */
+    window += HCT_CPU_DUE_MARGIN_NS;
     /* the thread's CPU time now is at most a known reading plus the wall
      * time since: no system call while that stays short of the due time */
     uint64_t due, cpu, wall;
