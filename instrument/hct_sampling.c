@@ -170,9 +170,12 @@ static void arm_timer(hct_smp_thread *s)
     timer_settime(s->timer, TIMER_ABSTIME, &it, NULL);
 }
 
+HCT_TLS uint64_t hct_sampling_quiet_until;
+
 static void rearm(hct_smp_thread *s)
 {
     if (S.source == SRC_WALL) {
+        hct_sampling_quiet_until = s->wall_due; /* on the thread itself: the handler, or resumed */
         hct_wall_timer_arm_at(s->timer, s->wall_due);
     } else if (S.source == SRC_PERF) {
         /* the count it resumes from: disabled since shortly after the overflow */
@@ -607,6 +610,7 @@ hct_smp_thread *hct_sampling_thread_start(hct_thread *t)
         s->armed = 1;
         if (wall) {
             s->wall_due = hca_clock_now() + next_period(s);
+            hct_sampling_quiet_until = s->wall_due;
             hct_wall_timer_arm_at(s->timer, s->wall_due);
         } else {
             s->cpu_target = thread_cpu_ns();

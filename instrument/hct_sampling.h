@@ -28,6 +28,13 @@ void hct_sampling_tool_floor(hct_thread *t, uint64_t since, uint64_t at, uint64_
  * bound comes within the window of the next interrupt. 0 when not sampled
  * (or parked with its interrupt lapsed). */
 int hct_sampling_due_within(hct_thread *t, uint64_t now, uint64_t window) HCT_HIDDEN;
+/* The calling thread's next wall-clock expiry as last armed (0: the other
+ * sources, or not sampled): no call at all while it is beyond the window. */
+extern HCT_TLS uint64_t hct_sampling_quiet_until HCT_HIDDEN;
+static inline int hct_sampling_maybe_due(hct_thread *t, uint64_t now, uint64_t window)
+{
+    return (t->sample_deferred || hct_sampling_quiet_until <= now + window) && hct_sampling_due_within(t, now, window);
+}
 /* Samples the thread's handler has put in its buffer so far. */
 uint64_t hct_sampling_taken(const hct_thread *t) HCT_HIDDEN;
 void hct_sampling_disarm(hct_thread *t) HCT_HIDDEN;

@@ -48,16 +48,9 @@ static int slot_index(const hct_thread *t, const hct_thin_slot *s)
     return i >= 0 && i < HCT_THIN_SLOTS ? (int)i : -1;
 }
 
-void hct_thin_counters_enter(hct_thread *t, hct_thin_pending *p, int i)
+/* The read itself (the rare case: kept out of the enter's fast path). */
+__attribute__((noinline)) static void read_at_enter(hct_thread *t, hct_thin_pending *p, begin_values *b)
 {
-    begin_values *b = &begin[i];
-    b->have = 0;
-    int k = slot_index(t, p->slot);
-    if (!t->ctr || k < 0)
-        return;
-    uint64_t window = hct_thin_read_window(p->slot->time_ns + written_time[k].ns, p->slot->thinned + written_time[k].n);
-    if (!hct_sampling_due_within(t, p->ts, window))
-        return;
     uint64_t wall = t->tool_ns, cpu = t->tool_cpu_ns;
     uint64_t now = hca_clock_now(); /* time, then counters, as at a boundary */
     int n = hct_counters_read_signal(t->ctr, &b->set, b->raw);
@@ -73,6 +66,15 @@ void hct_thin_counters_enter(hct_thread *t, hct_thin_pending *p, int i)
     t->tool_ns += spent;
     t->tool_cpu_ns += spent;
     hct_tool_note_team();
+}
+
+void hct_thin_counters_enter(hct_thread *t, hct_thin_pending *p, int i)
+{
+    begin[i].have = 0;
+    int k = t->ctr ? slot_index(t, p->slot) : -1;
+    if (k >= 0 && hct_sampling_maybe_due(t, p->ts, hct_thin_read_window(p->slot->time_ns + written_time[k].ns,
+                                                                        p->slot->thinned + written_time[k].n)))
+        read_at_enter(t, p, &begin[i]);
 }
 
 void hct_thin_counters_writing(int i)

@@ -27,8 +27,10 @@
 #define HCT_THIN_READ_MULT 16u
 static inline uint64_t hct_thin_read_window(uint64_t ns, uint64_t n)
 {
-    uint64_t mean = n ? ns / n : 0;
-    return mean > HCT_THIN_READ_FLOOR_NS / HCT_THIN_READ_MULT ? HCT_THIN_READ_MULT * mean : HCT_THIN_READ_FLOOR_NS;
+    /* mean > floor / mult, without a division for the short keys (most) */
+    if (ns <= n * (HCT_THIN_READ_FLOOR_NS / HCT_THIN_READ_MULT))
+        return HCT_THIN_READ_FLOOR_NS;
+    return HCT_THIN_READ_MULT * (ns / n);
 }
 
 /* At the kept-back enter of pending entry i (t->thin.pending[i], its time
