@@ -804,7 +804,8 @@ int hct_sampling_due_within(hct_thread *t, uint64_t now, uint64_t window)
     if (S.source == SRC_WALL)
         return s->wall_due <= now + window;
     /* the CPU time at an interrupt is the due time give or take a margin
-     * (measured: -170 to +130 us, the overflow's timer and delivery) */
+     * (measured: mostly 20-130 us after it, the overflow's timer and
+     * delivery; docs/benchmarks.md, "Counter values of thinned instances") */
     window += HCT_CPU_DUE_MARGIN_NS;
     /* the thread's CPU time now is at most a known reading plus the wall
      * time since: no system call while that stays short of the due time */
