@@ -481,7 +481,7 @@ void hct_omp_share_end(hct_omp_share *s)
     share_depth--;
     if (s->lazy) {
         uint64_t ts = 0;
-        if (recording(t)) { /* counted if short and nothing in it; else its records, no counter values */
+        if (recording(t)) { /* counted if short and nothing in it; else its records (hct_thin_counters.h) */
             uint32_t cc = hct_thin_leave(t, s->pend, &ts);
             if (cc != HCA_UNDEF) {
                 hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, ts, cc));
