@@ -28,7 +28,7 @@
 static inline uint64_t hct_thin_read_window(uint64_t ns, uint64_t n)
 {
     /* mean > floor / mult, without a division for the short keys (most) */
-    if (ns <= n * (HCT_THIN_READ_FLOOR_NS / HCT_THIN_READ_MULT))
+    if (n == 0 || ns <= n * (HCT_THIN_READ_FLOOR_NS / HCT_THIN_READ_MULT))
         return HCT_THIN_READ_FLOOR_NS;
     return HCT_THIN_READ_MULT * (ns / n);
 }
