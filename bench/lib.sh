@@ -1,5 +1,6 @@
 # lib.sh: what the benchmark scripts share (sourced): the line naming the
-# machine, and the awk median function of their result tables.
+# machine, the CPU time of a run, and the awk median function of their
+# result tables.
 
 # "AMD EPYC ..., 2 cores, Linux 6.1.0"
 bench_machine() {
@@ -14,3 +15,21 @@ function median(list,    n, a, i, j, t) {
     for (i = 2; i <= n; i++) { t = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
     return n % 2 ? a[(n + 1) / 2] + 0 : (a[n / 2] + a[n / 2 + 1]) / 2
 }'
+
+# measure OUT CMD...: appends "cpu_s wall_s maxrss_kib" of the job (rusage of
+# the reaped child tree: mpirun waits for its ranks, so their CPU time and the
+# largest RSS of any of them are included)
+measure() {
+    out=$1
+    shift
+    python3 - "$@" >> "$out" <<'EOF'
+import os, subprocess, sys, time
+t0 = time.monotonic()
+p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+_, status, ru = os.wait4(p.pid, 0)
+wall = time.monotonic() - t0
+if os.waitstatus_to_exitcode(status) != 0:
+    sys.exit("bench: %s failed (%d)" % (" ".join(sys.argv[1:]), status))
+print("%.4f %.4f %d" % (ru.ru_utime + ru.ru_stime, wall, ru.ru_maxrss))
+EOF
+}

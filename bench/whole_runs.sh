@@ -38,24 +38,6 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/hcatrace-whole.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 trap 'exit 130' INT TERM
 
-# measure OUT CMD...: appends "cpu_s wall_s maxrss_kib" of the job (rusage of
-# the reaped child tree: mpirun waits for its ranks, so their CPU time and the
-# largest RSS of any of them are included)
-measure() {
-    out=$1
-    shift
-    python3 - "$@" >> "$out" <<'EOF'
-import os, subprocess, sys, time
-t0 = time.monotonic()
-p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-_, status, ru = os.wait4(p.pid, 0)
-wall = time.monotonic() - t0
-if os.waitstatus_to_exitcode(status) != 0:
-    sys.exit("bench/whole_runs.sh: %s failed (%d)" % (" ".join(sys.argv[1:]), status))
-print("%.4f %.4f %d" % (ru.ru_utime + ru.ru_stime, wall, ru.ru_maxrss))
-EOF
-}
-
 echo "# $(bench_machine); $(date -u '+%Y-%m-%d %H:%M') UTC; load average $(cut -d' ' -f1 /proc/loadavg)"
 echo "# program args ranks threads | CPU s untraced median (min-max) | traced | ratio | wall ratio | peak RSS MiB untraced / traced (ratio) | samples written / lost in the tool"
 for prog in $PROGRAMS; do

@@ -87,13 +87,13 @@ static void run_summary(const fold_run *run, FILE *out)
         fprintf(out, "  (+%zu MPI call sites in fold.json)\n", run->nsites - summary_sites);
 }
 
-/* Whether region `name` (with or without its " (duration group ...)" or
- * " (path ...)") is one the tracer thinned. */
+/* Whether region `name` (with or without its "@file:line" call site, its
+ * " (duration group ...)" or " (path ...)") is one the tracer thinned. */
 static int thinned_region(const fold_report *r, const char *name)
 {
     for (size_t i = 0; i < r->nthinned; i++) {
         size_t n = strlen(r->thinned[i].name);
-        if (strncmp(name, r->thinned[i].name, n) == 0 && (name[n] == '\0' || name[n] == ' '))
+        if (strncmp(name, r->thinned[i].name, n) == 0 && (name[n] == '\0' || name[n] == ' ' || name[n] == '@'))
             return 1;
     }
     return 0;
@@ -127,6 +127,9 @@ void fold_write_summary(const fold_report *r, FILE *out)
                 r->thinned[i].instances == 1 ? "" : "s", (double)r->thinned[i].time_ns * 1e-9, r->thinned[i].locations,
                 r->thinned[i].locations == 1 ? "" : "s");
     run_summary(&r->run, out);
+    int counted = 0; /* the trace has counter values (in some region's instances) */
+    for (size_t i = 0; i < r->nregions && !counted; i++)
+        counted = r->regions[i].ncounters > 0 || r->regions[i].nzero_counters > 0;
     for (size_t i = 0; i < r->nregions; i++) {
         const fold_region_result *g = &r->regions[i];
         fprintf(out, "\n%2zu. %s [%s]\n", i + 1, g->name, g->kind);
@@ -144,9 +147,9 @@ void fold_write_summary(const fold_report *r, FILE *out)
             fprintf(out, "    CPU share %.1f %% (time on CPU / wall time, per thread)\n", 100.0 * g->cpu_share);
         if (g->warning)
             fprintf(out, "    warning: %s\n", g->warning);
-        if (g->ncounters == 0 && thinned_region(r, g->name))
-            fputs("    no counter folded: its instances that hold samples were thinned (written for their samples,\n"
-                  "    without counter values; HCATRACE_THIN in docs/configuration.md)\n",
+        if (counted && g->ncounters == 0 && g->nzero_counters == 0 && thinned_region(r, g->name))
+            fputs("    no counter folded: its instances were thinned and written without counter values (read at a\n"
+                  "    kept-back enter only when a sample was due soon; HCATRACE_THIN in docs/configuration.md)\n",
                   out);
         for (size_t p = 0; p < g->phases.nphases; p++) {
             fprintf(out, "    phase %zu  %.2f-%.2f ", p + 1, g->phases.bounds[p], g->phases.bounds[p + 1]);

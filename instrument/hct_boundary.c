@@ -69,14 +69,13 @@ void hct_extras_start(hct_thread *t)
         pthread_setspecific(exit_key, t);
 }
 
-uint64_t hct_boundary(hct_thread *t, int enter, uint64_t not_before)
+uint64_t hct_boundary_values(hct_thread *t, int enter, uint64_t not_before)
 {
     uint64_t start = hca_clock_now(), wall0 = t->tool_ns, cpu0 = t->tool_cpu_ns;
     /* the thread's waits for libdw since the last one counted (a call path
      * looked up before this boundary in its section: hct_rec_init), before
      * its time; its own are in its measured time */
     uint64_t waited = hct_frame_keys_waited;
-    hct_thin_flush(t);     /* a held-back enter this boundary nests in: written first */
     hct_sampling_drain(t); /* adds its own time (wall and CPU) to the thread's tool time */
     uint64_t drain_wall = t->tool_ns - wall0, drain_cpu = t->tool_cpu_ns - cpu0;
     /* the boundary's time and its counter values back to back, time first, as

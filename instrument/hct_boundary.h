@@ -13,15 +13,23 @@
 void hct_extras_setup(void) HCT_HIDDEN;
 /* On the thread itself, when it gets its location: counters and sampling. */
 void hct_extras_start(hct_thread *t) HCT_HIDDEN;
-/* A region boundary of t (t->in_tool > 0): an enter kept back (hct_thin.h)
- * and pending samples are written first,
- * then the counter values at the returned time (not before `not_before`, when
- * non-zero); the caller writes its region event at that time. */
-uint64_t hct_boundary(hct_thread *t, int enter, uint64_t not_before) HCT_HIDDEN;
+/* A region boundary of t (t->in_tool > 0, t->extras): pending samples are
+ * written first, then the counter values at the returned time (not before
+ * `not_before`, when non-zero); the caller writes its region event at that
+ * time. Enters kept back are the caller's (hct_boundary below); the end of
+ * a kept-back instance written with counter values calls this directly
+ * (hct_thin_counters.c), so that this file stays below hct_thin.c. */
+uint64_t hct_boundary_values(hct_thread *t, int enter, uint64_t not_before) HCT_HIDDEN;
+/* The same after the enters kept back were written (something nests in them). */
+static inline uint64_t hct_boundary(hct_thread *t, int enter, uint64_t not_before)
+{
+    hct_thin_flush(t);
+    return hct_boundary_values(t, enter, not_before);
+}
 static inline uint64_t hct_boundary_ts(hct_thread *t, int enter)
 {
     hct_thin_flush(t); /* an enter kept back: something nests in it */
-    return t->extras ? hct_boundary(t, enter, 0) : hct_timestamp(t);
+    return t->extras ? hct_boundary_values(t, enter, 0) : hct_timestamp(t);
 }
 /* The end of recording: every thread's sampling stopped; t's last samples and
  * sampling statistics written (`self`: called by t itself); resources released. */

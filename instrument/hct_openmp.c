@@ -25,6 +25,7 @@
 #include "hct_sampling.h"
 #include "hct_symbols.h"
 #include "hct_thin.h"
+#include "hct_thin_counters.h"
 #include "hct_ticks.h"
 #include "hct_rescue.h"
 
@@ -410,6 +411,7 @@ static uint32_t write_share(hct_thread *t, void *arg, uint64_t ts, const uintptr
     }
     ts = hct_timestamp_at(t, ts);
     hct_otf2_check(t, OTF2_EvtWriter_ThreadTeamBegin(t->writer, NULL, ts, s->team));
+    hct_thin_counters_put(t, ts); /* its counter values, if read at its begin */
     hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, ts, cc, unwind));
     atomic_store_explicit(&s->fork->keep, 1, memory_order_release);
     return cc;
@@ -480,7 +482,7 @@ void hct_omp_share_end(hct_omp_share *s)
     share_depth--;
     if (s->lazy) {
         uint64_t ts = 0;
-        if (recording(t)) { /* counted if short and nothing in it; else its records, no counter values */
+        if (recording(t)) { /* counted if short and nothing in it; else its records (hct_thin_counters.h) */
             uint32_t cc = hct_thin_leave(t, s->pend, &ts);
             if (cc != HCA_UNDEF) {
                 hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, ts, cc));

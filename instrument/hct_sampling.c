@@ -53,6 +53,7 @@
 #define MAX_VALUES 16
 #define SKIP_MAX 8 /* frames of the handler and the signal trampoline */
 #define MAX_CATCHUP 128 /* SRC_WALL: expiries one signal stands for, at most (docs/trace-format.md, "Samples") */
+#define HCT_CPU_DUE_MARGIN_NS 250000u /* the CPU-time sources' interrupts against their due time */
 
 enum { SRC_NONE, SRC_PERF, SRC_TIMER, SRC_WALL /* hct_sampling_wall.c */ };
 #define NSTATS HCA_NSTATS /* members of the sampling-statistics class (hca_schema.h) */
@@ -84,6 +85,12 @@ struct hct_smp_thread {
     int has_timer;
     uint64_t rng, cpu_target; /* SRC_TIMER: the thread CPU time of the next interrupt */
     uint64_t wall_due;  /* SRC_WALL: when the timer expires next */
+    /* SRC_PERF, SRC_TIMER: the next interrupt at the thread's CPU time
+     * cpu_due at the earliest, set with a known point (cpu_ref at cpu_wall
+     * or later) when armed, cpu_seq odd meanwhile (the handler's; read by
+     * hct_sampling_due_within); own_*: that function's own last reading */
+    volatile uint32_t cpu_seq;
+    uint64_t cpu_due, cpu_ref, cpu_wall, own_cpu, own_wall;
     uint64_t wall_stamps[MAX_CATCHUP]; /* SRC_WALL: the expiries the current signal stands for */
     int wall_nstamps;
     volatile uint64_t lost_in_tool, lost_full; /* written by the handler only */
@@ -136,12 +143,26 @@ static inline uint64_t thread_cpu_ns(void)
     return hct_thread_cpu_ns();
 }
 
+/* The CPU-time sources: the next interrupt due at the thread's CPU time
+ * `due` at the earliest, the CPU time `cpu` read at `wall` or later. */
+static void cpu_due_set(hct_smp_thread *s, uint64_t wall, uint64_t cpu, uint64_t due)
+{
+    s->cpu_seq++;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    s->cpu_wall = wall;
+    s->cpu_ref = cpu;
+    s->cpu_due = due;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    s->cpu_seq++;
+}
+
 static void arm_timer(hct_smp_thread *s)
 {
-    uint64_t now = thread_cpu_ns();
+    uint64_t wall = hca_clock_now(), now = thread_cpu_ns();
     s->cpu_target += next_period(s);
     if (s->cpu_target <= now) /* behind (signal blocked a while): no burst */
         s->cpu_target = now + next_period(s);
+    cpu_due_set(s, wall, now, s->cpu_target);
     struct itimerspec it;
     memset(&it, 0, sizeof(it));
     it.it_value.tv_sec = (time_t)(s->cpu_target / 1000000000ull);
@@ -149,15 +170,27 @@ static void arm_timer(hct_smp_thread *s)
     timer_settime(s->timer, TIMER_ABSTIME, &it, NULL);
 }
 
+HCT_TLS uint64_t hct_sampling_quiet_until_ticks;
+
+/* The wall-clock source's next expiry `due` (monotonic), in hct_ticks.h's
+ * clock: kept-back enters compare with it without reading a clock. */
+static void quiet_until(uint64_t due)
+{
+    uint64_t mono = hca_clock_now(), ticks = hct_ticks_now();
+    hct_sampling_quiet_until_ticks = due > mono ? ticks + hct_ticks_of_ns(due - mono) : ticks;
+}
+
 static void rearm(hct_smp_thread *s)
 {
     if (S.source == SRC_WALL) {
+        quiet_until(s->wall_due); /* on the thread itself: the handler, or resumed */
         hct_wall_timer_arm_at(s->timer, s->wall_due);
     } else if (S.source == SRC_PERF) {
         /* the count it resumes from: disabled since shortly after the overflow */
         uint64_t count = 0;
         s->last_count = s->ovf && read(s->fd, &count, sizeof(count)) == (ssize_t)sizeof(count) ? count : 0;
-        uint64_t p = next_period(s);
+        uint64_t p = next_period(s), wall = hca_clock_now(), cpu = thread_cpu_ns();
+        cpu_due_set(s, wall, cpu, cpu + p); /* counted from the refresh below: later */
         ioctl(s->fd, PERF_EVENT_IOC_PERIOD, &p);
         ioctl(s->fd, PERF_EVENT_IOC_REFRESH, 1);
         s->armed_period = p;
@@ -565,6 +598,8 @@ hct_smp_thread *hct_sampling_thread_start(hct_thread *t)
     s->warming = 0;
     if (S.source == SRC_PERF && open_source(s) == 0) {
         s->armed = 1;
+        uint64_t wall = hca_clock_now(), cpu = thread_cpu_ns();
+        cpu_due_set(s, wall, cpu, cpu + s->armed_period);
         ioctl(s->fd, PERF_EVENT_IOC_REFRESH, 1);
     } else {
         int wall = S.source == SRC_WALL;
@@ -583,6 +618,7 @@ hct_smp_thread *hct_sampling_thread_start(hct_thread *t)
         s->armed = 1;
         if (wall) {
             s->wall_due = hca_clock_now() + next_period(s);
+            quiet_until(s->wall_due);
             hct_wall_timer_arm_at(s->timer, s->wall_due);
         } else {
             s->cpu_target = thread_cpu_ns();
@@ -764,6 +800,41 @@ void hct_sampling_tool_floor(hct_thread *t, uint64_t since, uint64_t at, uint64_
         }
         pos += hct_ring_round(size);
     }
+}
+
+int hct_sampling_due_within(hct_thread *t, uint64_t now, uint64_t window)
+{
+    hct_smp_thread *s = t->smp;
+    if (!s || tls_smp != s || !s->armed || s->lapsed)
+        return 0;
+    if (t->sample_deferred) /* an interrupt in this section of the tracer: taken at its exit */
+        return 1;
+    if (S.source == SRC_WALL)
+        return s->wall_due <= now + window;
+    /* the CPU time at an interrupt is the due time give or take a margin
+     * (measured: mostly 20-130 us after it, the overflow's timer and
+     * delivery; docs/benchmarks.md, "Counter values of thinned instances") */
+    window += HCT_CPU_DUE_MARGIN_NS;
+    /* the thread's CPU time now is at most a known reading plus the wall
+     * time since: no system call while that stays short of the due time */
+    uint64_t due, cpu, wall;
+    uint32_t seq;
+    do {
+        seq = s->cpu_seq;
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        due = s->cpu_due;
+        cpu = s->cpu_ref;
+        wall = s->cpu_wall;
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    } while ((seq & 1) || seq != s->cpu_seq);
+    uint64_t bound = cpu + (now > wall ? now - wall : 0);
+    if (s->own_wall && s->own_wall <= now && s->own_cpu + (now - s->own_wall) < bound)
+        bound = s->own_cpu + (now - s->own_wall); /* or the last one read here */
+    if (due > bound + window)
+        return 0;
+    s->own_wall = now; /* close: the CPU time itself (a system call) */
+    s->own_cpu = thread_cpu_ns();
+    return due <= s->own_cpu + window;
 }
 
 uint64_t hct_sampling_taken(const hct_thread *t)

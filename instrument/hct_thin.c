@@ -3,14 +3,16 @@
  * they keep the trace's rules: for each enter kept back, outermost first, the
  * samples taken before it are written (under the enclosing context), then the
  * enter at its own time and call path; the samples inside follow. Such an
- * instance carries no counter values (they were not read), at its enter nor
- * at its leave. No allocation, no lock: the state is the thread's own. */
+ * instance carries counter values at its enter and leave only when they were
+ * read at its enter, because a sample could land in it (hct_thin_counters.c).
+ * No allocation, no lock: the state is the thread's own. */
 #include "hct_thin.h"
 
 #include <string.h>
 
 #include "hct_diag.h"
 #include "hct_sampling.h"
+#include "hct_thin_counters.h"
 #include "hct_ticks.h"
 
 _Static_assert(HCT_THIN_FRAMES == HCT_PATH_FRAMES, "a kept-back call path is a region enter's");
@@ -53,6 +55,7 @@ void hct_thin_defer(hct_thread *t, uint32_t key, hct_thin_slot *slot, const uint
     memcpy(p->frames, frames, (size_t)n * sizeof(frames[0]));
     p->ts = hct_ticks_now(); /* the monotonic time only when written (hct_thin_write_pending) */
     t->thin.npending++;
+    hct_thin_counters_enter(t, p, t->thin.npending - 1); /* if a sample may land in it */
 }
 
 void hct_thin_defer_site(hct_thread *t, uint32_t key, hct_thin_slot *slot, const void *site, const void *ret,
@@ -65,6 +68,7 @@ void hct_thin_defer_site(hct_thread *t, uint32_t key, hct_thin_slot *slot, const
     p->cfa = cfa;
     p->ts = hct_ticks_now(); /* the monotonic time only when written (hct_thin_write_pending) */
     t->thin.npending++;
+    hct_thin_counters_enter(t, p, t->thin.npending - 1); /* if a sample may land in it */
 }
 
 /* The call path of an enter kept back without it (hct_thin_defer_site). */
@@ -93,8 +97,8 @@ void hct_thin_write_pending(hct_thread *t, int nested)
     /* the enters' times: their ticks as the monotonic time, against one reading of both now */
     uint64_t ticks = hct_ticks_now(), mono = hca_clock_now();
     hct_ticks_calibrate(mono, ticks);
-    for (int i = 0; i < n; i++)
-        t->thin.pending[i].ts = hct_ticks_mono_at(t->thin.pending[i].ts, ticks, mono);
+    for (int i = 0; i < n; i++) /* or the time read with its counter values */
+        t->thin.pending[i].ts = hct_thin_counters_enter_time(i, hct_ticks_mono_at(t->thin.pending[i].ts, ticks, mono));
     for (int i = 0; i < n; i++) {
         hct_thin_pending *p = &t->thin.pending[i];
         if (nested)
@@ -103,6 +107,7 @@ void hct_thin_write_pending(hct_thread *t, int nested)
             *p->cc_out = HCA_UNDEF; /* its parent could not be entered */
             continue;
         }
+        hct_thin_counters_writing(i);
         if (p->write) { /* its older samples were written when it was kept back */
             *p->cc_out = p->write(t, p->arg, p->ts, p->frames, p->nframes);
             continue;
@@ -116,7 +121,9 @@ void hct_thin_write_pending(hct_thread *t, int nested)
             t->dropped_events++;
             continue;
         }
-        hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, hct_timestamp_at(t, p->ts), cc, unwind));
+        uint64_t ts = hct_timestamp_at(t, p->ts);
+        hct_thin_counters_put(t, ts); /* its counter values, if read at its enter */
+        hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, ts, cc, unwind));
     }
 }
 
@@ -138,7 +145,6 @@ uint32_t hct_thin_leave(hct_thread *t, uint32_t cc, uint64_t *ts)
     }
     if (cc == HCA_UNDEF)
         return HCA_UNDEF;
-    hct_sampling_drain(t);
-    *ts = hct_timestamp(t);
+    *ts = hct_thin_counters_leave(t); /* with counter values if its enter has them */
     return cc;
 }

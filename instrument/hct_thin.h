@@ -60,7 +60,8 @@ void hct_thin_defer_other(hct_thread *t, hct_thin_slot *slot, hct_thin_write_fn 
 /* The leave of an HCT_THIN_LAZY instance whose context is cc: HCA_UNDEF when
  * nothing is to be written (the instance was counted, or its enter could not
  * be written); else the context to leave at *ts, the thread's samples written
- * before it (no counter values: the enter has none either). */
+ * before it, and counter values at *ts when its enter has them
+ * (hct_thin_counters.h). */
 uint32_t hct_thin_leave(hct_thread *t, uint32_t cc, uint64_t *ts) HCT_HIDDEN;
 
 #endif

@@ -51,6 +51,13 @@ static inline uint64_t hct_ticks_ns(uint64_t d)
     return hct_ticks.fast ? hct_ticks_scale(d, atomic_load_explicit(&hct_ticks.factor, memory_order_relaxed)) : d;
 }
 
+/* `ns` nanoseconds in ticks (a division: not for hot paths). */
+static inline uint64_t hct_ticks_of_ns(uint64_t ns)
+{
+    uint64_t factor = hct_ticks.fast ? atomic_load_explicit(&hct_ticks.factor, memory_order_relaxed) : 0;
+    return factor ? (uint64_t)(((unsigned __int128)ns << 32) / factor) : ns;
+}
+
 /* The factor of `ns` nanoseconds measured as `ticks` ticks (pure; 0 if none). */
 uint64_t hct_ticks_factor(uint64_t ns, uint64_t ticks) HCT_HIDDEN;
 /* Once, at load, before any thread uses the clock. */

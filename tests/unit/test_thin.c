@@ -1,6 +1,7 @@
 /* test_thin.c: unit tests of what the tracer records of each region key:
  * HCATRACE_FILTER's patterns (instrument/hct_filter.c), the per-thread key
- * table and its decisions (instrument/hct_thin_keys.c), and the parsing of
+ * table and its decisions (instrument/hct_thin_keys.c), the window of a
+ * kept-back enter's counter read (instrument/hct_thin_counters.h), and the parsing of
  * HCATRACE_THIN and HCATRACE_FILTER (instrument/hct_config.c). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 #include "hct_config.h"
 #include "hct_filter.h"
 #include "hct_thin_keys.h"
+#include "hct_thin_counters.h"
 
 static int nreported;
 static char last_report[512];
@@ -244,6 +246,20 @@ static void thin_and_filter_variables(void **state)
     assert_non_null(strstr(last_report, "untraced"));
 }
 
+/* The window within which a kept-back enter reads its counters (the next
+ * sample due then): at least HCATRACE_THIN's default DURATION, else a
+ * multiple of the key's mean kept-back duration. */
+static void read_window_follows_the_mean_duration(void **state)
+{
+    (void)state;
+    assert_int_equal(hct_thin_read_window(0, 0), 50000);          /* nothing seen yet: the floor */
+    assert_int_equal(hct_thin_read_window(3000 * 100, 100), 50000); /* 3 us instances: the floor */
+    assert_int_equal(hct_thin_read_window(4000 * 100, 100), 64000); /* 4 us: 16 x */
+    assert_int_equal(hct_thin_read_window(3125 * 10, 10), 50000);  /* 16 x mean = floor */
+    assert_int_equal(hct_thin_read_window(100000 * 3, 3), 1600000); /* 100 us: 16 x */
+    assert_int_equal(hct_thin_read_window(UINT64_C(2000000) * 1000, 1000), 32000000); /* 2 ms: 32 ms */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -254,6 +270,7 @@ int main(void)
         cmocka_unit_test(short_keys_thinned_after_the_probe),
         cmocka_unit_test(filtered_keys_and_a_full_table),
         cmocka_unit_test(thin_and_filter_variables),
+        cmocka_unit_test(read_window_follows_the_mean_duration),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
