@@ -109,10 +109,11 @@ int hct_path_unwind_from(const void *return_address, const void *ret, const void
     return select_frames(ips, n, return_address, frames);
 }
 
-static inline unsigned cache_index(uint32_t parent, uintptr_t node)
+/* The first entry of the set of (parent, node) in the thread's cache. */
+static inline unsigned cache_set(uint32_t parent, uintptr_t node)
 {
     uint64_t h = ((uint64_t)node ^ ((uint64_t)parent << 32) ^ parent) * 0x9e3779b97f4a7c15ull;
-    return (unsigned)(h >> 56) & (HCT_PATH_CACHE - 1);
+    return ((unsigned)(h >> 40) & (HCT_PATH_CACHE / HCT_PATH_WAYS - 1)) * HCT_PATH_WAYS;
 }
 
 /* The nodes of `node` under `parent`, outermost first, into out (room for
@@ -122,11 +123,12 @@ static inline unsigned cache_index(uint32_t parent, uintptr_t node)
  * whole call path, and the first sight of an address costs a libdw lookup. */
 static uint32_t child(hct_path *p, uint32_t parent, uintptr_t node, uint32_t *out)
 {
-    unsigned i = cache_index(parent, node);
-    if (p->cache[i].n && p->cache[i].key == node && p->cache[i].parent == parent) {
-        memcpy(out, p->cache[i].cc, p->cache[i].n * sizeof(out[0]));
-        return p->cache[i].n;
-    }
+    hct_path_entry *set = p->cache + cache_set(parent, node);
+    for (unsigned w = 0; w < HCT_PATH_WAYS; w++)
+        if (set[w].n && set[w].key == node && set[w].parent == parent) {
+            memcpy(out, set[w].cc, set[w].n * sizeof(out[0]));
+            return set[w].n;
+        }
     uint32_t n;
     if (node & REGION_TAG) {
         out[0] = hct_region_cc(parent, (uint32_t)(node & ~REGION_TAG));
@@ -134,11 +136,12 @@ static uint32_t child(hct_path *p, uint32_t parent, uintptr_t node, uint32_t *ou
     } else {
         n = hct_sample_cc(parent, node, out);
     }
-    if (n && n <= HCT_PATH_CHAIN) {
-        p->cache[i].key = node;
-        p->cache[i].parent = parent;
-        p->cache[i].n = n;
-        memcpy(p->cache[i].cc, out, n * sizeof(out[0]));
+    if (n && n <= HCT_PATH_CHAIN) { /* the newest first in its set, the oldest dropped */
+        memmove(set + 1, set, (HCT_PATH_WAYS - 1) * sizeof(set[0]));
+        set[0].key = node;
+        set[0].parent = parent;
+        set[0].n = n;
+        memcpy(set[0].cc, out, n * sizeof(out[0]));
     }
     return n;
 }

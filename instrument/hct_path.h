@@ -11,14 +11,22 @@
 #define HCT_PATH_FRAMES 64 /* physical frames of one stack, the innermost ones */
 #define HCT_PATH_MAX 256   /* nodes of a path: frames (inline chains expanded), region nodes, frames under them */
 #define HCT_PATH_OPEN 16   /* regions open at once on a thread */
-#define HCT_PATH_CACHE 256 /* (parent, frame address or region) -> nodes, per thread */
-#define HCT_PATH_CHAIN 6   /* a frame's nodes kept in that cache; longer inline chains are looked up */
+#define HCT_PATH_CACHE 1024 /* (parent, frame address or region) -> nodes, per thread */
+#define HCT_PATH_WAYS 4     /* entries per set of that cache: LULESH's 50 parallel loops thrashed a direct-mapped one */
+#define HCT_PATH_CHAIN 12  /* a frame's nodes kept in that cache; longer inline chains are looked up */
 
 /* A calling context as its path of local context IDs, root first. */
 typedef struct {
     uint32_t cc[HCT_PATH_MAX];
     int depth;
 } hct_ctx;
+
+/* An entry of a thread's cache of nodes. */
+typedef struct {
+    uintptr_t key;      /* frame address or region tag */
+    uint32_t parent, n; /* n = 0: empty */
+    uint32_t cc[HCT_PATH_CHAIN];
+} hct_path_entry;
 
 /* A region open on a thread. */
 typedef struct {
@@ -36,11 +44,7 @@ typedef struct hct_path {
     uint8_t level[HCT_PATH_MAX], chain[HCT_PATH_MAX];
     int nopen;
     hct_path_open open[HCT_PATH_OPEN];
-    struct {
-        uintptr_t key; /* frame address or region tag */
-        uint32_t parent, n; /* n = 0: empty */
-        uint32_t cc[HCT_PATH_CHAIN];
-    } cache[HCT_PATH_CACHE];
+    hct_path_entry cache[HCT_PATH_CACHE];
 } hct_path;
 
 #define HCT_PATH_HIDDEN __attribute__((visibility("hidden")))

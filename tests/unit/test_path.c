@@ -4,8 +4,10 @@
  * caller seen again at another line, nested regions, an OpenMP team's context
  * entered from another thread, frames in inlined code as several nodes, OTF2's
  * unwind distance of each event (counted in nodes), the state
- * kept usable when the table is full, the stack unwound at a call, and an
- * enter's stack unwound later, while its caller runs (hct_path_unwind_from). */
+ * kept usable when the table is full, the thread's cache of nodes (recurring
+ * call sites and long inline chains not asked of the process's table again),
+ * the stack unwound at a call, and an enter's stack unwound later, while its
+ * caller runs (hct_path_unwind_from). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -27,6 +29,7 @@ typedef struct {
 } model_node;
 static model_node tree[256];
 static uint32_t ntree, capacity = 256;
+static unsigned lookups; /* calls into the process's table (hct_sample_cc, hct_region_cc) */
 
 static uint32_t model_child(uint32_t parent, uintptr_t node)
 {
@@ -39,12 +42,25 @@ static uint32_t model_child(uint32_t parent, uintptr_t node)
     return ntree++;
 }
 
+#define DEEP 0x2000 /* a frame in code inlined 10 deep (LULESH has such chains) */
+#define DEEP_CHAIN 10
+
 /* an upper-case frame lies in inlined code: the outer function's node 'o'
  * (the line where it calls the inlined one, the same for every such frame),
  * then the frame's own */
 uint32_t hct_sample_cc(uint32_t parent, uintptr_t address, uint32_t *nodes)
 {
     uint32_t n = 0;
+    lookups++;
+    if (address == DEEP) {
+        for (; n < DEEP_CHAIN; n++) {
+            nodes[n] = model_child(parent, DEEP + n);
+            if (nodes[n] == HCA_UNDEF)
+                return 0;
+            parent = nodes[n];
+        }
+        return n;
+    }
     if (address >= 'A' && address <= 'Z') {
         nodes[n] = model_child(parent, 'o');
         if (nodes[n] == HCA_UNDEF)
@@ -57,6 +73,7 @@ uint32_t hct_sample_cc(uint32_t parent, uintptr_t address, uint32_t *nodes)
 
 uint32_t hct_region_cc(uint32_t parent, uint32_t region_key)
 {
+    lookups++;
     return model_child(parent, (uintptr_t)region_key | (uintptr_t)1 << 62);
 }
 
@@ -88,6 +105,7 @@ static int setup(void **state)
     memset(&P, 0, sizeof(P));
     ntree = 0;
     capacity = 256;
+    lookups = 0;
     return 0;
 }
 
@@ -240,6 +258,34 @@ static void full_table_keeps_a_valid_state(void **state)
     assert_true(ud >= 1 && ud <= 2);
 }
 
+/* A hydro code's time step: 60 parallel loops, each its own call site under
+ * the same caller, one of them in code inlined 10 deep. After the first step
+ * every node comes from the thread's cache: none is asked of the process's
+ * table (a lock and a hash lookup per node). A direct-mapped cache of 256
+ * entries holding chains of up to 6 nodes asked again at every step. */
+static void recurring_sites_from_the_cache(void **state)
+{
+    (void)state;
+    uintptr_t f[HCT_PATH_FRAMES];
+    uint32_t ud = 0, first[60];
+    for (int step = 0; step < 3; step++) {
+        if (step == 1)
+            lookups = 0;
+        for (uint32_t k = 0; k < 60; k++) {
+            int n = frames_of("ab", f);
+            f[n++] = k == 30 ? DEEP : 0x100 + k;
+            uint32_t cc = hct_path_enter(&P, 100 + k, f, n, &ud);
+            assert_int_not_equal(cc, HCA_UNDEF);
+            if (step == 0)
+                first[k] = cc;
+            assert_int_equal(cc, first[k]); /* the same node every step */
+            hct_path_leave(&P);
+        }
+    }
+    assert_int_equal(lookups, 0);
+    assert_int_equal(ntree, 2 + 59 + DEEP_CHAIN + 60);
+}
+
 static __attribute__((noinline)) int unwind_here(uintptr_t *frames)
 {
     int n = hct_path_unwind(__builtin_return_address(0), frames);
@@ -329,6 +375,7 @@ int main(void)
         cmocka_unit_test_setup(team_context_from_another_thread, setup),
         cmocka_unit_test_setup(inline_chains_are_nodes, setup),
         cmocka_unit_test_setup(full_table_keeps_a_valid_state, setup),
+        cmocka_unit_test_setup(recurring_sites_from_the_cache, setup),
         cmocka_unit_test_setup(unwinds_up_to_the_call, setup),
         cmocka_unit_test_setup(unwinds_an_enter_later, setup),
     };
