@@ -35,7 +35,8 @@ INCLUDES := -Isrc -Iinstrument -Iinclude
 DEPFLAGS := -MMD -MP
 LIB_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden $(INCLUDES) $(OTF2_CFLAGS) $(MPI_CFLAGS) $(DW_CFLAGS) \
     $(UNWIND_CFLAGS) $(PFM_CFLAGS)
-LIB_LIBS := $(OTF2_LIBS) $(MPI_LIBS) $(DW_LIBS) $(UNWIND_LIBS) $(PFM_LIBS) -lpthread -ldl -lm
+# libpfm4 is not linked: dlopened while the counters are set up (instrument/hct_pfm.h)
+LIB_LIBS := $(OTF2_LIBS) $(MPI_LIBS) $(DW_LIBS) $(UNWIND_LIBS) -lpthread -ldl -lm
 
 # objects of sources: src/ and instrument/ (PIC, for the library; also linked by tools and tests),
 # fold/ (hcafold and its tests), tests/ (unit tests and test tools)
@@ -131,7 +132,7 @@ $(LIB): $(LIB_OBJ)
 	@echo "  LD      $@"
 	@$(CC) -shared -o $@ $^ $(SAN_LDFLAGS) $(LIB_LIBS) -Wl,-soname,libhcatrace.so
 
-$(LIST_EVENTS): $(call lib_obj,src/hcatrace_list_events.c instrument/hct_events.c src/hca_names.c)
+$(LIST_EVENTS): $(call lib_obj,src/hcatrace_list_events.c instrument/hct_events.c instrument/hct_pfm.c src/hca_names.c)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	@$(CC) -o $@ $^ $(SAN_LDFLAGS) $(PFM_LIBS)
@@ -266,7 +267,7 @@ $(TEST_TOOLS):
 # pattern, the modules it links are listed on its line. They link pure modules
 # only (not the preload machinery, whose constructor would trace the test itself).
 UNIT_OBJ := $(call lib_obj,src/hca_defs.c src/hca_names.c instrument/hct_config.c instrument/hct_expdir.c \
-    instrument/hct_launcher.c instrument/hct_events.c instrument/hct_filter.c instrument/hct_thin_keys.c)
+    instrument/hct_launcher.c instrument/hct_events.c instrument/hct_pfm.c instrument/hct_filter.c instrument/hct_thin_keys.c)
 MODEL_OBJ := $(call lib_obj,$(MODEL_SRC) src/hca_names.c)
 $(BUILD)/tests/test_config $(BUILD)/tests/test_defs $(BUILD)/tests/test_events: $(UNIT_OBJ)
 $(BUILD)/tests/test_ring $(BUILD)/tests/test_sampling_config $(BUILD)/tests/test_thin: $(UNIT_OBJ)
