@@ -72,6 +72,8 @@ UNIT_BIN :=
 endif
 HCAFOLD := $(BUILD)/bin/hcafold
 TOOLS := $(BUILD)/tests/tracestat $(BUILD)/tests/markers_app $(BUILD)/bench/mpi_call_cost
+# what the traced process has mapped and its peak RSS (tests/e2e/memory.sh)
+TOOLS += $(BUILD)/tests/maps_app
 # sampling and counters: a test program with known phases, and a benchmark
 TOOLS += $(BUILD)/tests/sampling_app $(BUILD)/bench/sample_cost $(BUILD)/tests/fd_app
 # abnormal ends of an MPI job (tests/e2e/survive.sh)
@@ -164,6 +166,10 @@ $(BUILD)/examples/omp_free_serial: examples/omp_free_serial.c
 	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -o $@ $< -lm
 
 $(BUILD)/tests/markers_app: tests/markers_app.c include/hcatrace.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $<
+
+$(BUILD)/tests/maps_app: tests/maps_app.c include/hcatrace.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $<
 
@@ -285,6 +291,9 @@ $(BUILD)/tests/test_symbol_names: TEST_LIBS += -lstdc++ -ldl
 # the index of function scopes against libdw's walk, on this test and tests/inline_app
 $(BUILD)/tests/test_scope_index: $(call lib_obj,instrument/hct_scope_index.c)
 $(BUILD)/tests/test_scope_index: TEST_LIBS += $(DW_LIBS)
+# the find_debuginfo callback against libdw's standard one, on this test's modules
+$(BUILD)/tests/test_debuginfo: $(call lib_obj,instrument/hct_debuginfo.c)
+$(BUILD)/tests/test_debuginfo: TEST_LIBS += $(DW_LIBS) -ldl
 $(BUILD)/tests/test_model_sets: $(call lib_obj,instrument/hct_model_sets.c) $(MODEL_OBJ) $(UNIT_OBJ)
 $(BUILD)/tests/test_bands: $(call fold_obj,fold/bands.c)
 $(BUILD)/tests/test_units: $(call fold_obj,fold/units.c)
