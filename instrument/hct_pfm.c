@@ -9,7 +9,8 @@
 hct_pfm_api hct_pfm;
 
 static void *handle;
-static int state; /* 0 not tried, 1 loaded and initialized, -1 unusable */
+static int state;  /* 0 not tried, 1 loaded and initialized, -1 unusable */
+static int shared; /* loaded before us (the application's, PAPI's): never terminated by us */
 static __typeof__(pfm_terminate) *terminate;
 
 static int resolve(void)
@@ -31,6 +32,10 @@ static int resolve(void)
 int hct_pfm_load(void)
 {
     if (state == 0) {
+        void *before = dlopen(PFM_SONAME, RTLD_NOW | RTLD_NOLOAD);
+        shared = before != NULL;
+        if (before)
+            dlclose(before);
         handle = dlopen(PFM_SONAME, RTLD_NOW | RTLD_LOCAL);
         state = handle && resolve() == 0 ? 1 : -1;
         if (state < 0 && handle) {
@@ -44,8 +49,9 @@ int hct_pfm_load(void)
 void hct_pfm_unload(void)
 {
     if (state > 0) {
-        terminate();
-        dlclose(handle);
+        if (!shared)
+            terminate();
+        dlclose(handle); /* unmapped when no one else holds it */
     }
     handle = NULL;
     terminate = NULL;

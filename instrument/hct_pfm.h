@@ -26,7 +26,9 @@ extern hct_pfm_api hct_pfm HCT_HIDDEN;
  * cannot be loaded or does not initialize. */
 int hct_pfm_load(void) HCT_HIDDEN;
 /* Terminates and unloads it; the next hct_pfm_load() loads it again. Nothing
- * libpfm4 returned may be used afterwards (names, descriptions: copy them). */
+ * libpfm4 returned may be used afterwards (names, descriptions: copy them).
+ * A libpfm4 the process had loaded before (the application's own, PAPI's) is
+ * neither terminated nor unmapped: only our reference is dropped. */
 void hct_pfm_unload(void) HCT_HIDDEN;
 
 #endif
