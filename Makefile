@@ -35,7 +35,8 @@ INCLUDES := -Isrc -Iinstrument -Iinclude
 DEPFLAGS := -MMD -MP
 LIB_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden $(INCLUDES) $(OTF2_CFLAGS) $(MPI_CFLAGS) $(DW_CFLAGS) \
     $(UNWIND_CFLAGS) $(PFM_CFLAGS)
-LIB_LIBS := $(OTF2_LIBS) $(MPI_LIBS) $(DW_LIBS) $(UNWIND_LIBS) $(PFM_LIBS) -lpthread -ldl -lm
+# libpfm4 is not linked: dlopened while the counters are set up (instrument/hct_pfm.h)
+LIB_LIBS := $(OTF2_LIBS) $(MPI_LIBS) $(DW_LIBS) $(UNWIND_LIBS) -lpthread -ldl -lm
 
 # objects of sources: src/ and instrument/ (PIC, for the library; also linked by tools and tests),
 # fold/ (hcafold and its tests), tests/ (unit tests and test tools)
@@ -71,6 +72,8 @@ UNIT_BIN :=
 endif
 HCAFOLD := $(BUILD)/bin/hcafold
 TOOLS := $(BUILD)/tests/tracestat $(BUILD)/tests/markers_app $(BUILD)/bench/mpi_call_cost
+# what the traced process has mapped and its peak RSS (tests/e2e/memory.sh)
+TOOLS += $(BUILD)/tests/maps_app
 # sampling and counters: a test program with known phases, and a benchmark
 TOOLS += $(BUILD)/tests/sampling_app $(BUILD)/bench/sample_cost $(BUILD)/tests/fd_app
 # abnormal ends of an MPI job (tests/e2e/survive.sh)
@@ -132,7 +135,7 @@ $(LIB): $(LIB_OBJ)
 	@echo "  LD      $@"
 	@$(CC) -shared -o $@ $^ $(SAN_LDFLAGS) $(LIB_LIBS) -Wl,-soname,libhcatrace.so
 
-$(LIST_EVENTS): $(call lib_obj,src/hcatrace_list_events.c instrument/hct_events.c src/hca_names.c)
+$(LIST_EVENTS): $(call lib_obj,src/hcatrace_list_events.c instrument/hct_events.c instrument/hct_pfm.c src/hca_names.c)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	@$(CC) -o $@ $^ $(SAN_LDFLAGS) $(PFM_LIBS)
@@ -164,6 +167,10 @@ $(BUILD)/examples/omp_free_serial: examples/omp_free_serial.c
 	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -o $@ $< -lm
 
 $(BUILD)/tests/markers_app: tests/markers_app.c include/hcatrace.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $<
+
+$(BUILD)/tests/maps_app: tests/maps_app.c include/hcatrace.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $<
 
@@ -270,7 +277,7 @@ $(TEST_TOOLS):
 # pattern, the modules it links are listed on its line. They link pure modules
 # only (not the preload machinery, whose constructor would trace the test itself).
 UNIT_OBJ := $(call lib_obj,src/hca_defs.c src/hca_names.c instrument/hct_config.c instrument/hct_expdir.c \
-    instrument/hct_launcher.c instrument/hct_events.c instrument/hct_filter.c instrument/hct_thin_keys.c)
+    instrument/hct_launcher.c instrument/hct_events.c instrument/hct_pfm.c instrument/hct_filter.c instrument/hct_thin_keys.c)
 MODEL_OBJ := $(call lib_obj,$(MODEL_SRC) src/hca_names.c)
 $(BUILD)/tests/test_config $(BUILD)/tests/test_defs $(BUILD)/tests/test_events: $(UNIT_OBJ)
 $(BUILD)/tests/test_ring $(BUILD)/tests/test_sampling_config $(BUILD)/tests/test_thin: $(UNIT_OBJ)
@@ -290,6 +297,9 @@ $(BUILD)/tests/test_symbol_names: TEST_LIBS += -lstdc++ -ldl
 # the index of function scopes against libdw's walk, on this test and tests/inline_app
 $(BUILD)/tests/test_scope_index: $(call lib_obj,instrument/hct_scope_index.c)
 $(BUILD)/tests/test_scope_index: TEST_LIBS += $(DW_LIBS)
+# the find_debuginfo callback against libdw's standard one, on this test's modules
+$(BUILD)/tests/test_debuginfo: $(call lib_obj,instrument/hct_debuginfo.c)
+$(BUILD)/tests/test_debuginfo: TEST_LIBS += $(DW_LIBS) -ldl
 $(BUILD)/tests/test_model_sets: $(call lib_obj,instrument/hct_model_sets.c) $(MODEL_OBJ) $(UNIT_OBJ)
 $(BUILD)/tests/test_bands: $(call fold_obj,fold/bands.c)
 $(BUILD)/tests/test_units: $(call fold_obj,fold/units.c)

@@ -16,20 +16,28 @@ function median(list,    n, a, i, j, t) {
     return n % 2 ? a[(n + 1) / 2] + 0 : (a[n / 2] + a[n / 2 + 1]) / 2
 }'
 
-# measure OUT CMD...: appends "cpu_s wall_s maxrss_kib" of the job (rusage of
-# the reaped child tree: mpirun waits for its ranks, so their CPU time and the
-# largest RSS of any of them are included)
+# measure OUT CMD...: appends "cpu_s wall_s maxrss_kib rank_maxrss_kib" of the
+# job (rusage of the reaped child tree: mpirun waits for its ranks, so their
+# CPU time and the largest RSS of any of them, mpirun's included, are in it;
+# the largest rank's peak RSS from the file $MEASURE_RANKS, where each rank's
+# GNU time appends it, else 0)
 measure() {
     out=$1
     shift
-    python3 - "$@" >> "$out" <<'EOF'
+    ranks=${MEASURE_RANKS:-/nonexistent}
+    rm -f "${MEASURE_RANKS:-/nonexistent}"
+    python3 - "$ranks" "$@" >> "$out" <<'EOF'
 import os, subprocess, sys, time
 t0 = time.monotonic()
-p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+p = subprocess.Popen(sys.argv[2:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 _, status, ru = os.wait4(p.pid, 0)
 wall = time.monotonic() - t0
 if os.waitstatus_to_exitcode(status) != 0:
-    sys.exit("bench: %s failed (%d)" % (" ".join(sys.argv[1:]), status))
-print("%.4f %.4f %d" % (ru.ru_utime + ru.ru_stime, wall, ru.ru_maxrss))
+    sys.exit("bench: %s failed (%d)" % (" ".join(sys.argv[2:]), status))
+try:
+    ranks = max(int(line) for line in open(sys.argv[1]) if line.strip().isdigit())
+except (OSError, ValueError):
+    ranks = 0
+print("%.4f %.4f %d %d" % (ru.ru_utime + ru.ru_stime, wall, ru.ru_maxrss, ranks))
 EOF
 }

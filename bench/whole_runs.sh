@@ -4,8 +4,10 @@
 # untraced and traced at the default settings in interleaved pairs (the order
 # alternates), and per configuration the median and spread (min-max) over the
 # pairs of: CPU time (user + system of the whole job, every rank, every
-# thread), wall time, the largest peak RSS of one process, and the traced /
-# untraced ratios of the medians. Also the samples taken and lost (from the
+# thread), wall time, the largest peak RSS of one process (mpirun's included:
+# about 20 MiB, more than a small rank's), the largest peak RSS of one rank
+# (GNU time around each rank: the application's process only), and the traced
+# / untraced ratios of the medians. Also the samples taken and lost (from the
 # traces' sampling statistics, tests/tracestat).
 #   PROGRAMS   "name:args" list (examples, else test programs: thin_app);
 #              default the examples mpi_omp_phases and mpi_phases, plus
@@ -38,8 +40,16 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/hcatrace-whole.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 trap 'exit 130' INT TERM
 
+# Each rank runs under GNU time, which appends the rank's peak RSS (KiB) to
+# $TMP/ranks; without /usr/bin/time the rank column is 0.
+RANKRSS=
+[ -x /usr/bin/time ] && RANKRSS="/usr/bin/time -a -f %M -o $TMP/ranks"
+
+# measure (bench/lib.sh) reads the largest rank's peak RSS from $MEASURE_RANKS
+MEASURE_RANKS="$TMP/ranks"
+
 echo "# $(bench_machine); $(date -u '+%Y-%m-%d %H:%M') UTC; load average $(cut -d' ' -f1 /proc/loadavg)"
-echo "# program args ranks threads | CPU s untraced median (min-max) | traced | ratio | wall ratio | peak RSS MiB untraced / traced (ratio) | samples written / lost in the tool"
+echo "# program args ranks threads | CPU s untraced median (min-max) | traced | ratio | wall ratio | peak RSS MiB untraced / traced (ratio) | a rank's peak RSS MiB untraced / traced (ratio) | samples written / lost in the tool"
 for prog in $PROGRAMS; do
     name=${prog%%:*}
     args=$(echo "${prog#*:}" | tr ',' ' ')
@@ -56,9 +66,9 @@ for prog in $PROGRAMS; do
             while [ "$i" -le "$PAIRS" ]; do
                 dir=$TMP/trace.$i
                 # shellcheck disable=SC2086
-                traced() { measure "$TMP/t" $base -x LD_PRELOAD="$LIB" -x HCATRACE_DIR="$dir" "$exe" $args; }
+                traced() { measure "$TMP/t" $base -x HCATRACE_DIR="$dir" $RANKRSS env LD_PRELOAD="$LIB" "$exe" $args; }
                 # shellcheck disable=SC2086
-                untraced() { measure "$TMP/u" $base "$exe" $args; }
+                untraced() { measure "$TMP/u" $base $RANKRSS "$exe" $args; }
                 if [ $((i % 2)) = 1 ]; then untraced; traced; else traced; untraced; fi
                 "$TRACESTAT" "$dir/traces.otf2" 2> /dev/null |
                     awk '$1 == "sampling" { for (k = 3; k <= NF; k++) { split($k, kv, "=")
@@ -68,14 +78,16 @@ for prog in $PROGRAMS; do
                 i=$((i + 1))
             done
             paste -d' ' "$TMP/u" "$TMP/t" "$TMP/s" | awk -v label="$name ${args:--} $np $nt" "$AWK_MEDIAN"'
-                { uc = uc " " $1; uw = uw " " $2; ur = ur " " $3; tc = tc " " $4; tw = tw " " $5; tr = tr " " $6
+                { uc = uc " " $1; uw = uw " " $2; ur = ur " " $3; uk = uk " " $4
+                  tc = tc " " $5; tw = tw " " $6; tr = tr " " $7; tk = tk " " $8
                   if (NR == 1 || $1 < ucmin) ucmin = $1; if ($1 > ucmax) ucmax = $1
-                  if (NR == 1 || $4 < tcmin) tcmin = $4; if ($4 > tcmax) tcmax = $4
-                  taken += $7; lost += $8 }
+                  if (NR == 1 || $5 < tcmin) tcmin = $5; if ($5 > tcmax) tcmax = $5
+                  taken += $9; lost += $10 }
                 END {
-                    printf "%s | %.3f (%.3f-%.3f) | %.3f (%.3f-%.3f) | %.3f | %.3f | %.1f / %.1f (%.2f) | %d / %d\n",
+                    printf "%s | %.3f (%.3f-%.3f) | %.3f (%.3f-%.3f) | %.3f | %.3f | %.1f / %.1f (%.2f) | %.1f / %.1f (%.2f) | %d / %d\n",
                         label, median(uc), ucmin, ucmax, median(tc), tcmin, tcmax, median(tc) / median(uc),
-                        median(tw) / median(uw), median(ur) / 1024, median(tr) / 1024, median(tr) / median(ur), taken, lost
+                        median(tw) / median(uw), median(ur) / 1024, median(tr) / 1024, median(tr) / median(ur),
+                        median(uk) / 1024, median(tk) / 1024, (median(uk) > 0 ? median(tk) / median(uk) : 0), taken, lost
                 }'
         done
     done

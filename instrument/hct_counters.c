@@ -61,7 +61,7 @@ static int resolve_sets(const hct_set_spec *sets, hct_pending_set *want, int *nw
     return kept;
 }
 
-void hct_counters_setup(void)
+static void setup(void)
 {
     if (hct.cfg.counters_off) {
         if (hct.cfg.model)
@@ -164,6 +164,12 @@ void hct_counters_setup(void)
     for (int i = 0; i < hct_ctr.nsets; i++)
         nfds += hct_ctr.set[i].nevents;
     hct_ctr.lazy = nfds > LAZY_FDS;
+}
+
+void hct_counters_setup(void)
+{
+    setup();
+    hct_events_release(); /* libpfm4 is not needed again: its pages go (hct_pfm.h) */
 }
 
 int hct_counters_nsets(void)

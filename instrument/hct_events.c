@@ -2,7 +2,7 @@
  * Generic perf events come from a table of their own, so they keep one
  * canonical name whatever the spelling (cycles, CPU-CYCLES, PAPI_TOT_CYC) and
  * work when libpfm4 is forced to one PMU; everything else goes through
- * pfm_get_os_event_encoding(PFM_OS_PERF_EVENT_EXT). */
+ * hct_pfm.get_os_event_encoding(PFM_OS_PERF_EVENT_EXT). */
 #include "hct_events.h"
 
 #include "hca_names.h"
@@ -15,6 +15,7 @@
 #include <strings.h>
 
 #include "hct_config.h"
+#include "hct_pfm.h"
 
 #define CACHE(id, op, result) ((uint64_t)(id) | ((uint64_t)(op) << 8) | ((uint64_t)(result) << 16))
 
@@ -87,8 +88,14 @@ static int pfm_state; /* 0 not tried, 1 usable, -1 unusable */
 int hct_events_init(void)
 {
     if (pfm_state == 0)
-        pfm_state = pfm_initialize() == PFM_SUCCESS ? 1 : -1;
+        pfm_state = hct_pfm_load() == 0 ? 1 : -1;
     return pfm_state > 0 ? 0 : -1;
+}
+
+void hct_events_release(void)
+{
+    hct_pfm_unload();
+    pfm_state = 0;
 }
 
 static void copy(char *dst, size_t n, const char *src)
@@ -103,7 +110,7 @@ int hct_events_core_pmu(pfm_pmu_info_t *pi)
     for (int p = 0; p < PFM_PMU_MAX; p++) {
         memset(pi, 0, sizeof(*pi));
         pi->size = sizeof(*pi);
-        if (pfm_get_pmu_info((pfm_pmu_t)p, pi) == PFM_SUCCESS && pi->is_present && pi->type == PFM_PMU_TYPE_CORE)
+        if (hct_pfm.get_pmu_info((pfm_pmu_t)p, pi) == PFM_SUCCESS && pi->is_present && pi->type == PFM_PMU_TYPE_CORE)
             return 0;
     }
     return -1;
@@ -168,13 +175,13 @@ static int on_other_pmu(const char *spec, char *pmu_desc, size_t n)
         pfm_pmu_info_t pi;
         memset(&pi, 0, sizeof(pi));
         pi.size = sizeof(pi);
-        if (pfm_get_pmu_info((pfm_pmu_t)p, &pi) != PFM_SUCCESS || pi.is_present || pi.type != PFM_PMU_TYPE_CORE)
+        if (hct_pfm.get_pmu_info((pfm_pmu_t)p, &pi) != PFM_SUCCESS || pi.is_present || pi.type != PFM_PMU_TYPE_CORE)
             continue;
-        for (int idx = pi.first_event; idx != -1; idx = pfm_get_event_next(idx)) {
+        for (int idx = pi.first_event; idx != -1; idx = hct_pfm.get_event_next(idx)) {
             pfm_event_info_t ei;
             memset(&ei, 0, sizeof(ei));
             ei.size = sizeof(ei);
-            if (pfm_get_event_info(idx, PFM_OS_NONE, &ei) != PFM_SUCCESS)
+            if (hct_pfm.get_event_info(idx, PFM_OS_NONE, &ei) != PFM_SUCCESS)
                 break;
             if (strcasecmp(ei.name, base) == 0) {
                 copy(pmu_desc, n, pi.desc ? pi.desc : pi.name);
@@ -204,7 +211,7 @@ int hct_event_resolve(const char *spec, hct_event *ev, char *why, size_t whylen)
     arg.size = sizeof(arg);
     char *fstr = NULL;
     arg.fstr = &fstr;
-    int rc = pfm_get_os_event_encoding(spec, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
+    int rc = hct_pfm.get_os_event_encoding(spec, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
     if (rc != PFM_SUCCESS) {
         free(fstr);
         if (rc == PFM_ERR_NOTFOUND) {
@@ -216,7 +223,7 @@ int hct_event_resolve(const char *spec, hct_event *ev, char *why, size_t whylen)
             return HCT_EV_OTHER_PMU;
         }
         if (why)
-            snprintf(why, whylen, "%s", pfm_strerror(rc));
+            snprintf(why, whylen, "%s", hct_pfm.strerror(rc));
         return HCT_EV_INVALID;
     }
     if (ev->attr.type == PERF_TYPE_TRACEPOINT || ev->attr.type == PERF_TYPE_BREAKPOINT) {
@@ -285,14 +292,14 @@ void hct_event_closest(const char *name, char *out, size_t outlen, int n)
             pfm_pmu_info_t pi;
             memset(&pi, 0, sizeof(pi));
             pi.size = sizeof(pi);
-            if (pfm_get_pmu_info((pfm_pmu_t)p, &pi) != PFM_SUCCESS || !pi.is_present ||
+            if (hct_pfm.get_pmu_info((pfm_pmu_t)p, &pi) != PFM_SUCCESS || !pi.is_present ||
                 pi.type == PFM_PMU_TYPE_OS_GENERIC)
                 continue;
-            for (int idx = pi.first_event; idx != -1; idx = pfm_get_event_next(idx)) {
+            for (int idx = pi.first_event; idx != -1; idx = hct_pfm.get_event_next(idx)) {
                 pfm_event_info_t ei;
                 memset(&ei, 0, sizeof(ei));
                 ei.size = sizeof(ei);
-                if (pfm_get_event_info(idx, PFM_OS_NONE, &ei) != PFM_SUCCESS)
+                if (hct_pfm.get_event_info(idx, PFM_OS_NONE, &ei) != PFM_SUCCESS)
                     break;
                 consider(best, n, ebase, ei.name);
             }

@@ -34,6 +34,9 @@ enum {
 /* Initializes libpfm4 once (LIBPFM_FORCE_PMU is honoured). Returns 0, or -1
  * when libpfm4 is unusable (generic names still resolve). */
 int hct_events_init(void);
+/* Unloads libpfm4 (hct_pfm.h) when the counters are set up: hct_events_init
+ * loads it again if needed. Names from hct_events_core_pmu are gone with it. */
+void hct_events_release(void);
 
 /* The first core PMU libpfm4 finds present (the forced one under
  * LIBPFM_FORCE_PMU) into *pi. Returns 0, or -1 when there is none (or no libpfm4). */

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "hca_source_path.h"
+#include "hct_debuginfo.h"
 #include "hct_scope_index.h"
 #include "hct_symbol_names.h"
 
@@ -39,7 +40,7 @@ struct hct_symbolizer {
 static char *debuginfo_path = NULL;
 static const Dwfl_Callbacks proc_callbacks = {
     .find_elf = dwfl_linux_proc_find_elf,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .find_debuginfo = hct_find_debuginfo, /* no idle debuginfod client (hct_debuginfo.h) */
     .debuginfo_path = &debuginfo_path,
 };
 
@@ -66,7 +67,7 @@ hct_symbolizer *hct_symbolizer_open(int separate_debuginfo)
 void hct_symbolizer_warm(hct_symbolizer *s)
 {
 #if _ELFUTILS_PREREQ(0, 188)
-    if (s)
+    if (s && hct_debuginfod_configured())
         dwfl_get_debuginfod_client(s->dwfl);
 #else
     (void)s;

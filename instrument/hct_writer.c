@@ -20,6 +20,14 @@ static uint64_t flush_time(void *user)
     return hca_clock_now();
 }
 
+/* The definitions' chunks: OTF2's smallest. The definitions are written at the end
+ * (kilobytes to a few MiB for a location); OTF2's default chunk, 4 MiB, is allocated
+ * for each definition writer and copied once more when its file is written, the
+ * largest allocation of a traced process's end (docs/benchmarks.md, "Peak resident
+ * memory"). Event chunks stay OTF2's default: a partial trace is read by them
+ * (hca_recover.c). */
+#define DEFINITIONS_CHUNK_SIZE OTF2_CHUNK_SIZE_MIN
+
 static hca_flush_clock flush_clock = { flush_time, NULL, NULL };
 
 int hct_writer_open(OTF2_ErrorCode (*set_collectives)(OTF2_Archive *),
@@ -27,7 +35,7 @@ int hct_writer_open(OTF2_ErrorCode (*set_collectives)(OTF2_Archive *),
 {
     flush_clock.before = before_flush;
     OTF2_Archive *ar = OTF2_Archive_Open(hct.expdir, HCA_ARCHIVE_NAME, OTF2_FILEMODE_WRITE, OTF2_CHUNK_SIZE_EVENTS_DEFAULT,
-                                         OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT, OTF2_SUBSTRATE_POSIX,
+                                         DEFINITIONS_CHUNK_SIZE, OTF2_SUBSTRATE_POSIX,
                                          OTF2_COMPRESSION_NONE);
     if (!ar) {
         snprintf(err, errlen, "cannot open an OTF2 archive in %s", hct.expdir);

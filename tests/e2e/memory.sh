@@ -1,0 +1,46 @@
+# memory.sh: the traced process's resident memory (issue 13, docs/benchmarks.md
+# "Peak resident memory"): libraries the tracer needs only while it starts
+# (libpfm4) or never without a debuginfod server (libdebuginfod with libcurl) are
+# not mapped during the run; counter names still resolve through libpfm4; the
+# tracer adds a bounded amount to a small program's peak RSS.
+. "$(dirname "$0")/lib.sh"
+
+dir=$(fresh_dir)
+cd "$dir" || exit 1
+"$BUILD/tests/maps_app" 300 > plain.out 2> plain.err
+ok $? "maps_app untraced runs"
+env -u DEBUGINFOD_URLS LD_PRELOAD="$PRELOAD" "$BUILD/tests/maps_app" 300 libpfm libdebuginfod libcurl libgnutls \
+    libcrypto > traced.out 2> traced.err
+ok $? "maps_app traced runs"
+ok "$(grep -c '^mapped' traced.out)" "during the run neither libpfm4 nor libdebuginfod (libcurl, GnuTLS, libcrypto) is mapped: $(grep '^mapped' traced.out | tr '\n' ' ')"
+check "maps_app: the same output traced" cmp plain.out traced.out
+
+# libpfm4 loaded again for what the counter set-up asks of it: the closest known
+# names of an unknown counter come from its tables
+HCATRACE_COUNTERS=instructions,no_such_counter LD_PRELOAD="$PRELOAD" "$BUILD/tests/maps_app" 10 libpfm \
+    > counters.out 2> counters.err
+ok $? "maps_app with an unknown counter runs"
+grep -q "unknown counter 'no_such_counter' (closest known: [A-Za-z_]" counters.err
+ok $? "libpfm4 dlopened for the counter set-up: closest known names given ($(grep -o 'closest known: [^)]*' counters.err))"
+ok "$(grep -c '^mapped' counters.out)" "libpfm4 unloaded after the counter set-up"
+
+# The tracer's share of a small program's peak RSS: the libraries' own pages
+# (libdw, OTF2, libunwind, Open MPI's, the tracer's: about 4 MiB), a thread's 1 MiB
+# sample buffer, the first 1 MiB event chunk, the worker's stack and heap: 6.9 MiB
+# measured for markers_app (2026-11-27), 20 MiB before (libdebuginfod's chain,
+# libpfm4, OTF2's 4 MiB definition chunks). Pages touched, not time: not load
+# dependent. Under ASan the peak is the sanitizer's allocator (survive.sh).
+peak_kb() {
+    /usr/bin/time -f "%M" -o rss.txt "$@" > /dev/null 2>&1
+    tail -n 1 rss.txt
+}
+if [ "${SANITIZED:-0}" = 1 ]; then
+    ok 0 "the tracer adds at most 12 MiB to markers_app's peak RSS # SKIP under ASan: peak RSS is the sanitizer's allocator (checked in the plain pass)"
+elif [ ! -x /usr/bin/time ]; then
+    ok 0 "the tracer adds at most 12 MiB to markers_app's peak RSS # SKIP no /usr/bin/time (GNU time)"
+else
+    plain=$(peak_kb "$BUILD/tests/markers_app" 20000)
+    traced=$(peak_kb env -u DEBUGINFOD_URLS LD_PRELOAD="$PRELOAD" "$BUILD/tests/markers_app" 20000)
+    ok $((traced - plain > 12 * 1024)) "the tracer adds at most 12 MiB to markers_app's peak RSS ($plain kB untraced, $traced kB traced)"
+fi
+cd / && rm -rf "$dir"
