@@ -48,6 +48,8 @@
  * small dense solvers (so GSL's global error handler is never involved). */
 #include "fit.h"
 
+#include "band.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +84,9 @@
 #define GCV_LOG_LO (-9.0)     /* scan of log10(lambda / its natural scale) */
 #define GCV_LOG_HI 7.0
 #define GCV_LOG_STEP 0.1
+/* Half-bandwidth of the normal equations: a point touches SPLINE_ORDER
+ * consecutive basis functions, a difference row ord + 1 <= 4 coefficients. */
+#define BAND (SPLINE_ORDER - 1)
 
 void fold_fit_defaults(fold_fit_options *o)
 {
@@ -93,6 +98,7 @@ void fold_fit_defaults(fold_fit_options *o)
     o->breaks = NULL;
     o->nbreaks = 0;
     o->trend = 0;
+    o->dense = 0;
 }
 
 void fold_curve_free(fold_curve *c)
@@ -344,7 +350,12 @@ typedef struct {
     double *pw;        /* nrow penalty weights (1: plain P-spline) */
     unsigned char *brk; /* nrow: 1 for a difference across a step (fold_fit_options.breaks), whose
                            weight stays BREAK_WEIGHT */
-    double *P;         /* D' W D, K x K */
+    double *P;         /* D' W D, K x K (only its band is ever non-zero) */
+    int dense;         /* fold_fit_options.dense: the reference path below */
+    /* the banded path: bands (m x (BAND + 1), band.h) of A (X'X on the free
+     * coefficients), Pf (P on them), the system's factor and its inverse,
+     * and the solution of the last ps_band_eval */
+    double *Ab, *Pb, *Mb, *Zb, *cb;
     /* reduced system and its eigendecomposition */
     double *R, *tmp, *bvec, *pvec, *col, *col2;
     double *mu, *u, *w;
@@ -364,6 +375,11 @@ static void ps_free(pspline *s)
     free(s->pw);
     free(s->brk);
     free(s->P);
+    free(s->Ab);
+    free(s->Pb);
+    free(s->Mb);
+    free(s->Zb);
+    free(s->cb);
     free(s->R);
     free(s->tmp);
     free(s->bvec);
@@ -480,9 +496,10 @@ static void ps_row3(const pspline *s, size_t j, double *row)
         row[k] *= scale;
 }
 
-static int ps_alloc(pspline *s, size_t nint, const double *steps, size_t nsteps, size_t ord)
+static int ps_alloc(pspline *s, size_t nint, const double *steps, size_t nsteps, size_t ord, int dense)
 {
     memset(s, 0, sizeof(*s));
+    s->dense = dense;
     if (ps_knots(s, nint, steps, nsteps) != 0)
         return -1;
     size_t K = gsl_bspline_ncoeffs(s->bw);
@@ -499,9 +516,18 @@ static int ps_alloc(pspline *s, size_t nint, const double *steps, size_t nsteps,
     s->drow = malloc((s->ord + 1) * s->nrow * sizeof(double));
     s->pw = malloc(s->nrow * sizeof(double));
     s->brk = calloc(s->nrow, 1);
-    s->P = malloc(K * K * sizeof(double));
-    s->R = calloc(m * m, sizeof(double));
-    s->tmp = malloc(m * m * sizeof(double));
+    s->P = calloc(K * K, sizeof(double));
+    s->Ab = malloc(m * (BAND + 1) * sizeof(double));
+    s->Pb = malloc(m * (BAND + 1) * sizeof(double));
+    s->Mb = malloc(m * (BAND + 1) * sizeof(double));
+    s->Zb = malloc(m * (BAND + 1) * sizeof(double));
+    s->cb = malloc(m * sizeof(double));
+    if (!s->Q || !s->q || !s->P || !s->Ab || !s->Pb || !s->Mb || !s->Zb || !s->cb)
+        return -1;
+    /* the dense reference (and the refits' dense solve) only */
+    size_t md = dense ? m : 1;
+    s->R = calloc(md * md, sizeof(double));
+    s->tmp = malloc(md * md * sizeof(double));
     s->bvec = malloc(m * sizeof(double));
     s->pvec = malloc(m * sizeof(double));
     s->col = malloc(m * sizeof(double));
@@ -509,10 +535,10 @@ static int ps_alloc(pspline *s, size_t nint, const double *steps, size_t nsteps,
     s->mu = malloc(m * sizeof(double));
     s->u = malloc(m * sizeof(double));
     s->w = malloc(m * sizeof(double));
-    s->Mm = gsl_matrix_alloc(m, m);
-    s->Vm = gsl_matrix_alloc(m, m);
-    s->ev = gsl_vector_alloc(m);
-    s->ew = gsl_eigen_symmv_alloc(m);
+    s->Mm = gsl_matrix_alloc(md, md);
+    s->Vm = gsl_matrix_alloc(md, md);
+    s->ev = gsl_vector_alloc(md);
+    s->ew = gsl_eigen_symmv_alloc(md);
     if (!s->Q || !s->q || !s->drow || !s->pw || !s->brk || !s->P || !s->R || !s->tmp || !s->bvec || !s->pvec
         || !s->col || !s->col2 || !s->mu || !s->u || !s->w || !s->Mm || !s->Vm || !s->ev || !s->ew)
         return -1;
@@ -592,6 +618,14 @@ static void ps_accumulate(pspline *s, const double *x, const double *y, size_t n
     s->n = (double)n;
 }
 
+/* Zeroes the band of a K x K matrix (nothing outside it is ever written). */
+static void zero_band(double *a, size_t K)
+{
+    for (size_t j = 0; j < K; j++)
+        for (size_t k = j >= BAND ? j - BAND : 0; k < K && k <= j + BAND; k++)
+            a[j * K + k] = 0.0;
+}
+
 /* P = D' W D with the current weights. A trend's penalty (order 3) is 0 on
  * the quadratic curves, one of which still passes through both anchors: a
  * ridge of TREND_RIDGE on the free coefficients keeps it positive definite
@@ -599,7 +633,7 @@ static void ps_accumulate(pspline *s, const double *x, const double *y, size_t n
 static void ps_penalty(pspline *s)
 {
     size_t K = s->K, w = s->ord + 1;
-    memset(s->P, 0, K * K * sizeof(double));
+    zero_band(s->P, K);
     for (size_t j = 0; j < s->nrow; j++)
         for (size_t a = 0; a < w; a++)
             for (size_t b = 0; b < w; b++)
@@ -609,12 +643,23 @@ static void ps_penalty(pspline *s)
 }
 
 /* P = D' W D, then the reduced system on c_1..c_K-2 (A = X'X restricted,
- * Pf = P restricted, with the anchors moved to the right-hand side),
- * Pf = R'R, and the eigendecomposition R^-T A R^-1 = V diag(mu) V', so that
+ * Pf = P restricted, with the anchors moved to the right-hand side): the
+ * right-hand sides b and p (ps_reduce).
+ *
+ * The banded path (the default, ps_decompose_band): for each lambda the
+ * band of A + lambda Pf is factored (band.h), the solution, the residual sum
+ * of squares and the trace of the hat matrix, tr((A + lambda Pf)^-1 A), from
+ * the inverse's band (A lies within it): O(m) per lambda.
+ *
+ * The dense reference (fold_fit_options.dense, ps_decompose_dense): Pf =
+ * R'R, and the eigendecomposition R^-T A R^-1 = V diag(mu) V', so that
  * for any lambda the solution is c = R^-1 V z, z_i = (u_i + lambda w_i) /
- * (mu_i + lambda) with u = V'R^-T b, w = V'R^-T p. Returns the mean
- * eigenvalue (the natural scale of lambda), or -1 on failure. */
-static double ps_decompose(pspline *s)
+ * (mu_i + lambda) with u = V'R^-T b, w = V'R^-T p: O(m^3) once, O(m) per
+ * lambda.
+ *
+ * Both return the mean eigenvalue, tr(Pf^-1 A) / m (the natural scale of
+ * lambda), or -1 on failure. */
+static void ps_reduce(pspline *s)
 {
     size_t K = s->K, m = s->m, L = K - 1;
     ps_penalty(s);
@@ -622,9 +667,58 @@ static double ps_decompose(pspline *s)
     for (size_t a = 0; a < m; a++) {
         s->bvec[a] = s->q[a + 1] - s->Q[(a + 1) * K + L];
         s->pvec[a] = -s->P[(a + 1) * K + L];
+        for (size_t k = 0; k <= BAND; k++) {
+            int in = a + k < m;
+            s->Ab[a * (BAND + 1) + k] = in ? s->Q[(a + 1) * K + (a + 1 + k)] : 0.0;
+            s->Pb[a * (BAND + 1) + k] = in ? s->P[(a + 1) * K + (a + 1 + k)] : 0.0;
+        }
+    }
+}
+
+static double ps_decompose_band(pspline *s)
+{
+    size_t m = s->m, nb = m * (BAND + 1);
+    memcpy(s->Mb, s->Pb, nb * sizeof(double));
+    if (band_cholesky(s->Mb, m, BAND) != 0)
+        return -1.0;
+    band_inverse(s->Mb, m, BAND, s->Zb);
+    double trace = band_trace_product(s->Zb, s->Ab, m, BAND);
+    return trace > 0.0 ? trace / (double)m : 0.0;
+}
+
+/* The banded solution for lambda into s->cb; with rss, also the residual sum
+ * of squares and the effective degrees of freedom. Returns -1 when A +
+ * lambda Pf is not numerically positive definite (a lambda far below the
+ * data's scale with empty knot intervals). */
+static int ps_band_eval(pspline *s, double lambda, double *rss, double *edf)
+{
+    size_t m = s->m, nb = m * (BAND + 1);
+    for (size_t i = 0; i < nb; i++)
+        s->Mb[i] = s->Ab[i] + lambda * s->Pb[i];
+    if (band_cholesky(s->Mb, m, BAND) != 0)
+        return -1;
+    for (size_t a = 0; a < m; a++)
+        s->cb[a] = s->bvec[a] + lambda * s->pvec[a];
+    band_solve_rt(s->Mb, m, BAND, s->cb);
+    band_solve_r(s->Mb, m, BAND, s->cb);
+    if (!rss)
+        return 0;
+    double bc = 0.0;
+    for (size_t a = 0; a < m; a++)
+        bc += s->bvec[a] * s->cb[a];
+    double r = s->yyr - 2.0 * bc + band_quadratic(s->Ab, m, BAND, s->cb);
+    *rss = r > 0.0 ? r : 0.0;
+    band_inverse(s->Mb, m, BAND, s->Zb);
+    *edf = band_trace_product(s->Zb, s->Ab, m, BAND);
+    return 0;
+}
+
+static double ps_decompose_dense(pspline *s)
+{
+    size_t m = s->m, K = s->K;
+    for (size_t a = 0; a < m; a++)
         for (size_t b = 0; b < m; b++)
             s->R[a * m + b] = s->P[(a + 1) * K + (b + 1)];
-    }
     if (cholesky(s->R, m) != 0)
         return -1.0;
     /* tmp = A R^-1, row by row (A symmetric) */
@@ -669,10 +763,19 @@ static double ps_decompose(pspline *s)
     return trace / (double)m;
 }
 
-/* Residual sum of squares and effective degrees of freedom (trace of the
- * hat matrix) of the unconstrained fit for lambda. */
-static void ps_rss_edf(const pspline *s, double lambda, double *rss, double *edf)
+static double ps_decompose(pspline *s)
 {
+    ps_reduce(s);
+    return s->dense ? ps_decompose_dense(s) : ps_decompose_band(s);
+}
+
+/* Residual sum of squares and effective degrees of freedom (trace of the
+ * hat matrix) of the unconstrained fit for lambda. Returns -1 when the
+ * banded system cannot be factored (ps_band_eval). */
+static int ps_rss_edf(pspline *s, double lambda, double *rss, double *edf)
+{
+    if (!s->dense)
+        return ps_band_eval(s, lambda, rss, edf);
     double r = s->yyr, e = 0.0;
     for (size_t i = 0; i < s->m; i++) {
         double z = (s->u[i] + lambda * s->w[i]) / (s->mu[i] + lambda);
@@ -681,12 +784,14 @@ static void ps_rss_edf(const pspline *s, double lambda, double *rss, double *edf
     }
     *rss = r > 0.0 ? r : 0.0;
     *edf = e;
+    return 0;
 }
 
-static double ps_gcv(const pspline *s, double lambda)
+static double ps_gcv(pspline *s, double lambda)
 {
     double rss, edf;
-    ps_rss_edf(s, lambda, &rss, &edf);
+    if (ps_rss_edf(s, lambda, &rss, &edf) != 0)
+        return HUGE_VAL;
     double dof = s->n - GCV_GAMMA * edf;
     if (!(dof > 1e-9))
         return HUGE_VAL;
@@ -695,7 +800,7 @@ static double ps_gcv(const pspline *s, double lambda)
 
 /* The lambda minimizing GCV: a scan over log10(lambda / scale), then a
  * golden-section refinement inside the best step. */
-static double ps_choose_lambda(const pspline *s, double scale)
+static double ps_choose_lambda(pspline *s, double scale)
 {
     double best_t = GCV_LOG_LO, best = HUGE_VAL;
     int nsteps = (int)lround((GCV_LOG_HI - GCV_LOG_LO) / GCV_LOG_STEP);
@@ -734,9 +839,17 @@ static double ps_choose_lambda(const pspline *s, double scale)
 }
 
 /* The unconstrained solution for lambda (after ps_decompose), into c[K]. */
-static void ps_solve(pspline *s, double lambda, double *c)
+static int ps_solve(pspline *s, double lambda, double *c)
 {
     size_t m = s->m;
+    c[0] = 0.0;
+    c[s->K - 1] = 1.0;
+    if (!s->dense) {
+        if (ps_band_eval(s, lambda, NULL, NULL) != 0)
+            return -1;
+        memcpy(c + 1, s->cb, m * sizeof(double));
+        return 0;
+    }
     for (size_t a = 0; a < m; a++) {
         double v = 0.0;
         for (size_t i = 0; i < m; i++)
@@ -744,10 +857,9 @@ static void ps_solve(pspline *s, double lambda, double *c)
         s->col[a] = v;
     }
     solve_r(s->R, m, s->col);
-    c[0] = 0.0;
-    c[s->K - 1] = 1.0;
     for (size_t a = 0; a < m; a++)
         c[a + 1] = s->col[a];
+    return 0;
 }
 
 /* Huber weights of the differences of c: 1 for rate changes below the
@@ -935,7 +1047,7 @@ int fold_fit_cumulative(const fold_cloud *cloud, const fold_fit_options *o, fold
     if (nint > MAX_INTERVALS)
         nint = MAX_INTERVALS;
     size_t nsteps = ps_steps(nint, o->breaks, o->nbreaks, steps);
-    if (ps_alloc(&s, nint, steps, nsteps, o->trend ? 3 : 2) != 0)
+    if (ps_alloc(&s, nint, steps, nsteps, o->trend ? 3 : 2, o->dense) != 0)
         goto done;
     size_t K = s.K;
     Bv = gsl_vector_alloc(K);
@@ -956,7 +1068,8 @@ int fold_fit_cumulative(const fold_cloud *cloud, const fold_fit_options *o, fold
             lambda = o->smoothing * (double)used;
         else
             lambda = ps_choose_lambda(&s, scale);
-        ps_solve(&s, lambda, c);
+        if (ps_solve(&s, lambda, c) != 0)
+            goto done;
         if (used == 0 || it + 1 == HUBER_ITERATIONS || ps_reweight(&s, c) < HUBER_TOL)
             break;
     }
@@ -1001,8 +1114,8 @@ int fold_fit_cumulative(const fold_cloud *cloud, const fold_fit_options *o, fold
     }
     out->rmse = used ? sqrt(se / (double)used) : 0.0;
     double rss_unused, edf = 0.0;
-    if (used)
-        ps_rss_edf(&s, lambda, &rss_unused, &edf);
+    if (used && ps_rss_edf(&s, lambda, &rss_unused, &edf) != 0)
+        edf = 0.0;
     double dof = (double)used - GCV_GAMMA * edf;
     out->gcv = dof > 1e-9 ? (double)used * se / (dof * dof) : HUGE_VAL;
     out->grid = ng;
@@ -1012,6 +1125,7 @@ int fold_fit_cumulative(const fold_cloud *cloud, const fold_fit_options *o, fold
     out->intervals = nint;
     out->lambda = lambda;
     out->trend = s.ord == 3;
+    out->dense = o->dense;
     out->weights = malloc(s.nrow * sizeof(*out->weights));
     if (!out->weights)
         goto done;
@@ -1085,7 +1199,7 @@ fold_fit_design *fold_fit_design_new(const fold_cloud *cloud, const fold_curve *
         return NULL;
     gsl_vector *Bv = NULL;
     gsl_matrix *dB = NULL;
-    if (ps_alloc(&d->s, like->intervals, like->breaks, like->nbreaks, like->trend ? 3 : 2) != 0)
+    if (ps_alloc(&d->s, like->intervals, like->breaks, like->nbreaks, like->trend ? 3 : 2, like->dense) != 0)
         goto fail;
     size_t K = d->s.K, n = cloud->n;
     d->lambda = like->lambda;
@@ -1134,7 +1248,7 @@ int fold_fit_refit(fold_fit_design *d, const double *w, double yscale, double *c
 {
     pspline *s = &d->s;
     size_t K = s->K, m = s->m, L = K - 1;
-    memset(s->Q, 0, K * K * sizeof(double));
+    zero_band(s->Q, K);
     memset(s->q, 0, K * sizeof(double));
     s->yy = 0.0;
     double total = 0.0;
@@ -1156,7 +1270,19 @@ int fold_fit_refit(fold_fit_design *d, const double *w, double yscale, double *c
         s->pw[j] = s->brk[j] ? BREAK_WEIGHT : 1.0;
     for (int it = 0; it < HUBER_ITERATIONS; it++) {
         /* P = D'WD with the current weights, then (A + lambda Pf) c = b +
-         * lambda p on the free coefficients */
+         * lambda p on the free coefficients: banded (ps_band_eval), or the
+         * dense reference */
+        c[0] = 0.0;
+        c[L] = 1.0;
+        if (!s->dense) {
+            ps_reduce(s);
+            if (ps_band_eval(s, lambda, NULL, NULL) != 0)
+                return -1;
+            memcpy(c + 1, s->cb, m * sizeof(double));
+            if (total <= 0.0 || it + 1 == HUBER_ITERATIONS || ps_reweight(s, c) < HUBER_TOL)
+                break;
+            continue;
+        }
         ps_penalty(s);
         for (size_t a = 0; a < m; a++) {
             s->col[a] = s->q[a + 1] - s->Q[(a + 1) * K + L] - lambda * s->P[(a + 1) * K + L];
@@ -1167,8 +1293,6 @@ int fold_fit_refit(fold_fit_design *d, const double *w, double yscale, double *c
             return -1;
         solve_rt(s->R, m, s->col);
         solve_r(s->R, m, s->col);
-        c[0] = 0.0;
-        c[L] = 1.0;
         for (size_t a = 0; a < m; a++)
             c[a + 1] = s->col[a];
         if (total <= 0.0 || it + 1 == HUBER_ITERATIONS || ps_reweight(s, c) < HUBER_TOL)
