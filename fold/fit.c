@@ -60,7 +60,7 @@
 #include <gsl/gsl_vector.h>
 
 #define SPLINE_ORDER 4        /* cubic */
-#define MIN_INTERVALS 10      /* knot intervals: used / 4 within these bounds */
+#define MIN_INTERVALS 10      /* knot intervals: used / POINTS_PER_INTERVAL within these bounds */
 #define MAX_INTERVALS 80
 /* Knot intervals: one per this many points (within the bounds above). The
  * knots bound how sharp the fitted rate can change whatever the penalty: at
@@ -71,6 +71,15 @@
  * (docs/benchmarks.md, "Confidence bands"). From 320 points on the 80
  * intervals are reached either way. */
 #define POINTS_PER_INTERVAL 2
+/* Finer knots: from MAX_INTERVALS on, twice as many intervals while each
+ * holds FINE_POINTS_PER_INTERVAL points and GCV prefers them, up to
+ * FINE_MAX_INTERVALS. A burst pattern of period 0.027 (truth_app's page
+ * faults) is below the resolution of 80 intervals (0.0125 apart); 160 fitted
+ * it in part (page-fault MAE -1 point on 9 near-idle traces of ~1000
+ * points), 320 no better on average at twice the cost (docs/benchmarks.md,
+ * "Knots chosen by GCV"). */
+#define FINE_MAX_INTERVALS 160
+#define FINE_POINTS_PER_INTERVAL 4
 #define HUBER_RATE_JUMP 0.05  /* rate change (x mean rate) where the penalty turns L1 */
 #define HUBER_ITERATIONS 10   /* reweightings at most, stopping when no weight moves by HUBER_TOL */
 #define HUBER_TOL 1e-2
@@ -887,7 +896,7 @@ static double ps_reweight(pspline *s, const double *c)
 /* Monotone solution for lambda: the same objective over non-negative
  * increments summing to one. H = X'X + lambda P; in increments d
  * (c_j = sum_{i<j} d_i): G = L'HL by suffix sums, g = L'(X'y). */
-static int ps_monotone(const pspline *s, double lambda, double *c)
+static int ps_monotone_dense(const pspline *s, double lambda, double *c)
 {
     size_t K = s->K, md = K - 1;
     double *S = malloc(K * K * sizeof(*S));
@@ -941,6 +950,149 @@ out:
     free(g);
     free(d);
     return rc;
+}
+
+/* The same QP, the same active-set method (qp_simplex) in the coefficients:
+ * increments held at 0 tie runs of neighbouring coefficients into groups;
+ * the equality-constrained minimum over the groups' values (the anchors'
+ * groups at 0 and 1) is a band system, T'HT v = T'(q - H t0) with T the
+ * groups' indicator columns, of the same half-bandwidth as H = X'X +
+ * lambda P (the groups are runs); the multipliers of the held increments
+ * are the suffix sums of the gradient Hc - q, less their mean over the free
+ * increments (the sum constraint's). O(K) per iteration instead of O(K^3). */
+static int ps_monotone_band(const pspline *s, double lambda, double *c)
+{
+    size_t K = s->K, md = K - 1, nb = BAND + 1;
+    size_t *grp = malloc(K * sizeof(*grp));
+    unsigned char *fixed = malloc(md);
+    double *d = malloc(md * sizeof(*d)), *cc = malloc(K * sizeof(*cc)), *M = malloc(K * nb * sizeof(*M));
+    double *v = malloc(K * sizeof(*v)), *r = malloc(K * sizeof(*r));
+    int rc = -1;
+    if (!grp || !fixed || !d || !cc || !M || !v || !r)
+        goto out;
+    /* feasible warm start: the clipped unconstrained increments */
+    double sum = 0.0, qscale = 0.0;
+    for (size_t a = 0; a < md; a++) {
+        d[a] = c[a + 1] - c[a];
+        if (d[a] < 0.0)
+            d[a] = 0.0;
+        sum += d[a];
+    }
+    for (size_t a = 0; a < md; a++) {
+        d[a] = sum > 0.0 ? d[a] / sum : 1.0 / (double)md;
+        fixed[a] = d[a] <= 0.0;
+    }
+    for (size_t j = 0; j < K; j++)
+        qscale = fmax(qscale, fabs(s->q[j]));
+    size_t maxit = 20 * md + 20;
+    for (size_t it = 0; it < maxit; it++) {
+        /* groups: 0 is the anchor at 0, the last one (ng - 1) holds c_K-1 = 1 */
+        size_t ng = 0;
+        for (size_t j = 0; j < K; j++) {
+            if (j > 0 && !fixed[j - 1])
+                ng++;
+            grp[j] = ng;
+        }
+        ng++;
+        if (ng < 2 || grp[K - 1] == 0)
+            break; /* impossible from a feasible point */
+        size_t nv = ng - 2; /* the free groups 1..ng-2 as unknowns 0..nv-1 */
+        memset(M, 0, (nv ? nv : 1) * nb * sizeof(*M));
+        for (size_t g = 0; g < nv; g++)
+            v[g] = 0.0;
+        for (size_t j = 0; j < K; j++) {
+            size_t gj = grp[j];
+            if (gj == 0 || gj == ng - 1)
+                continue;
+            v[gj - 1] += s->q[j];
+            for (size_t k = j >= BAND ? j - BAND : 0; k < K && k <= j + BAND; k++) {
+                double h = s->Q[j * K + k] + lambda * s->P[j * K + k];
+                size_t gk = grp[k];
+                if (gk == ng - 1)
+                    v[gj - 1] -= h; /* the anchor's value 1 */
+                else if (gk >= gj && gk > 0)
+                    M[(gj - 1) * nb + (gk - gj)] += h;
+            }
+        }
+        if (nv && band_cholesky(M, nv, BAND) != 0)
+            break;
+        band_solve_rt(M, nv, BAND, v);
+        band_solve_r(M, nv, BAND, v);
+        for (size_t j = 0; j < K; j++)
+            cc[j] = grp[j] == 0 ? 0.0 : (grp[j] == ng - 1 ? 1.0 : v[grp[j] - 1]);
+        /* the step towards the candidate, blocked by the first increment to reach 0 */
+        double alpha = 1.0;
+        size_t block = md;
+        for (size_t a = 0; a < md; a++) {
+            double ca = cc[a + 1] - cc[a];
+            if (!fixed[a] && ca < 0.0) {
+                double t = d[a] / (d[a] - ca);
+                if (t < alpha) {
+                    alpha = t;
+                    block = a;
+                }
+            }
+        }
+        for (size_t a = 0; a < md; a++)
+            if (!fixed[a])
+                d[a] += alpha * ((cc[a + 1] - cc[a]) - d[a]);
+        if (block < md) {
+            d[block] = 0.0;
+            fixed[block] = 1;
+            continue;
+        }
+        /* at the working set's minimum: the multipliers of the held increments */
+        for (size_t j = 0; j < K; j++) {
+            double g = -s->q[j];
+            for (size_t k = j >= BAND ? j - BAND : 0; k < K && k <= j + BAND; k++)
+                g += (s->Q[j * K + k] + lambda * s->P[j * K + k]) * cc[k];
+            r[j] = g;
+        }
+        double acc = 0.0, lam = 0.0;
+        size_t nfree = 0;
+        for (size_t a = md; a-- > 0;) {
+            acc += r[a + 1];
+            v[a] = acc; /* suffix sum: the gradient in increment a */
+            if (!fixed[a]) {
+                lam -= acc;
+                nfree++;
+            }
+        }
+        lam /= (double)(nfree ? nfree : 1);
+        size_t worst = md;
+        double worst_nu = -1e-12 * (qscale + 1.0);
+        for (size_t a = 0; a < md; a++)
+            if (fixed[a] && v[a] + lam < worst_nu) {
+                worst_nu = v[a] + lam;
+                worst = a;
+            }
+        if (worst == md)
+            break;
+        fixed[worst] = 0;
+    }
+    /* d is feasible even when the iteration stopped early */
+    double acc = 0.0;
+    c[0] = 0.0;
+    for (size_t a = 0; a + 1 < md; a++) {
+        acc += d[a];
+        c[a + 1] = acc > 1.0 ? 1.0 : acc;
+    }
+    c[K - 1] = 1.0;
+    rc = 0;
+out:
+    free(grp);
+    free(fixed);
+    free(d);
+    free(cc);
+    free(M);
+    free(v);
+    free(r);
+    return rc;
+}
+
+static int ps_monotone(const pspline *s, double lambda, double *c)
+{
+    return s->dense ? ps_monotone_dense(s, lambda, c) : ps_monotone_band(s, lambda, c);
 }
 
 /* The least-squares line through the points of the cloud within
@@ -1007,7 +1159,8 @@ double fold_cloud_offset(const fold_cloud *cloud)
     return fabs(d) <= FOLD_MAX_OFFSET ? d : 0.0;
 }
 
-int fold_fit_cumulative(const fold_cloud *cloud, const fold_fit_options *o, fold_curve *out)
+/* The fit with nint knot intervals (0: the default, from the points). */
+static int fit_intervals(const fold_cloud *cloud, const fold_fit_options *o, size_t want, fold_curve *out)
 {
     if (!out)
         return -1;
@@ -1046,6 +1199,8 @@ int fold_fit_cumulative(const fold_cloud *cloud, const fold_fit_options *o, fold
         nint = MIN_INTERVALS;
     if (nint > MAX_INTERVALS)
         nint = MAX_INTERVALS;
+    if (want)
+        nint = want;
     size_t nsteps = ps_steps(nint, o->breaks, o->nbreaks, steps);
     if (ps_alloc(&s, nint, steps, nsteps, o->trend ? 3 : 2, o->dense) != 0)
         goto done;
@@ -1152,6 +1307,28 @@ done:
     if (dB)
         gsl_matrix_free(dB);
     return rc;
+}
+
+int fold_fit_cumulative(const fold_cloud *cloud, const fold_fit_options *o, fold_curve *out)
+{
+    if (fit_intervals(cloud, o, 0, out) != 0)
+        return -1;
+    /* finer knots where the points support them, kept when GCV prefers them */
+    for (size_t nint = 2 * out->intervals; nint <= FINE_MAX_INTERVALS && nint * FINE_POINTS_PER_INTERVAL <= out->used;
+         nint *= 2) {
+        fold_curve fine;
+        if (fit_intervals(cloud, o, nint, &fine) != 0) {
+            fold_curve_free(out);
+            return -1;
+        }
+        if (!(fine.gcv < out->gcv)) {
+            fold_curve_free(&fine);
+            break;
+        }
+        fold_curve_free(out);
+        *out = fine;
+    }
+    return 0;
 }
 
 /* ---- refits under point weights (the bootstrap's replicates) ---- */
