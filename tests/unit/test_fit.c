@@ -30,7 +30,7 @@
 
 /* ---- synthetic regions ---- */
 
-#define MAXPH 8
+#define MAXPH 24
 
 /* A region's truth: phases with bounds b[0]=0 < ... < b[nph]=1 and rates. */
 typedef struct {
@@ -772,6 +772,63 @@ static void banded_equals_dense(void **state)
            worst_gcv[0], worst_gcv[1], worst_gcv[2], worst_fixed[0], worst_fixed[1], worst_fixed[2], worst_refit);
 }
 
+/* Bursts: a rate of 300 with ten bursts of 1500, 0.0135 wide every 0.027
+ * from 0.4 on (truth_app's page faults near idle), sampled 8 times per
+ * instance of 300 (about 2400 points). 80 knot intervals (0.0125 apart)
+ * smear them into a ramp; with 160, which GCV takes, the fitted rate follows
+ * them: its error within the bursts' span (on a grid of 0.001) falls below
+ * half the bursts' amplitude over the mean rate, and its swing there (the
+ * mean absolute deviation from its mean) reaches half the truth's. */
+static void bursts_resolved(void **state)
+{
+    (void)state;
+    truth t = { 22, { 0.0 }, { 300.0 } };
+    for (size_t k = 0; k < 20; k++) {
+        t.b[k + 1] = 0.4 + 0.0135 * (double)k;
+        t.r[k + 1] = k % 2 ? 300.0 : 1500.0;
+    }
+    t.b[21] = 0.67;
+    t.r[21] = 300.0;
+    t.b[22] = 1.0;
+    points p = { 0 };
+    simulate(&t, NINST, 0.125, JITTER, NOISE, 41, 42, &p);
+    fold_cloud cl = { p.x, p.y, p.n };
+    fold_fit_options o;
+    fold_fit_defaults(&o);
+    o.grid = 1001;
+    fold_curve c;
+    assert_int_equal(fold_fit_cumulative(&cl, &o, &c), 0);
+    double err = 0.0, mean = 0.0, tmean = 0.0, swing = 0.0, tswing = 0.0;
+    size_t n = 0;
+    for (size_t i = 0; i < c.grid; i++)
+        if (c.x[i] >= 0.4 && c.x[i] < 0.67) {
+            mean += c.rate[i];
+            tmean += truth_rate(&t, c.x[i]);
+            n++;
+        }
+    mean /= (double)n;
+    tmean /= (double)n;
+    for (size_t i = 0; i < c.grid; i++)
+        if (c.x[i] >= 0.4 && c.x[i] < 0.67) {
+            double tr = truth_rate(&t, c.x[i]);
+            err += fabs(c.rate[i] - tr);
+            swing += fabs(c.rate[i] - mean);
+            tswing += fabs(tr - tmean);
+        }
+    err /= (double)n;
+    swing /= (double)n;
+    tswing /= (double)n;
+    double amp = 0.5 * (truth_rate(&t, 0.4) - truth_rate(&t, 0.0));
+    printf("# bursts every 0.027 (%zu points): %zu knot intervals; rate MAE within them %.3f of the mean rate "
+           "(half their amplitude %.3f), swing %.3f (truth %.3f)\n",
+           p.n, c.intervals, err, amp, swing, tswing);
+    assert_int_equal(c.intervals, 160);
+    assert_true(err < 0.5 * amp);
+    assert_true(swing > 0.5 * tswing);
+    fold_curve_free(&c);
+    points_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -790,6 +847,7 @@ int main(void)
         cmocka_unit_test(steps_keep_jumps),
         cmocka_unit_test(trend_ends_unbiased),
         cmocka_unit_test(banded_equals_dense),
+        cmocka_unit_test(bursts_resolved),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
