@@ -19,9 +19,15 @@
  *    intervals, linear (L1, which keeps steps sharp) above; fitted by
  *    iteratively reweighted penalized least squares.
  *  - The smoothing weight is chosen by generalized cross-validation at each
- *    reweighting, in closed form from one symmetric eigendecomposition of
- *    the small (coefficient-sized) system: a scan of log(lambda), then a
- *    golden-section refinement. GCV's degrees of freedom count GCV_GAMMA
+ *    reweighting: a scan of log(lambda), then a golden-section refinement,
+ *    each lambda's score from the band of the system (a point touches 4
+ *    consecutive coefficients, a difference row at most 4): band Cholesky,
+ *    and the hat matrix's trace from the inverse's band (fold/band.h), so
+ *    that a fit costs O(K), not O(K^3) (ps_decompose; the dense
+ *    eigendecomposition stays as the tests' reference, fold_fit_options.dense).
+ *  - Knots: one interval per POINTS_PER_INTERVAL points up to MAX_INTERVALS,
+ *    then twice as many while the points suffice and GCV prefers them
+ *    (FINE_MAX_INTERVALS). GCV's degrees of freedom count GCV_GAMMA
  *    times (1.4, Kim & Gu): plain GCV sometimes undersmooths badly.
  *  - Steps (fold_fit_options.breaks; analysis.c passes the phase boundaries
  *    the bootstrap placed within 0.02): cubic B-splines with simple knots
@@ -43,9 +49,9 @@
  *    coefficients is non-decreasing, so when the solution is not monotone
  *    the same penalized least-squares problem is solved over non-negative
  *    coefficient increments that sum to one (a small convex QP, primal
- *    active-set method).
+ *    active-set method, its steps banded systems over tied coefficients).
  * Everything is deterministic: no random numbers, fixed loop orders, own
- * small dense solvers (so GSL's global error handler is never involved). */
+ * small solvers (so GSL's global error handler is never involved). */
 #include "fit.h"
 
 #include "band.h"
