@@ -899,6 +899,33 @@ static double ps_reweight(pspline *s, const double *c)
     return change;
 }
 
+/* The monotone solves' feasible warm start: the clipped increments of the
+ * unconstrained solution c, scaled to sum to one. */
+static void mono_start(const double *c, size_t md, double *d)
+{
+    double sum = 0.0;
+    for (size_t a = 0; a < md; a++) {
+        d[a] = c[a + 1] - c[a];
+        if (d[a] < 0.0)
+            d[a] = 0.0;
+        sum += d[a];
+    }
+    for (size_t a = 0; a < md; a++)
+        d[a] = sum > 0.0 ? d[a] / sum : 1.0 / (double)md;
+}
+
+/* The coefficients of K - 1 increments d (c_0 = 0, c_K-1 = 1). */
+static void mono_coeffs(const double *d, size_t K, double *c)
+{
+    double acc = 0.0;
+    c[0] = 0.0;
+    for (size_t a = 0; a + 2 < K; a++) {
+        acc += d[a];
+        c[a + 1] = acc > 1.0 ? 1.0 : acc;
+    }
+    c[K - 1] = 1.0;
+}
+
 /* Monotone solution for lambda: the same objective over non-negative
  * increments summing to one. H = X'X + lambda P; in increments d
  * (c_j = sum_{i<j} d_i): G = L'HL by suffix sums, g = L'(X'y). */
@@ -931,24 +958,9 @@ static int ps_monotone_dense(const pspline *s, double lambda, double *c)
         acc += s->q[a + 1];
         g[a] = acc;
     }
-    /* feasible warm start: the clipped unconstrained increments */
-    double sum = 0.0;
-    for (size_t a = 0; a < md; a++) {
-        d[a] = c[a + 1] - c[a];
-        if (d[a] < 0.0)
-            d[a] = 0.0;
-        sum += d[a];
-    }
-    for (size_t a = 0; a < md; a++)
-        d[a] = sum > 0.0 ? d[a] / sum : 1.0 / (double)md;
+    mono_start(c, md, d);
     qp_simplex(G, g, md, d); /* on -1 d is feasible, if not optimal */
-    acc = 0.0;
-    c[0] = 0.0;
-    for (size_t a = 0; a + 1 < md; a++) {
-        acc += d[a];
-        c[a + 1] = acc > 1.0 ? 1.0 : acc;
-    }
-    c[K - 1] = 1.0;
+    mono_coeffs(d, K, c);
     rc = 0;
 out:
     free(S);
@@ -976,18 +988,10 @@ static int ps_monotone_band(const pspline *s, double lambda, double *c)
     int rc = -1;
     if (!grp || !fixed || !d || !cc || !M || !v || !r)
         goto out;
-    /* feasible warm start: the clipped unconstrained increments */
-    double sum = 0.0, qscale = 0.0;
-    for (size_t a = 0; a < md; a++) {
-        d[a] = c[a + 1] - c[a];
-        if (d[a] < 0.0)
-            d[a] = 0.0;
-        sum += d[a];
-    }
-    for (size_t a = 0; a < md; a++) {
-        d[a] = sum > 0.0 ? d[a] / sum : 1.0 / (double)md;
+    mono_start(c, md, d);
+    double qscale = 0.0;
+    for (size_t a = 0; a < md; a++)
         fixed[a] = d[a] <= 0.0;
-    }
     for (size_t j = 0; j < K; j++)
         qscale = fmax(qscale, fabs(s->q[j]));
     size_t maxit = 20 * md + 20;
@@ -1076,14 +1080,7 @@ static int ps_monotone_band(const pspline *s, double lambda, double *c)
             break;
         fixed[worst] = 0;
     }
-    /* d is feasible even when the iteration stopped early */
-    double acc = 0.0;
-    c[0] = 0.0;
-    for (size_t a = 0; a + 1 < md; a++) {
-        acc += d[a];
-        c[a + 1] = acc > 1.0 ? 1.0 : acc;
-    }
-    c[K - 1] = 1.0;
+    mono_coeffs(d, K, c); /* d is feasible even when the iteration stopped early */
     rc = 0;
 out:
     free(grp);
