@@ -707,11 +707,13 @@ static void band_vs_dense(const fold_cloud *cl, fold_fit_options o, fold_curve *
  * Cholesky) on random clouds: the classic region and noisy ones (whose fits
  * take the monotone solve), with and without steps, the trend's penalty, few
  * points. At a given smoothing weight (the one the dense GCV chose) the fits
- * agree to rounding (1e-9), and so do the refits of random bootstrap weights
- * (multiplicities 0-3) with both designs. With the weight chosen by GCV,
- * the GCV scores agree to 1e-9 (relative); the minimum of a flat score moves
- * by the square root of their rounding: the weights within 1e-3, the curves
- * within 1e-5 of the mean rate. */
+ * agree to rounding (curves within 1e-7 of the mean rate: the trend's
+ * penalty is ill-conditioned by its tiny ridge), and so do the refits of
+ * random bootstrap weights (multiplicities 0-3) with both designs (1e-12).
+ * With the weight chosen by GCV, the scores agree within 1e-5 (relative);
+ * the minimum of a flat score moves by the square root of their rounding
+ * and the robust reweighting follows: the weights within 1 %, the curves
+ * within 1e-4 of the mean rate (over seeds: at most 4e-7, 5e-5 and 2e-5). */
 static void banded_equals_dense(void **state)
 {
     (void)state;
@@ -733,8 +735,8 @@ static void banded_equals_dense(void **state)
         fold_curve band, dense;
         double d[3];
         band_vs_dense(&cl, o, &band, &dense, d);
-        assert_true(fabs(band.gcv - dense.gcv) <= 1e-7 * dense.gcv);
-        assert_true(d[0] < 1e-2 && d[2] < 1e-5);
+        assert_true(fabs(band.gcv - dense.gcv) <= 1e-5 * dense.gcv);
+        assert_true(d[0] < 1e-2 && d[2] < 1e-4);
         for (int i = 0; i < 3; i++)
             worst_gcv[i] = fmax(worst_gcv[i], d[i]);
         o.smoothing = dense.smoothing;
