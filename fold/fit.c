@@ -19,9 +19,15 @@
  *    intervals, linear (L1, which keeps steps sharp) above; fitted by
  *    iteratively reweighted penalized least squares.
  *  - The smoothing weight is chosen by generalized cross-validation at each
- *    reweighting, in closed form from one symmetric eigendecomposition of
- *    the small (coefficient-sized) system: a scan of log(lambda), then a
- *    golden-section refinement. GCV's degrees of freedom count GCV_GAMMA
+ *    reweighting: a scan of log(lambda), then a golden-section refinement,
+ *    each lambda's score from the band of the system (a point touches 4
+ *    consecutive coefficients, a difference row at most 4): band Cholesky,
+ *    and the hat matrix's trace from the inverse's band (fold/band.h), so
+ *    that a fit costs O(K), not O(K^3) (ps_decompose; the dense
+ *    eigendecomposition stays as the tests' reference, fold_fit_options.dense).
+ *  - Knots: one interval per POINTS_PER_INTERVAL points up to MAX_INTERVALS,
+ *    then twice as many while the points suffice and GCV prefers them
+ *    (FINE_MAX_INTERVALS). GCV's degrees of freedom count GCV_GAMMA
  *    times (1.4, Kim & Gu): plain GCV sometimes undersmooths badly.
  *  - Steps (fold_fit_options.breaks; analysis.c passes the phase boundaries
  *    the bootstrap placed within 0.02): cubic B-splines with simple knots
@@ -43,10 +49,12 @@
  *    coefficients is non-decreasing, so when the solution is not monotone
  *    the same penalized least-squares problem is solved over non-negative
  *    coefficient increments that sum to one (a small convex QP, primal
- *    active-set method).
+ *    active-set method, its steps banded systems over tied coefficients).
  * Everything is deterministic: no random numbers, fixed loop orders, own
- * small dense solvers (so GSL's global error handler is never involved). */
+ * small solvers (so GSL's global error handler is never involved). */
 #include "fit.h"
+
+#include "band.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -58,7 +66,7 @@
 #include <gsl/gsl_vector.h>
 
 #define SPLINE_ORDER 4        /* cubic */
-#define MIN_INTERVALS 10      /* knot intervals: used / 4 within these bounds */
+#define MIN_INTERVALS 10      /* knot intervals: used / POINTS_PER_INTERVAL within these bounds */
 #define MAX_INTERVALS 80
 /* Knot intervals: one per this many points (within the bounds above). The
  * knots bound how sharp the fitted rate can change whatever the penalty: at
@@ -69,6 +77,15 @@
  * (docs/benchmarks.md, "Confidence bands"). From 320 points on the 80
  * intervals are reached either way. */
 #define POINTS_PER_INTERVAL 2
+/* Finer knots: from MAX_INTERVALS on, twice as many intervals while each
+ * holds FINE_POINTS_PER_INTERVAL points and GCV prefers them, up to
+ * FINE_MAX_INTERVALS. A burst pattern of period 0.027 (truth_app's page
+ * faults) is below the resolution of 80 intervals (0.0125 apart); 160 fitted
+ * it in part (page-fault MAE -1 point on 9 near-idle traces of ~1000
+ * points), 320 no better on average at twice the cost (docs/benchmarks.md,
+ * "Knots chosen by GCV"). */
+#define FINE_MAX_INTERVALS 160
+#define FINE_POINTS_PER_INTERVAL 4
 #define HUBER_RATE_JUMP 0.05  /* rate change (x mean rate) where the penalty turns L1 */
 #define HUBER_ITERATIONS 10   /* reweightings at most, stopping when no weight moves by HUBER_TOL */
 #define HUBER_TOL 1e-2
@@ -82,6 +99,9 @@
 #define GCV_LOG_LO (-9.0)     /* scan of log10(lambda / its natural scale) */
 #define GCV_LOG_HI 7.0
 #define GCV_LOG_STEP 0.1
+/* Half-bandwidth of the normal equations: a point touches SPLINE_ORDER
+ * consecutive basis functions, a difference row ord + 1 <= 4 coefficients. */
+#define BAND (SPLINE_ORDER - 1)
 
 void fold_fit_defaults(fold_fit_options *o)
 {
@@ -93,6 +113,7 @@ void fold_fit_defaults(fold_fit_options *o)
     o->breaks = NULL;
     o->nbreaks = 0;
     o->trend = 0;
+    o->dense = 0;
 }
 
 void fold_curve_free(fold_curve *c)
@@ -344,7 +365,12 @@ typedef struct {
     double *pw;        /* nrow penalty weights (1: plain P-spline) */
     unsigned char *brk; /* nrow: 1 for a difference across a step (fold_fit_options.breaks), whose
                            weight stays BREAK_WEIGHT */
-    double *P;         /* D' W D, K x K */
+    double *P;         /* D' W D, K x K (only its band is ever non-zero) */
+    int dense;         /* fold_fit_options.dense: the reference path below */
+    /* the banded path: bands (m x (BAND + 1), band.h) of A (X'X on the free
+     * coefficients), Pf (P on them), the system's factor and its inverse,
+     * and the solution of the last ps_band_eval */
+    double *Ab, *Pb, *Mb, *Zb, *cb;
     /* reduced system and its eigendecomposition */
     double *R, *tmp, *bvec, *pvec, *col, *col2;
     double *mu, *u, *w;
@@ -364,6 +390,11 @@ static void ps_free(pspline *s)
     free(s->pw);
     free(s->brk);
     free(s->P);
+    free(s->Ab);
+    free(s->Pb);
+    free(s->Mb);
+    free(s->Zb);
+    free(s->cb);
     free(s->R);
     free(s->tmp);
     free(s->bvec);
@@ -480,9 +511,10 @@ static void ps_row3(const pspline *s, size_t j, double *row)
         row[k] *= scale;
 }
 
-static int ps_alloc(pspline *s, size_t nint, const double *steps, size_t nsteps, size_t ord)
+static int ps_alloc(pspline *s, size_t nint, const double *steps, size_t nsteps, size_t ord, int dense)
 {
     memset(s, 0, sizeof(*s));
+    s->dense = dense;
     if (ps_knots(s, nint, steps, nsteps) != 0)
         return -1;
     size_t K = gsl_bspline_ncoeffs(s->bw);
@@ -499,9 +531,18 @@ static int ps_alloc(pspline *s, size_t nint, const double *steps, size_t nsteps,
     s->drow = malloc((s->ord + 1) * s->nrow * sizeof(double));
     s->pw = malloc(s->nrow * sizeof(double));
     s->brk = calloc(s->nrow, 1);
-    s->P = malloc(K * K * sizeof(double));
-    s->R = calloc(m * m, sizeof(double));
-    s->tmp = malloc(m * m * sizeof(double));
+    s->P = calloc(K * K, sizeof(double));
+    s->Ab = malloc(m * (BAND + 1) * sizeof(double));
+    s->Pb = malloc(m * (BAND + 1) * sizeof(double));
+    s->Mb = malloc(m * (BAND + 1) * sizeof(double));
+    s->Zb = malloc(m * (BAND + 1) * sizeof(double));
+    s->cb = malloc(m * sizeof(double));
+    if (!s->Q || !s->q || !s->P || !s->Ab || !s->Pb || !s->Mb || !s->Zb || !s->cb)
+        return -1;
+    /* the dense reference (and the refits' dense solve) only */
+    size_t md = dense ? m : 1;
+    s->R = calloc(md * md, sizeof(double));
+    s->tmp = malloc(md * md * sizeof(double));
     s->bvec = malloc(m * sizeof(double));
     s->pvec = malloc(m * sizeof(double));
     s->col = malloc(m * sizeof(double));
@@ -509,10 +550,10 @@ static int ps_alloc(pspline *s, size_t nint, const double *steps, size_t nsteps,
     s->mu = malloc(m * sizeof(double));
     s->u = malloc(m * sizeof(double));
     s->w = malloc(m * sizeof(double));
-    s->Mm = gsl_matrix_alloc(m, m);
-    s->Vm = gsl_matrix_alloc(m, m);
-    s->ev = gsl_vector_alloc(m);
-    s->ew = gsl_eigen_symmv_alloc(m);
+    s->Mm = gsl_matrix_alloc(md, md);
+    s->Vm = gsl_matrix_alloc(md, md);
+    s->ev = gsl_vector_alloc(md);
+    s->ew = gsl_eigen_symmv_alloc(md);
     if (!s->Q || !s->q || !s->drow || !s->pw || !s->brk || !s->P || !s->R || !s->tmp || !s->bvec || !s->pvec
         || !s->col || !s->col2 || !s->mu || !s->u || !s->w || !s->Mm || !s->Vm || !s->ev || !s->ew)
         return -1;
@@ -592,6 +633,14 @@ static void ps_accumulate(pspline *s, const double *x, const double *y, size_t n
     s->n = (double)n;
 }
 
+/* Zeroes the band of a K x K matrix (nothing outside it is ever written). */
+static void zero_band(double *a, size_t K)
+{
+    for (size_t j = 0; j < K; j++)
+        for (size_t k = j >= BAND ? j - BAND : 0; k < K && k <= j + BAND; k++)
+            a[j * K + k] = 0.0;
+}
+
 /* P = D' W D with the current weights. A trend's penalty (order 3) is 0 on
  * the quadratic curves, one of which still passes through both anchors: a
  * ridge of TREND_RIDGE on the free coefficients keeps it positive definite
@@ -599,7 +648,7 @@ static void ps_accumulate(pspline *s, const double *x, const double *y, size_t n
 static void ps_penalty(pspline *s)
 {
     size_t K = s->K, w = s->ord + 1;
-    memset(s->P, 0, K * K * sizeof(double));
+    zero_band(s->P, K);
     for (size_t j = 0; j < s->nrow; j++)
         for (size_t a = 0; a < w; a++)
             for (size_t b = 0; b < w; b++)
@@ -609,12 +658,23 @@ static void ps_penalty(pspline *s)
 }
 
 /* P = D' W D, then the reduced system on c_1..c_K-2 (A = X'X restricted,
- * Pf = P restricted, with the anchors moved to the right-hand side),
- * Pf = R'R, and the eigendecomposition R^-T A R^-1 = V diag(mu) V', so that
+ * Pf = P restricted, with the anchors moved to the right-hand side): the
+ * right-hand sides b and p (ps_reduce).
+ *
+ * The banded path (the default, ps_decompose_band): for each lambda the
+ * band of A + lambda Pf is factored (band.h), the solution, the residual sum
+ * of squares and the trace of the hat matrix, tr((A + lambda Pf)^-1 A), from
+ * the inverse's band (A lies within it): O(m) per lambda.
+ *
+ * The dense reference (fold_fit_options.dense, ps_decompose_dense): Pf =
+ * R'R, and the eigendecomposition R^-T A R^-1 = V diag(mu) V', so that
  * for any lambda the solution is c = R^-1 V z, z_i = (u_i + lambda w_i) /
- * (mu_i + lambda) with u = V'R^-T b, w = V'R^-T p. Returns the mean
- * eigenvalue (the natural scale of lambda), or -1 on failure. */
-static double ps_decompose(pspline *s)
+ * (mu_i + lambda) with u = V'R^-T b, w = V'R^-T p: O(m^3) once, O(m) per
+ * lambda.
+ *
+ * Both return the mean eigenvalue, tr(Pf^-1 A) / m (the natural scale of
+ * lambda), or -1 on failure. */
+static void ps_reduce(pspline *s)
 {
     size_t K = s->K, m = s->m, L = K - 1;
     ps_penalty(s);
@@ -622,9 +682,58 @@ static double ps_decompose(pspline *s)
     for (size_t a = 0; a < m; a++) {
         s->bvec[a] = s->q[a + 1] - s->Q[(a + 1) * K + L];
         s->pvec[a] = -s->P[(a + 1) * K + L];
+        for (size_t k = 0; k <= BAND; k++) {
+            int in = a + k < m;
+            s->Ab[a * (BAND + 1) + k] = in ? s->Q[(a + 1) * K + (a + 1 + k)] : 0.0;
+            s->Pb[a * (BAND + 1) + k] = in ? s->P[(a + 1) * K + (a + 1 + k)] : 0.0;
+        }
+    }
+}
+
+static double ps_decompose_band(pspline *s)
+{
+    size_t m = s->m, nb = m * (BAND + 1);
+    memcpy(s->Mb, s->Pb, nb * sizeof(double));
+    if (band_cholesky(s->Mb, m, BAND) != 0)
+        return -1.0;
+    band_inverse(s->Mb, m, BAND, s->Zb);
+    double trace = band_trace_product(s->Zb, s->Ab, m, BAND);
+    return trace > 0.0 ? trace / (double)m : 0.0;
+}
+
+/* The banded solution for lambda into s->cb; with rss, also the residual sum
+ * of squares and the effective degrees of freedom. Returns -1 when A +
+ * lambda Pf is not numerically positive definite (a lambda far below the
+ * data's scale with empty knot intervals). */
+static int ps_band_eval(pspline *s, double lambda, double *rss, double *edf)
+{
+    size_t m = s->m, nb = m * (BAND + 1);
+    for (size_t i = 0; i < nb; i++)
+        s->Mb[i] = s->Ab[i] + lambda * s->Pb[i];
+    if (band_cholesky(s->Mb, m, BAND) != 0)
+        return -1;
+    for (size_t a = 0; a < m; a++)
+        s->cb[a] = s->bvec[a] + lambda * s->pvec[a];
+    band_solve_rt(s->Mb, m, BAND, s->cb);
+    band_solve_r(s->Mb, m, BAND, s->cb);
+    if (!rss)
+        return 0;
+    double bc = 0.0;
+    for (size_t a = 0; a < m; a++)
+        bc += s->bvec[a] * s->cb[a];
+    double r = s->yyr - 2.0 * bc + band_quadratic(s->Ab, m, BAND, s->cb);
+    *rss = r > 0.0 ? r : 0.0;
+    band_inverse(s->Mb, m, BAND, s->Zb);
+    *edf = band_trace_product(s->Zb, s->Ab, m, BAND);
+    return 0;
+}
+
+static double ps_decompose_dense(pspline *s)
+{
+    size_t m = s->m, K = s->K;
+    for (size_t a = 0; a < m; a++)
         for (size_t b = 0; b < m; b++)
             s->R[a * m + b] = s->P[(a + 1) * K + (b + 1)];
-    }
     if (cholesky(s->R, m) != 0)
         return -1.0;
     /* tmp = A R^-1, row by row (A symmetric) */
@@ -669,10 +778,19 @@ static double ps_decompose(pspline *s)
     return trace / (double)m;
 }
 
-/* Residual sum of squares and effective degrees of freedom (trace of the
- * hat matrix) of the unconstrained fit for lambda. */
-static void ps_rss_edf(const pspline *s, double lambda, double *rss, double *edf)
+static double ps_decompose(pspline *s)
 {
+    ps_reduce(s);
+    return s->dense ? ps_decompose_dense(s) : ps_decompose_band(s);
+}
+
+/* Residual sum of squares and effective degrees of freedom (trace of the
+ * hat matrix) of the unconstrained fit for lambda. Returns -1 when the
+ * banded system cannot be factored (ps_band_eval). */
+static int ps_rss_edf(pspline *s, double lambda, double *rss, double *edf)
+{
+    if (!s->dense)
+        return ps_band_eval(s, lambda, rss, edf);
     double r = s->yyr, e = 0.0;
     for (size_t i = 0; i < s->m; i++) {
         double z = (s->u[i] + lambda * s->w[i]) / (s->mu[i] + lambda);
@@ -681,12 +799,14 @@ static void ps_rss_edf(const pspline *s, double lambda, double *rss, double *edf
     }
     *rss = r > 0.0 ? r : 0.0;
     *edf = e;
+    return 0;
 }
 
-static double ps_gcv(const pspline *s, double lambda)
+static double ps_gcv(pspline *s, double lambda)
 {
     double rss, edf;
-    ps_rss_edf(s, lambda, &rss, &edf);
+    if (ps_rss_edf(s, lambda, &rss, &edf) != 0)
+        return HUGE_VAL;
     double dof = s->n - GCV_GAMMA * edf;
     if (!(dof > 1e-9))
         return HUGE_VAL;
@@ -695,7 +815,7 @@ static double ps_gcv(const pspline *s, double lambda)
 
 /* The lambda minimizing GCV: a scan over log10(lambda / scale), then a
  * golden-section refinement inside the best step. */
-static double ps_choose_lambda(const pspline *s, double scale)
+static double ps_choose_lambda(pspline *s, double scale)
 {
     double best_t = GCV_LOG_LO, best = HUGE_VAL;
     int nsteps = (int)lround((GCV_LOG_HI - GCV_LOG_LO) / GCV_LOG_STEP);
@@ -734,9 +854,17 @@ static double ps_choose_lambda(const pspline *s, double scale)
 }
 
 /* The unconstrained solution for lambda (after ps_decompose), into c[K]. */
-static void ps_solve(pspline *s, double lambda, double *c)
+static int ps_solve(pspline *s, double lambda, double *c)
 {
     size_t m = s->m;
+    c[0] = 0.0;
+    c[s->K - 1] = 1.0;
+    if (!s->dense) {
+        if (ps_band_eval(s, lambda, NULL, NULL) != 0)
+            return -1;
+        memcpy(c + 1, s->cb, m * sizeof(double));
+        return 0;
+    }
     for (size_t a = 0; a < m; a++) {
         double v = 0.0;
         for (size_t i = 0; i < m; i++)
@@ -744,10 +872,9 @@ static void ps_solve(pspline *s, double lambda, double *c)
         s->col[a] = v;
     }
     solve_r(s->R, m, s->col);
-    c[0] = 0.0;
-    c[s->K - 1] = 1.0;
     for (size_t a = 0; a < m; a++)
         c[a + 1] = s->col[a];
+    return 0;
 }
 
 /* Huber weights of the differences of c: 1 for rate changes below the
@@ -772,10 +899,37 @@ static double ps_reweight(pspline *s, const double *c)
     return change;
 }
 
+/* The monotone solves' feasible warm start: the clipped increments of the
+ * unconstrained solution c, scaled to sum to one. */
+static void mono_start(const double *c, size_t md, double *d)
+{
+    double sum = 0.0;
+    for (size_t a = 0; a < md; a++) {
+        d[a] = c[a + 1] - c[a];
+        if (d[a] < 0.0)
+            d[a] = 0.0;
+        sum += d[a];
+    }
+    for (size_t a = 0; a < md; a++)
+        d[a] = sum > 0.0 ? d[a] / sum : 1.0 / (double)md;
+}
+
+/* The coefficients of K - 1 increments d (c_0 = 0, c_K-1 = 1). */
+static void mono_coeffs(const double *d, size_t K, double *c)
+{
+    double acc = 0.0;
+    c[0] = 0.0;
+    for (size_t a = 0; a + 2 < K; a++) {
+        acc += d[a];
+        c[a + 1] = acc > 1.0 ? 1.0 : acc;
+    }
+    c[K - 1] = 1.0;
+}
+
 /* Monotone solution for lambda: the same objective over non-negative
  * increments summing to one. H = X'X + lambda P; in increments d
  * (c_j = sum_{i<j} d_i): G = L'HL by suffix sums, g = L'(X'y). */
-static int ps_monotone(const pspline *s, double lambda, double *c)
+static int ps_monotone_dense(const pspline *s, double lambda, double *c)
 {
     size_t K = s->K, md = K - 1;
     double *S = malloc(K * K * sizeof(*S));
@@ -804,24 +958,9 @@ static int ps_monotone(const pspline *s, double lambda, double *c)
         acc += s->q[a + 1];
         g[a] = acc;
     }
-    /* feasible warm start: the clipped unconstrained increments */
-    double sum = 0.0;
-    for (size_t a = 0; a < md; a++) {
-        d[a] = c[a + 1] - c[a];
-        if (d[a] < 0.0)
-            d[a] = 0.0;
-        sum += d[a];
-    }
-    for (size_t a = 0; a < md; a++)
-        d[a] = sum > 0.0 ? d[a] / sum : 1.0 / (double)md;
+    mono_start(c, md, d);
     qp_simplex(G, g, md, d); /* on -1 d is feasible, if not optimal */
-    acc = 0.0;
-    c[0] = 0.0;
-    for (size_t a = 0; a + 1 < md; a++) {
-        acc += d[a];
-        c[a + 1] = acc > 1.0 ? 1.0 : acc;
-    }
-    c[K - 1] = 1.0;
+    mono_coeffs(d, K, c);
     rc = 0;
 out:
     free(S);
@@ -829,6 +968,134 @@ out:
     free(g);
     free(d);
     return rc;
+}
+
+/* The same QP, the same active-set method (qp_simplex) in the coefficients:
+ * increments held at 0 tie runs of neighbouring coefficients into groups;
+ * the equality-constrained minimum over the groups' values (the anchors'
+ * groups at 0 and 1) is a band system, T'HT v = T'(q - H t0) with T the
+ * groups' indicator columns, of the same half-bandwidth as H = X'X +
+ * lambda P (the groups are runs); the multipliers of the held increments
+ * are the suffix sums of the gradient Hc - q, less their mean over the free
+ * increments (the sum constraint's). O(K) per iteration instead of O(K^3). */
+static int ps_monotone_band(const pspline *s, double lambda, double *c)
+{
+    size_t K = s->K, md = K - 1, nb = BAND + 1;
+    size_t *grp = malloc(K * sizeof(*grp));
+    unsigned char *fixed = malloc(md);
+    double *d = malloc(md * sizeof(*d)), *cc = malloc(K * sizeof(*cc)), *M = malloc(K * nb * sizeof(*M));
+    double *v = malloc(K * sizeof(*v)), *r = malloc(K * sizeof(*r));
+    int rc = -1;
+    if (!grp || !fixed || !d || !cc || !M || !v || !r)
+        goto out;
+    mono_start(c, md, d);
+    double qscale = 0.0;
+    for (size_t a = 0; a < md; a++)
+        fixed[a] = d[a] <= 0.0;
+    for (size_t j = 0; j < K; j++)
+        qscale = fmax(qscale, fabs(s->q[j]));
+    size_t maxit = 20 * md + 20;
+    for (size_t it = 0; it < maxit; it++) {
+        /* groups: 0 is the anchor at 0, the last one (ng - 1) holds c_K-1 = 1 */
+        size_t ng = 0;
+        for (size_t j = 0; j < K; j++) {
+            if (j > 0 && !fixed[j - 1])
+                ng++;
+            grp[j] = ng;
+        }
+        ng++;
+        if (ng < 2 || grp[K - 1] == 0)
+            break; /* impossible from a feasible point */
+        size_t nv = ng - 2; /* the free groups 1..ng-2 as unknowns 0..nv-1 */
+        memset(M, 0, (nv ? nv : 1) * nb * sizeof(*M));
+        for (size_t g = 0; g < nv; g++)
+            v[g] = 0.0;
+        for (size_t j = 0; j < K; j++) {
+            size_t gj = grp[j];
+            if (gj == 0 || gj == ng - 1)
+                continue;
+            v[gj - 1] += s->q[j];
+            for (size_t k = j >= BAND ? j - BAND : 0; k < K && k <= j + BAND; k++) {
+                double h = s->Q[j * K + k] + lambda * s->P[j * K + k];
+                size_t gk = grp[k];
+                if (gk == ng - 1)
+                    v[gj - 1] -= h; /* the anchor's value 1 */
+                else if (gk >= gj && gk > 0)
+                    M[(gj - 1) * nb + (gk - gj)] += h;
+            }
+        }
+        if (nv && band_cholesky(M, nv, BAND) != 0)
+            break;
+        band_solve_rt(M, nv, BAND, v);
+        band_solve_r(M, nv, BAND, v);
+        for (size_t j = 0; j < K; j++)
+            cc[j] = grp[j] == 0 ? 0.0 : (grp[j] == ng - 1 ? 1.0 : v[grp[j] - 1]);
+        /* the step towards the candidate, blocked by the first increment to reach 0 */
+        double alpha = 1.0;
+        size_t block = md;
+        for (size_t a = 0; a < md; a++) {
+            double ca = cc[a + 1] - cc[a];
+            if (!fixed[a] && ca < 0.0) {
+                double t = d[a] / (d[a] - ca);
+                if (t < alpha) {
+                    alpha = t;
+                    block = a;
+                }
+            }
+        }
+        for (size_t a = 0; a < md; a++)
+            if (!fixed[a])
+                d[a] += alpha * ((cc[a + 1] - cc[a]) - d[a]);
+        if (block < md) {
+            d[block] = 0.0;
+            fixed[block] = 1;
+            continue;
+        }
+        /* at the working set's minimum: the multipliers of the held increments */
+        for (size_t j = 0; j < K; j++) {
+            double g = -s->q[j];
+            for (size_t k = j >= BAND ? j - BAND : 0; k < K && k <= j + BAND; k++)
+                g += (s->Q[j * K + k] + lambda * s->P[j * K + k]) * cc[k];
+            r[j] = g;
+        }
+        double acc = 0.0, lam = 0.0;
+        size_t nfree = 0;
+        for (size_t a = md; a-- > 0;) {
+            acc += r[a + 1];
+            v[a] = acc; /* suffix sum: the gradient in increment a */
+            if (!fixed[a]) {
+                lam -= acc;
+                nfree++;
+            }
+        }
+        lam /= (double)(nfree ? nfree : 1);
+        size_t worst = md;
+        double worst_nu = -1e-12 * (qscale + 1.0);
+        for (size_t a = 0; a < md; a++)
+            if (fixed[a] && v[a] + lam < worst_nu) {
+                worst_nu = v[a] + lam;
+                worst = a;
+            }
+        if (worst == md)
+            break;
+        fixed[worst] = 0;
+    }
+    mono_coeffs(d, K, c); /* d is feasible even when the iteration stopped early */
+    rc = 0;
+out:
+    free(grp);
+    free(fixed);
+    free(d);
+    free(cc);
+    free(M);
+    free(v);
+    free(r);
+    return rc;
+}
+
+static int ps_monotone(const pspline *s, double lambda, double *c)
+{
+    return s->dense ? ps_monotone_dense(s, lambda, c) : ps_monotone_band(s, lambda, c);
 }
 
 /* The least-squares line through the points of the cloud within
@@ -895,7 +1162,8 @@ double fold_cloud_offset(const fold_cloud *cloud)
     return fabs(d) <= FOLD_MAX_OFFSET ? d : 0.0;
 }
 
-int fold_fit_cumulative(const fold_cloud *cloud, const fold_fit_options *o, fold_curve *out)
+/* The fit with nint knot intervals (0: the default, from the points). */
+static int fit_intervals(const fold_cloud *cloud, const fold_fit_options *o, size_t want, fold_curve *out)
 {
     if (!out)
         return -1;
@@ -934,8 +1202,10 @@ int fold_fit_cumulative(const fold_cloud *cloud, const fold_fit_options *o, fold
         nint = MIN_INTERVALS;
     if (nint > MAX_INTERVALS)
         nint = MAX_INTERVALS;
+    if (want)
+        nint = want;
     size_t nsteps = ps_steps(nint, o->breaks, o->nbreaks, steps);
-    if (ps_alloc(&s, nint, steps, nsteps, o->trend ? 3 : 2) != 0)
+    if (ps_alloc(&s, nint, steps, nsteps, o->trend ? 3 : 2, o->dense) != 0)
         goto done;
     size_t K = s.K;
     Bv = gsl_vector_alloc(K);
@@ -956,7 +1226,8 @@ int fold_fit_cumulative(const fold_cloud *cloud, const fold_fit_options *o, fold
             lambda = o->smoothing * (double)used;
         else
             lambda = ps_choose_lambda(&s, scale);
-        ps_solve(&s, lambda, c);
+        if (ps_solve(&s, lambda, c) != 0)
+            goto done;
         if (used == 0 || it + 1 == HUBER_ITERATIONS || ps_reweight(&s, c) < HUBER_TOL)
             break;
     }
@@ -1001,8 +1272,8 @@ int fold_fit_cumulative(const fold_cloud *cloud, const fold_fit_options *o, fold
     }
     out->rmse = used ? sqrt(se / (double)used) : 0.0;
     double rss_unused, edf = 0.0;
-    if (used)
-        ps_rss_edf(&s, lambda, &rss_unused, &edf);
+    if (used && ps_rss_edf(&s, lambda, &rss_unused, &edf) != 0)
+        edf = 0.0;
     double dof = (double)used - GCV_GAMMA * edf;
     out->gcv = dof > 1e-9 ? (double)used * se / (dof * dof) : HUGE_VAL;
     out->grid = ng;
@@ -1012,6 +1283,7 @@ int fold_fit_cumulative(const fold_cloud *cloud, const fold_fit_options *o, fold
     out->intervals = nint;
     out->lambda = lambda;
     out->trend = s.ord == 3;
+    out->dense = o->dense;
     out->weights = malloc(s.nrow * sizeof(*out->weights));
     if (!out->weights)
         goto done;
@@ -1038,6 +1310,28 @@ done:
     if (dB)
         gsl_matrix_free(dB);
     return rc;
+}
+
+int fold_fit_cumulative(const fold_cloud *cloud, const fold_fit_options *o, fold_curve *out)
+{
+    if (fit_intervals(cloud, o, 0, out) != 0)
+        return -1;
+    /* finer knots where the points support them, kept when GCV prefers them */
+    for (size_t nint = 2 * out->intervals; nint <= FINE_MAX_INTERVALS && nint * FINE_POINTS_PER_INTERVAL <= out->used;
+         nint *= 2) {
+        fold_curve fine;
+        if (fit_intervals(cloud, o, nint, &fine) != 0) {
+            fold_curve_free(out);
+            return -1;
+        }
+        if (!(fine.gcv < out->gcv)) {
+            fold_curve_free(&fine);
+            break;
+        }
+        fold_curve_free(out);
+        *out = fine;
+    }
+    return 0;
 }
 
 /* ---- refits under point weights (the bootstrap's replicates) ---- */
@@ -1085,7 +1379,7 @@ fold_fit_design *fold_fit_design_new(const fold_cloud *cloud, const fold_curve *
         return NULL;
     gsl_vector *Bv = NULL;
     gsl_matrix *dB = NULL;
-    if (ps_alloc(&d->s, like->intervals, like->breaks, like->nbreaks, like->trend ? 3 : 2) != 0)
+    if (ps_alloc(&d->s, like->intervals, like->breaks, like->nbreaks, like->trend ? 3 : 2, like->dense) != 0)
         goto fail;
     size_t K = d->s.K, n = cloud->n;
     d->lambda = like->lambda;
@@ -1134,7 +1428,7 @@ int fold_fit_refit(fold_fit_design *d, const double *w, double yscale, double *c
 {
     pspline *s = &d->s;
     size_t K = s->K, m = s->m, L = K - 1;
-    memset(s->Q, 0, K * K * sizeof(double));
+    zero_band(s->Q, K);
     memset(s->q, 0, K * sizeof(double));
     s->yy = 0.0;
     double total = 0.0;
@@ -1156,7 +1450,19 @@ int fold_fit_refit(fold_fit_design *d, const double *w, double yscale, double *c
         s->pw[j] = s->brk[j] ? BREAK_WEIGHT : 1.0;
     for (int it = 0; it < HUBER_ITERATIONS; it++) {
         /* P = D'WD with the current weights, then (A + lambda Pf) c = b +
-         * lambda p on the free coefficients */
+         * lambda p on the free coefficients: banded (ps_band_eval), or the
+         * dense reference */
+        c[0] = 0.0;
+        c[L] = 1.0;
+        if (!s->dense) {
+            ps_reduce(s);
+            if (ps_band_eval(s, lambda, NULL, NULL) != 0)
+                return -1;
+            memcpy(c + 1, s->cb, m * sizeof(double));
+            if (total <= 0.0 || it + 1 == HUBER_ITERATIONS || ps_reweight(s, c) < HUBER_TOL)
+                break;
+            continue;
+        }
         ps_penalty(s);
         for (size_t a = 0; a < m; a++) {
             s->col[a] = s->q[a + 1] - s->Q[(a + 1) * K + L] - lambda * s->P[(a + 1) * K + L];
@@ -1167,8 +1473,6 @@ int fold_fit_refit(fold_fit_design *d, const double *w, double yscale, double *c
             return -1;
         solve_rt(s->R, m, s->col);
         solve_r(s->R, m, s->col);
-        c[0] = 0.0;
-        c[L] = 1.0;
         for (size_t a = 0; a < m; a++)
             c[a + 1] = s->col[a];
         if (total <= 0.0 || it + 1 == HUBER_ITERATIONS || ps_reweight(s, c) < HUBER_TOL)

@@ -75,6 +75,9 @@ typedef struct {
                            coefficients, not robust), so that a linear rate, a trend, costs nothing and is
                            not pulled towards the mean at the anchors; 0 (default): on the changes of the
                            rate (second differences, robust) */
+    int dense;          /* 1: the reference solves (an eigendecomposition of the dense system, O(K^3) per
+                           reweighting; the refits' dense Cholesky), against which the default banded ones
+                           (O(K), fold/band.h) are tested; 0 (default) */
 } fold_fit_options;
 
 typedef struct {
@@ -96,12 +99,16 @@ typedef struct {
     double *breaks;    /* the steps the fit took from fold_fit_options.breaks (NULL: none) */
     size_t nbreaks;
     int trend;         /* fold_fit_options.trend */
+    int dense;         /* fold_fit_options.dense */
 } fold_curve;
 
 void fold_fit_defaults(fold_fit_options *o);
 /* Returns 0, or -1 (errno-free: only on bad input or no memory; *out is then
- * zeroed). Cost: O(n) to accumulate the points plus a few ms for the
- * coefficient-sized solves (<= 83 coefficients); thread-safe. */
+ * zeroed). Knots: one interval per 2 points, 10 to 80; then 160 when each
+ * holds 4 points and the fit with them has the lower GCV score (fold/fit.c).
+ * Cost: O(n) to accumulate the points per knot count tried, plus the
+ * coefficient-sized banded solves, O(K) for each of the GCV's ~190 smoothing
+ * weights per reweighting; thread-safe. */
 int fold_fit_cumulative(const fold_cloud *cloud, const fold_fit_options *o, fold_curve *out);
 void fold_curve_free(fold_curve *c);
 

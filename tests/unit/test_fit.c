@@ -7,7 +7,8 @@
  * anchors, determinism and the deterministic cap, bad input, coarse
  * against 100x finer sampling of the same instances, steps (breaks)
  * that keep rate jumps sharp, and a trend's penalty that keeps a linear
- * rate's ends where they are. The measured errors
+ * rate's ends where they are; the banded solves against the dense
+ * reference (the same fits to rounding). The measured errors
  * are printed as TAP comments ("# ..."). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -29,7 +30,7 @@
 
 /* ---- synthetic regions ---- */
 
-#define MAXPH 8
+#define MAXPH 24
 
 /* A region's truth: phases with bounds b[0]=0 < ... < b[nph]=1 and rates. */
 typedef struct {
@@ -672,6 +673,164 @@ static void trend_ends_unbiased(void **state)
     points_free(&p);
 }
 
+/* The largest absolute difference of two arrays. */
+static double max_diff(const double *a, const double *b, size_t n)
+{
+    double w = 0.0;
+    for (size_t i = 0; i < n; i++)
+        w = fmax(w, fabs(a[i] - b[i]));
+    return w;
+}
+
+/* Fits of one cloud banded (the default) and dense (the reference): the
+ * same knots and steps; the largest difference of the smoothing weight
+ * (relative), of the robust weights and of the curves (cum and rate) into
+ * d[0..2]. */
+static void band_vs_dense(const fold_cloud *cl, fold_fit_options o, fold_curve *band, fold_curve *dense, double *d)
+{
+    o.dense = 0;
+    assert_int_equal(fold_fit_cumulative(cl, &o, band), 0);
+    o.dense = 1;
+    assert_int_equal(fold_fit_cumulative(cl, &o, dense), 0);
+    assert_int_equal(band->intervals, dense->intervals);
+    assert_int_equal(band->nbreaks, dense->nbreaks);
+    assert_int_equal(band->dense, 0);
+    assert_int_equal(dense->dense, 1);
+    size_t nrow = band->intervals + 3 - (band->trend ? 3 : 2) + 2 * band->nbreaks; /* K - ord */
+    d[0] = fabs(band->lambda - dense->lambda) / dense->lambda;
+    d[1] = max_diff(band->weights, dense->weights, nrow);
+    d[2] = fmax(max_diff(band->cum, dense->cum, band->grid), max_diff(band->rate, dense->rate, band->grid));
+}
+
+/* The banded solves (the default) against the dense reference
+ * (fold_fit_options.dense: the eigendecomposition's GCV, the refits' dense
+ * Cholesky) on random clouds: the classic region and noisy ones (whose fits
+ * take the monotone solve), with and without steps, the trend's penalty, few
+ * points. At a given smoothing weight (the one the dense GCV chose) the fits
+ * agree to rounding (curves within 1e-7 of the mean rate: the trend's
+ * penalty is ill-conditioned by its tiny ridge), and so do the refits of
+ * random bootstrap weights (multiplicities 0-3) with both designs (1e-12).
+ * With the weight chosen by GCV, the scores agree within 1e-5 (relative);
+ * the minimum of a flat score moves by the square root of their rounding
+ * and the robust reweighting follows: the weights within 1 %, the curves
+ * within 1e-4 of the mean rate (over seeds: at most 4e-7, 5e-5 and 2e-5). */
+static void banded_equals_dense(void **state)
+{
+    (void)state;
+    const double breaks[] = { 0.4, 0.9 };
+    double worst_gcv[3] = { 0 }, worst_fixed[3] = { 0 }, worst_refit = 0.0;
+    for (int k = 0; k < 12; k++) {
+        points p = { 0 };
+        double noise = k % 3 == 2 ? 0.05 : NOISE; /* very noisy: not monotone unconstrained */
+        size_t ninst = k % 4 == 3 ? 20 : NINST;   /* few points: few knot intervals */
+        simulate(&classic, ninst, k % 2 ? 0.125 : PERIOD, JITTER, noise, 700 + (uint64_t)k, 800 + (uint64_t)k, &p);
+        fold_cloud cl = { p.x, p.y, p.n };
+        fold_fit_options o;
+        fold_fit_defaults(&o);
+        if (k % 2) {
+            o.breaks = breaks;
+            o.nbreaks = 2;
+        }
+        o.trend = k % 5 == 4;
+        fold_curve band, dense;
+        double d[3];
+        band_vs_dense(&cl, o, &band, &dense, d);
+        assert_true(fabs(band.gcv - dense.gcv) <= 1e-5 * dense.gcv);
+        assert_true(d[0] < 1e-2 && d[2] < 1e-4);
+        for (int i = 0; i < 3; i++)
+            worst_gcv[i] = fmax(worst_gcv[i], d[i]);
+        o.smoothing = dense.smoothing;
+        fold_curve_free(&band);
+        fold_curve_free(&dense);
+        band_vs_dense(&cl, o, &band, &dense, d);
+        assert_true(d[0] < 1e-12 && d[1] < 1e-8 && d[2] < 1e-7);
+        for (int i = 0; i < 3; i++)
+            worst_fixed[i] = fmax(worst_fixed[i], d[i]);
+        fold_fit_design *db = fold_fit_design_new(&cl, &band), *dd = fold_fit_design_new(&cl, &dense);
+        assert_non_null(db);
+        assert_non_null(dd);
+        double *w = malloc(p.n * sizeof(*w));
+        assert_non_null(w);
+        rng r = { 900 + (uint64_t)k };
+        for (int rep = 0; rep < 3; rep++) {
+            for (size_t i = 0; i < p.n; i++)
+                w[i] = floor(4.0 * rng_unif(&r));
+            double cb[101], rb[101], cd[101], rd[101];
+            assert_int_equal(fold_fit_refit(db, w, 1.0 + 0.01 * rep, cb, rb), 0);
+            assert_int_equal(fold_fit_refit(dd, w, 1.0 + 0.01 * rep, cd, rd), 0);
+            double dr = fmax(max_diff(cb, cd, 101), max_diff(rb, rd, 101));
+            worst_refit = fmax(worst_refit, dr);
+            assert_true(dr < 1e-12); /* bit for bit here: the dense factor of a band matrix adds zeros */
+        }
+        free(w);
+        fold_fit_design_free(db);
+        fold_fit_design_free(dd);
+        fold_curve_free(&band);
+        fold_curve_free(&dense);
+        points_free(&p);
+    }
+    printf("# banded against dense, 12 clouds, largest differences: chosen by GCV, smoothing weight %.2g "
+           "(relative), robust weights %.2g, curves %.2g; at a given weight %.2g, %.2g, %.2g; refits %.2g\n",
+           worst_gcv[0], worst_gcv[1], worst_gcv[2], worst_fixed[0], worst_fixed[1], worst_fixed[2], worst_refit);
+}
+
+/* Bursts: a rate of 300 with ten bursts of 1500, 0.0135 wide every 0.027
+ * from 0.4 on (truth_app's page faults near idle), sampled 8 times per
+ * instance of 300 (about 2400 points). 80 knot intervals (0.0125 apart)
+ * smear them into a ramp; with 160, which GCV takes, the fitted rate follows
+ * them: its error within the bursts' span (on a grid of 0.001) falls below
+ * half the bursts' amplitude over the mean rate, and its swing there (the
+ * mean absolute deviation from its mean) reaches half the truth's. */
+static void bursts_resolved(void **state)
+{
+    (void)state;
+    truth t = { 22, { 0.0 }, { 300.0 } };
+    for (size_t k = 0; k < 20; k++) {
+        t.b[k + 1] = 0.4 + 0.0135 * (double)k;
+        t.r[k + 1] = k % 2 ? 300.0 : 1500.0;
+    }
+    t.b[21] = 0.67;
+    t.r[21] = 300.0;
+    t.b[22] = 1.0;
+    points p = { 0 };
+    simulate(&t, NINST, 0.125, JITTER, NOISE, 41, 42, &p);
+    fold_cloud cl = { p.x, p.y, p.n };
+    fold_fit_options o;
+    fold_fit_defaults(&o);
+    o.grid = 1001;
+    fold_curve c;
+    assert_int_equal(fold_fit_cumulative(&cl, &o, &c), 0);
+    double err = 0.0, mean = 0.0, tmean = 0.0, swing = 0.0, tswing = 0.0;
+    size_t n = 0;
+    for (size_t i = 0; i < c.grid; i++)
+        if (c.x[i] >= 0.4 && c.x[i] < 0.67) {
+            mean += c.rate[i];
+            tmean += truth_rate(&t, c.x[i]);
+            n++;
+        }
+    mean /= (double)n;
+    tmean /= (double)n;
+    for (size_t i = 0; i < c.grid; i++)
+        if (c.x[i] >= 0.4 && c.x[i] < 0.67) {
+            double tr = truth_rate(&t, c.x[i]);
+            err += fabs(c.rate[i] - tr);
+            swing += fabs(c.rate[i] - mean);
+            tswing += fabs(tr - tmean);
+        }
+    err /= (double)n;
+    swing /= (double)n;
+    tswing /= (double)n;
+    double amp = 0.5 * (truth_rate(&t, 0.4) - truth_rate(&t, 0.0));
+    printf("# bursts every 0.027 (%zu points): %zu knot intervals; rate MAE within them %.3f of the mean rate "
+           "(half their amplitude %.3f), swing %.3f (truth %.3f)\n",
+           p.n, c.intervals, err, amp, swing, tswing);
+    assert_int_equal(c.intervals, 160);
+    assert_true(err < 0.5 * amp);
+    assert_true(swing > 0.5 * tswing);
+    fold_curve_free(&c);
+    points_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -689,6 +848,8 @@ int main(void)
         cmocka_unit_test(refit_under_weights),
         cmocka_unit_test(steps_keep_jumps),
         cmocka_unit_test(trend_ends_unbiased),
+        cmocka_unit_test(banded_equals_dense),
+        cmocka_unit_test(bursts_resolved),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
