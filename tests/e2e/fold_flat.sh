@@ -84,7 +84,7 @@ done
 within() { awk -v g="$1" -v w="$2" -v p="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(w > 0 && d <= w * p / 100) }'; }
 cpu=$(with_cpu)
 if [ -n "$cpu" ]; then
-    bad_edge=0 bad_phase=0 bad_cpu=0 report=
+    bad_edge=0 bad_phase=0 bad_cpu=0 ncpu=0 report=
     for g in $cpu; do
         mean=$(cat flat/mean.$g)
         # the folded rate at 0-0.02 and 0.98-1: the fitted curve on its grid
@@ -94,13 +94,22 @@ if [ -n "$cpu" ]; then
         start=${1:-0} end=${2:-0}
         report="$report group $g: $start, $end (mean $mean);"
         within "$start" "$mean" 0.5 && within "$end" "$mean" 0.5 || bad_edge=$((bad_edge + 1))
-        within "$start" 1e9 0.5 && within "$end" 1e9 0.5 || bad_cpu=$((bad_cpu + 1))
+        # against one CPU where the thread had one: its mean within 0.2 % of it
+        # (at 0.99-0.998 the truth is the mean, checked above)
+        if awk -v m="$mean" 'BEGIN { exit !(m >= 0.998e9) }'; then
+            ncpu=$((ncpu + 1))
+            within "$start" 1e9 0.5 && within "$end" 1e9 0.5 || bad_cpu=$((bad_cpu + 1))
+        fi
         # every phase, at the edges or not, has the mean rate
         bad_phase=$((bad_phase + $(awk -v m="$mean" '{ d = $3 - m; if (d < 0) d = -d; if (!(d <= m * 0.005)) print }' flat/phases.$g | wc -l)))
     done
     ok $bad_edge "flat: folded task-clock rate at 0-0.02 and 0.98-1 within 0.5 % of the mean rate ($report)"
     ok $bad_phase "flat: every phase runs at the mean rate within 0.5 %"
-    ok $bad_cpu "flat: edge rates within 0.5 % of one CPU, 1 G/s"
+    if [ "$ncpu" -gt 0 ]; then
+        ok $bad_cpu "flat: edge rates within 0.5 % of one CPU, 1 G/s, in the $ncpu groups whose mean is one CPU within 0.2 %"
+    else
+        ok 0 "flat: edge rates within 0.5 % of 1 G/s # SKIP no group's mean within 0.2 % of one CPU (a loaded machine): the mean check stands"
+    fi
 else
     why="the thread never had a whole CPU ($(cat flat/mean.* | tr '\n' ' ')/s: a loaded machine)"
     for what in "edge rates within 0.5 % of the mean" "every phase at the mean rate" "edge rates within 0.5 % of 1 G/s"; do
