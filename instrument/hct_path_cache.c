@@ -17,8 +17,9 @@
  * a fixed place) and the value it had: the same rbp, the same CFA. A frame
  * whose rbp is not saved in memory there (still in a register in the
  * anchor's function) or a signal frame is not cached (its site is unwound
- * every time). The cache is the thread's own: no lock, no allocation; a few
- * sites, direct-mapped. */
+ * every time), nor one deeper than DEPTH frames above the anchor. The cache
+ * is the thread's own: no lock, no allocation; SITES sites, WAYS-way
+ * set-associative (LULESH forks from 50 sites, each once per time step). */
 #include "hct_path_cache.h"
 
 #include <string.h>
@@ -28,31 +29,29 @@
 
 #include "hct_path.h"
 
-#define SITES 8                             /* entries per thread */
-#define WALKS_FREE 64                       /* walks before the hits must pay for them */
-#define CHAIN (HCT_PATH_FRAMES + 16 + 4)    /* frames checked: what hct_path_unwind looks at, and more */
-#define CHECKS (2 * CHAIN)                  /* words checked: a slot per frame, a saved rbp per frame of variable size */
-#define NOT_CACHEABLE (-2)                  /* the path at this site and anchor cannot be checked (see above) */
+#define SITES HCT_PATH_CACHE_SITES
+#define WAYS HCT_PATH_CACHE_WAYS
+#define DEPTH HCT_PATH_CACHE_DEPTH
+#define CHECKS HCT_PATH_CACHE_CHECKS
+#define WALKS_FREE 64      /* walks before the hits must pay for them */
+#define NOT_CACHEABLE (-2) /* the path at this site and anchor cannot be checked (see above) */
 
-typedef struct {
-    const void *site;
-    const void *anchor;
-    int nframes; /* -1: empty; NOT_CACHEABLE */
-    int nchain;
-    int32_t slot[CHECKS]; /* where each checked word lies (a return address, a saved rbp), less the anchor */
-    uintptr_t value[CHECKS];
-    uintptr_t frames[HCT_PATH_FRAMES];
-} entry;
+typedef hct_path_cache_entry entry;
 
-static HCT_TLS entry cache[SITES];
-/* The walks cost more than an unwind: when call sites keep changing path (or
- * evict each other), the thread stops walking: at most WALKS_FREE walks
- * unless there are four hits per walk. */
-static HCT_TLS uint64_t walks, hits;
-
-static inline entry *entry_of(const void *site)
+/* The index of site's set. */
+static inline unsigned set_of(const void *site)
 {
-    return &cache[((uintptr_t)site >> 4 ^ (uintptr_t)site >> 12) % SITES];
+    return (unsigned)(((uint64_t)(uintptr_t)site * 0x9e3779b97f4a7c15ull) >> 40) % (SITES / WAYS);
+}
+
+/* site's entry for anchor, or NULL. */
+static inline entry *entry_of(hct_path_cache *c, const void *site, const void *anchor)
+{
+    entry *set = c->entry + set_of(site) * WAYS;
+    for (int w = 0; w < WAYS; w++)
+        if (set[w].site == site && set[w].anchor == anchor)
+            return &set[w];
+    return NULL;
 }
 
 /* Reads stack words of the caller's ancestors (never a redzone of a live
@@ -72,13 +71,13 @@ static int same(const entry *e, const void *anchor)
     return 1;
 }
 
-int hct_path_cache_get(const void *site, const void *anchor, uintptr_t *frames)
+int hct_path_cache_get(hct_path_cache *c, const void *site, const void *anchor, uintptr_t *frames)
 {
-    const entry *e = entry_of(site);
-    if (!anchor || e->site != site || e->anchor != anchor || e->nframes < 0 || !same(e, anchor))
+    const entry *e = anchor ? entry_of(c, site, anchor) : NULL;
+    if (!e || e->nframes < 0 || !same(e, anchor))
         return -1;
     memcpy(frames, e->frames, (size_t)e->nframes * sizeof(frames[0]));
-    hits++;
+    c->hits++;
     return e->nframes;
 }
 
@@ -105,15 +104,15 @@ __attribute__((noinline)) static int walk(entry *e, const void *anchor)
     unw_cursor_t c;
     if (unw_getcontext(&uc) != 0 || unw_init_local(&c, &uc) != 0)
         return 0;
-    int found = 0, frames = 0;
+    int found = 0, frames = 0, r = 1;
     uintptr_t a = (uintptr_t)anchor, low = 0; /* low: the anchor's function's stack pointer */
     e->nchain = 0;
     unw_word_t rbp = 0, sp = 0;
-    for (int k = 0; k < CHAIN + 8 && frames < CHAIN; k++) {
+    for (int k = 0; k < DEPTH + 16 && frames < DEPTH; k++) {
         unw_save_loc_t at; /* where the frame about to be left keeps its rbp */
         if (found && unw_get_save_loc(&c, UNW_X86_64_RBP, &at) != 0)
             return 0;
-        int r = unw_step(&c);
+        r = unw_step(&c);
         if (r < 0)
             return 0;
         if (r == 0)
@@ -140,21 +139,27 @@ __attribute__((noinline)) static int walk(entry *e, const void *anchor)
         rbp = nrbp;
         sp = nsp;
     }
-    return found;
+    return found && r == 0; /* the whole stack checked */
 #endif
 }
 
-void hct_path_cache_put(const void *site, const void *anchor, const uintptr_t *frames, int n)
+void hct_path_cache_put(hct_path_cache *c, const void *site, const void *anchor, const uintptr_t *frames, int n)
 {
-    entry *e = entry_of(site);
-    if (!anchor || (e->site == site && e->anchor == anchor && e->nframes == NOT_CACHEABLE))
+    if (!anchor || n > DEPTH)
         return;
-    if (e->site == site && e->anchor == anchor && e->nframes == n &&
-        memcmp(e->frames, frames, (size_t)n * sizeof(frames[0])) == 0 && same(e, anchor))
-        return; /* cached already */
-    if (walks >= WALKS_FREE && hits < 4 * walks)
+    entry *e = entry_of(c, site, anchor);
+    if (e && (e->nframes == NOT_CACHEABLE || (e->nframes == n &&
+                                              memcmp(e->frames, frames, (size_t)n * sizeof(frames[0])) == 0 &&
+                                              same(e, anchor))))
+        return; /* cached already, or never */
+    if (c->walks >= WALKS_FREE && c->hits < 4 * c->walks)
         return;
-    walks++;
+    c->walks++;
+    if (!e) { /* the set's ways in turn */
+        uint8_t *w = &c->next_way[set_of(site)];
+        e = c->entry + set_of(site) * WAYS + *w;
+        *w = (uint8_t)((*w + 1) % WAYS);
+    }
     e->site = site;
     e->anchor = anchor;
     if (!walk(e, anchor)) {

@@ -5,7 +5,8 @@
  * through frames of variable size (variable-length arrays: addressed through
  * rbp, as LULESH's main) is found again while they stay where they were, and
  * not when an outer one moved and another function called (the anchor the
- * same); built with frame pointers, the same. */
+ * same); built with frame pointers, the same; LULESH's 50 fork sites are
+ * all kept. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +19,7 @@
 #include "hct_path_cache.h"
 
 volatile int sink;
+static hct_path_cache cache; /* the thread's */
 
 /* What a get of a cached path gives: its 3 frames; on other architectures
  * than x86-64 (no anchor: HCT_PATH_ANCHOR) nothing is ever cached, so -1. */
@@ -38,11 +40,11 @@ __attribute__((noinline)) static int probe(int op, const void *site, uintptr_t *
     last_anchor = anchor;
     if (op == PUT) {
         static const uintptr_t stored[3] = { 0x1000, 0x2000, 0x3000 };
-        hct_path_cache_put(site, anchor, stored, 3);
+        hct_path_cache_put(&cache, site, anchor, stored, 3);
         memcpy(frames, stored, sizeof(stored));
         return 3;
     }
-    int n = hct_path_cache_get(site, anchor, frames);
+    int n = hct_path_cache_get(&cache, site, anchor, frames);
     sink += n; /* no tail call: probe's frame (its saved rbp) stays as for the put */
     return n;
 }
@@ -220,6 +222,22 @@ static void moved_variable_frame_not_found(void **state)
     assert_int_equal(out[CALLS - 1], HIT);
 }
 
+/* 50 sites from one place (LULESH forks from 50), each put once, then each
+ * found (a cache of fewer entries, or one site evicting another, fails). */
+static void fifty_sites_kept(void **state)
+{
+    (void)state;
+    enum { N = 50 };
+    step steps[2 * N];
+    int out[2 * N];
+    for (int i = 0; i < 2 * N; i++)
+        steps[i] = (step){ caller_a, i < N ? PUT : GET };
+    for (int i = 0; i < 2 * N; i++) /* one site per call of run: the same call instruction */
+        run(steps + i, 1, (const void *)(uintptr_t)(0x500000 + 0x40 * (i % N)), out + i);
+    for (int i = N; i < 2 * N; i++)
+        assert_int_equal(out[i], HIT);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -228,6 +246,7 @@ int main(void)
         cmocka_unit_test(another_path_further_out_not_found),
         cmocka_unit_test(variable_frame_found_again),
         cmocka_unit_test(moved_variable_frame_not_found),
+        cmocka_unit_test(fifty_sites_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
