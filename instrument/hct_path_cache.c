@@ -41,7 +41,7 @@ typedef hct_path_cache_entry entry;
 /* The index of site's set. */
 static inline unsigned set_of(const void *site)
 {
-    return (unsigned)(((uint64_t)(uintptr_t)site * 0x9e3779b97f4a7c15ull) >> 40) % (SITES / WAYS);
+    return (unsigned)((((uint64_t)(uintptr_t)site * 0x9e3779b97f4a7c15ull) >> 40) % (SITES / WAYS));
 }
 
 /* site's entry for anchor, or NULL. */

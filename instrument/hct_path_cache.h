@@ -8,9 +8,13 @@
 
 #include "hct_path.h"
 
-#define HCT_PATH_CACHE_SITES 128 /* entries per thread: LULESH forks from 50 sites, each once per time step */
-#define HCT_PATH_CACHE_WAYS 4    /* entries per set, replaced in turn */
-#define HCT_PATH_CACHE_DEPTH 16  /* frames above the anchor: a deeper path is not cached */
+/* Sizes: the cache is 39 KiB of hct_thread, which stays below glibc's mmap
+ * threshold (128 KiB) so as to come from the heap: at 68 KiB more it was
+ * mmap'ed and its pages were faulted in during the program's first region
+ * instances (+2.5 us each under ASan: tests/e2e/first_instance.sh). */
+#define HCT_PATH_CACHE_SITES 96 /* entries per thread: LULESH forks from 50 sites, each once per time step */
+#define HCT_PATH_CACHE_WAYS 8   /* entries per set, replaced in turn (4: some of 50 sites evicted each other) */
+#define HCT_PATH_CACHE_DEPTH 12 /* frames above the anchor: a deeper path is not cached */
 #define HCT_PATH_CACHE_CHECKS (2 * HCT_PATH_CACHE_DEPTH) /* a slot per frame, a saved rbp per frame of variable size */
 
 /* A cached path: see hct_path_cache.c. */
