@@ -82,11 +82,12 @@ int hct_path_cache_get(hct_path_cache *c, const void *site, const void *anchor, 
 }
 
 /* Appends the check that the word at `at` is `value` (at in [low, anchor + 4 GiB)). */
-static int check(entry *e, uintptr_t a, uintptr_t low, unw_word_t at, unw_word_t value)
+static int check(entry *e, const void *anchor, uintptr_t low, unw_word_t at, unw_word_t value)
 {
-    if (e->nchain >= CHECKS || at < low || at - low > UINT32_MAX / 2 || word_at((const void *)a, (intptr_t)(at - a)) != value)
+    intptr_t offset = (intptr_t)(at - (uintptr_t)anchor);
+    if (e->nchain >= CHECKS || at < low || at - low > UINT32_MAX / 2 || word_at(anchor, offset) != value)
         return 0;
-    e->slot[e->nchain] = (int32_t)((intptr_t)at - (intptr_t)a);
+    e->slot[e->nchain] = (int32_t)offset;
     e->value[e->nchain++] = (uintptr_t)value;
     return 1;
 }
@@ -128,11 +129,11 @@ __attribute__((noinline)) static int walk(entry *e, const void *anchor)
         } else if (found) {
             /* the frame just left (its CFA is nsp) may be addressed through
              * rbp: its rbp, saved in memory checked already, checked first */
-            if (rbp >= sp && rbp < nsp && (at.type != UNW_SLT_MEMORY || !check(e, a, low, at.u.addr, rbp)))
+            if (rbp >= sp && rbp < nsp && (at.type != UNW_SLT_MEMORY || !check(e, anchor, low, at.u.addr, rbp)))
                 return 0;
         }
         if (found) {
-            if (!check(e, a, a, slot, ip))
+            if (!check(e, anchor, a, slot, ip))
                 return 0;
             frames++;
         }

@@ -228,12 +228,13 @@ static void fifty_sites_kept(void **state)
 {
     (void)state;
     enum { N = 50 };
+    static const char sites[N * 0x40]; /* 50 addresses 64 bytes apart, as call sites */
     step steps[2 * N];
     int out[2 * N];
     for (int i = 0; i < 2 * N; i++)
         steps[i] = (step){ caller_a, i < N ? PUT : GET };
     for (int i = 0; i < 2 * N; i++) /* one site per call of run: the same call instruction */
-        run(steps + i, 1, (const void *)(uintptr_t)(0x500000 + 0x40 * (i % N)), out + i);
+        run(steps + i, 1, sites + 0x40 * (i % N), out + i);
     for (int i = N; i < 2 * N; i++)
         assert_int_equal(out[i], HIT);
 }
