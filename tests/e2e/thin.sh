@@ -125,7 +125,8 @@ cd / && rm -rf "$dir"
 # elsewhere): the forks written late (the long regions, as many from each)
 # have their caller's context, as in a run writing every instance. A cache
 # taking region_step's frame for one of fixed size gives one caller's path to
-# the other's forks (checked: then phase_a 100, phase_b 482 of 290 each).
+# the other's forks (checked: phase_a 100 and phase_b 482 events then, 290
+# each with the check).
 FPA="$BUILD/tests/fork_path_app"
 [ -x "$TOP/build/tests/fork_path_app" ] && FPA="$TOP/build/tests/fork_path_app" # never sanitized
 dir=$(fresh_dir)
