@@ -83,6 +83,7 @@ TOOLS += $(BUILD)/tests/flat_app
 # many tiny OpenMP critical sections and user regions: thinning (tests/e2e/thin.sh)
 TOOLS += $(BUILD)/tests/thin_app
 TOOLS += $(BUILD)/tests/par_thin_app
+TOOLS += $(BUILD)/tests/fork_path_app
 TOOLS += $(BUILD)/tests/thin_counters_app
 # OpenMP workers that wait in the runtime's pool between regions: not sampled there (tests/e2e/openmp.sh)
 TOOLS += $(BUILD)/tests/pool_app
@@ -188,6 +189,9 @@ $(BUILD)/tests/thin_counters_app: tests/thin_counters_app.c include/hcatrace.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $<
 $(BUILD)/tests/par_thin_app: tests/par_thin_app.c tests/work_2ms.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -g -O2 -fopenmp -Wall -Wextra -Werror -o $@ $<
+$(BUILD)/tests/fork_path_app: tests/fork_path_app.c tests/work_2ms.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -fopenmp -Wall -Wextra -Werror -o $@ $<
 $(BUILD)/tests/pool_app: tests/pool_app.c

@@ -14,6 +14,7 @@
 #include "hca_defs.h"
 #include "hct_config.h"
 #include "hct_path.h"
+#include "hct_path_cache.h"
 #include "hct_thin_keys.h"
 
 #define HCT_TLS __thread __attribute__((tls_model("initial-exec")))
@@ -43,6 +44,7 @@ typedef struct hct_thread {
     int extras;               /* counters or sampling: boundaries do more */
     int finished;             /* its counters and sampling were closed */
     hct_path path;            /* its current calling context, open regions */
+    hct_path_cache fork_paths; /* its forks' call paths (hct_path_cache.c) */
     /* the thread's time in the tracer so far, ns (hct_tooltime.h): added to by
      * the sampling handler only outside the tracer (in_tool == 0), by region
      * boundaries and sample drains only inside it, so never by both at once */

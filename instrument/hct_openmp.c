@@ -336,10 +336,10 @@ int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address
     int n = 0;
     if (hct.cfg.callsites) {
         const void *anchor = HCT_PATH_ANCHOR();
-        n = f->mode == HCT_THIN_LAZY ? hct_path_cache_get(return_address, anchor, f->frames) : -1;
+        n = f->mode == HCT_THIN_LAZY ? hct_path_cache_get(&t->fork_paths, return_address, anchor, f->frames) : -1;
         if (n < 0) {
             n = hct_path_unwind(return_address, f->frames);
-            hct_path_cache_put(return_address, anchor, f->frames, n);
+            hct_path_cache_put(&t->fork_paths, return_address, anchor, f->frames, n);
         }
     }
     f->nframes = n;

@@ -5,15 +5,21 @@
  * return-address slot) where its return address lies and what it is. A later
  * call with the same site and the same anchor reads those slots: if every one
  * still holds its address, the path is the same: from the anchor outwards,
- * each frame's size is fixed by its code address, so the next slot is where
- * it was and the address read there is the real return address (by induction
- * up to the last frame the unwind looked at). That holds only when no frame
- * has a size that varies (alloca, variable-length arrays, stack realignment:
- * all of them address their frame through a frame pointer, rbp, saved with a
- * copy of the return address above it): a path with such a frame, or a signal
- * frame, is not cached (its site is unwound every time; a program built with
- * frame pointers everywhere gains nothing). The cache is the thread's own: no lock, no
- * allocation; a few sites, direct-mapped. */
+ * a frame's canonical frame address (CFA) follows from its code address and
+ * the frames inside it, so the next slot is where it was and the address read
+ * there is the real return address (by induction up to the last frame the
+ * unwind looked at). A frame of variable size (alloca, variable-length
+ * arrays, stack realignment, or any frame built with a frame pointer, as
+ * LULESH's main) has its CFA at its frame pointer, rbp: rbp then points into
+ * the frame (between its stack pointer and its CFA). For such a frame the
+ * chain holds one more check before its slot: where its rbp is saved (in a
+ * frame inside it already checked, or in the anchor's function's own frame at
+ * a fixed place) and the value it had: the same rbp, the same CFA. A frame
+ * whose rbp is not saved in memory there (still in a register in the
+ * anchor's function) or a signal frame is not cached (its site is unwound
+ * every time), nor one deeper than DEPTH frames above the anchor. The cache
+ * is the thread's own: no lock, no allocation; SITES sites, WAYS-way
+ * set-associative (LULESH forks from 50 sites, each once per time step). */
 #include "hct_path_cache.h"
 
 #include <string.h>
@@ -23,36 +29,35 @@
 
 #include "hct_path.h"
 
-#define SITES 8                             /* entries per thread */
-#define WALKS_FREE 64                       /* walks before the hits must pay for them */
-#define CHAIN (HCT_PATH_FRAMES + 16 + 4)    /* frames checked: what hct_path_unwind looks at, and more */
-#define NOT_CACHEABLE (-2)                  /* the path at this site and anchor has a frame of variable size */
+#define SITES HCT_PATH_CACHE_SITES
+#define WAYS HCT_PATH_CACHE_WAYS
+#define DEPTH HCT_PATH_CACHE_DEPTH
+#define CHECKS HCT_PATH_CACHE_CHECKS
+#define WALKS_FREE 64      /* walks before the hits must pay for them */
+#define NOT_CACHEABLE (-2) /* the path at this site and anchor cannot be checked (see above) */
 
-typedef struct {
-    const void *site;
-    const void *anchor;
-    int nframes; /* -1: empty; NOT_CACHEABLE */
-    int nchain;
-    uint32_t slot[CHAIN]; /* where each return address lies, less the anchor */
-    uintptr_t value[CHAIN];
-    uintptr_t frames[HCT_PATH_FRAMES];
-} entry;
+typedef hct_path_cache_entry entry;
 
-static HCT_TLS entry cache[SITES];
-/* The walks cost more than an unwind: when call sites keep changing path (or
- * evict each other), the thread stops walking: at most WALKS_FREE walks
- * unless there are four hits per walk. */
-static HCT_TLS uint64_t walks, hits;
-
-static inline entry *entry_of(const void *site)
+/* The index of site's set. */
+static inline unsigned set_of(const void *site)
 {
-    return &cache[((uintptr_t)site >> 4 ^ (uintptr_t)site >> 12) % SITES];
+    return (unsigned)((((uint64_t)(uintptr_t)site * 0x9e3779b97f4a7c15ull) >> 40) % (SITES / WAYS));
+}
+
+/* site's entry for anchor, or NULL. */
+static inline entry *entry_of(hct_path_cache *c, const void *site, const void *anchor)
+{
+    entry *set = c->entry + set_of(site) * WAYS;
+    for (int w = 0; w < WAYS; w++)
+        if (set[w].site == site && set[w].anchor == anchor)
+            return &set[w];
+    return NULL;
 }
 
 /* Reads stack words of the caller's ancestors (never a redzone of a live
  * frame when the path is the same; when it is not, the word read is checked
  * only against a code address). */
-__attribute__((no_sanitize("address"))) static uintptr_t word_at(const void *anchor, uintptr_t offset)
+__attribute__((no_sanitize("address"))) static uintptr_t word_at(const void *anchor, intptr_t offset)
 {
     const volatile uintptr_t *w = (const volatile void *)((const char *)anchor + offset);
     return *w;
@@ -66,17 +71,28 @@ static int same(const entry *e, const void *anchor)
     return 1;
 }
 
-int hct_path_cache_get(const void *site, const void *anchor, uintptr_t *frames)
+int hct_path_cache_get(hct_path_cache *c, const void *site, const void *anchor, uintptr_t *frames)
 {
-    const entry *e = entry_of(site);
-    if (!anchor || e->site != site || e->anchor != anchor || e->nframes < 0 || !same(e, anchor))
+    const entry *e = anchor ? entry_of(c, site, anchor) : NULL;
+    if (!e || e->nframes < 0 || !same(e, anchor))
         return -1;
     memcpy(frames, e->frames, (size_t)e->nframes * sizeof(frames[0]));
-    hits++;
+    c->hits++;
     return e->nframes;
 }
 
-/* The chain above anchor into e; 0 when a frame may vary in size (and on
+/* Appends the check that the word at `at` is `value` (at in [low, anchor + 4 GiB)). */
+static int check(entry *e, const void *anchor, uintptr_t low, unw_word_t at, unw_word_t value)
+{
+    intptr_t offset = (intptr_t)(at - (uintptr_t)anchor);
+    if (e->nchain >= CHECKS || at < low || at - low > UINT32_MAX / 2 || word_at(anchor, offset) != value)
+        return 0;
+    e->slot[e->nchain] = (int32_t)offset;
+    e->value[e->nchain++] = (uintptr_t)value;
+    return 1;
+}
+
+/* The chain above anchor into e; 0 when a frame cannot be checked (and on
  * other architectures than x86-64, where HCT_PATH_ANCHOR() gives no anchor). */
 __attribute__((noinline)) static int walk(entry *e, const void *anchor)
 {
@@ -89,12 +105,15 @@ __attribute__((noinline)) static int walk(entry *e, const void *anchor)
     unw_cursor_t c;
     if (unw_getcontext(&uc) != 0 || unw_init_local(&c, &uc) != 0)
         return 0;
-    int found = 0;
-    uintptr_t a = (uintptr_t)anchor;
+    int found = 0, frames = 0, r = 1;
+    uintptr_t a = (uintptr_t)anchor, low = 0; /* low: the anchor's function's stack pointer */
     e->nchain = 0;
     unw_word_t rbp = 0, sp = 0;
-    for (int k = 0; k < CHAIN + 8 && e->nchain < CHAIN; k++) {
-        int r = unw_step(&c);
+    for (int k = 0; k < DEPTH + 16 && frames < DEPTH; k++) {
+        unw_save_loc_t at; /* where the frame about to be left keeps its rbp */
+        if (found && unw_get_save_loc(&c, UNW_X86_64_RBP, &at) != 0)
+            return 0;
+        r = unw_step(&c);
         if (r < 0)
             return 0;
         if (r == 0)
@@ -103,39 +122,45 @@ __attribute__((noinline)) static int walk(entry *e, const void *anchor)
         if (unw_is_signal_frame(&c) > 0 || unw_get_reg(&c, UNW_REG_IP, &ip) != 0 ||
             unw_get_reg(&c, UNW_REG_SP, &nsp) != 0 || unw_get_reg(&c, UNW_X86_64_RBP, &nrbp) != 0)
             return 0;
-        /* the frame just left (its CFA is nsp) addressed through a frame
-         * pointer: rbp inside it, the return address copied next to it (as
-         * the prologue's `push rbp; mov rbp, rsp` leaves it, also after a
-         * realignment through a DRAP register) */
-        if (found && rbp >= sp && rbp < nsp && word_at(anchor, rbp + sizeof(void *) - a) == (uintptr_t)ip)
-            return 0;
         uintptr_t slot = (uintptr_t)nsp - sizeof(void *);
-        if (!found && slot == a)
+        if (!found && slot == a) {
             found = 1;
-        if (found) {
-            if (slot < a || slot - a > UINT32_MAX || word_at(anchor, slot - a) != (uintptr_t)ip)
+            low = (uintptr_t)sp;
+        } else if (found) {
+            /* the frame just left (its CFA is nsp) may be addressed through
+             * rbp: its rbp, saved in memory checked already, checked first */
+            if (rbp >= sp && rbp < nsp && (at.type != UNW_SLT_MEMORY || !check(e, anchor, low, at.u.addr, rbp)))
                 return 0;
-            e->slot[e->nchain] = (uint32_t)(slot - a);
-            e->value[e->nchain++] = (uintptr_t)ip;
+        }
+        if (found) {
+            if (!check(e, anchor, a, slot, ip))
+                return 0;
+            frames++;
         }
         rbp = nrbp;
         sp = nsp;
     }
-    return found;
+    return found && r == 0; /* the whole stack checked */
 #endif
 }
 
-void hct_path_cache_put(const void *site, const void *anchor, const uintptr_t *frames, int n)
+void hct_path_cache_put(hct_path_cache *c, const void *site, const void *anchor, const uintptr_t *frames, int n)
 {
-    entry *e = entry_of(site);
-    if (!anchor || (e->site == site && e->anchor == anchor && e->nframes == NOT_CACHEABLE))
+    if (!anchor || n > DEPTH)
         return;
-    if (e->site == site && e->anchor == anchor && e->nframes == n &&
-        memcmp(e->frames, frames, (size_t)n * sizeof(frames[0])) == 0 && same(e, anchor))
-        return; /* cached already */
-    if (walks >= WALKS_FREE && hits < 4 * walks)
+    entry *e = entry_of(c, site, anchor);
+    if (e && (e->nframes == NOT_CACHEABLE || (e->nframes == n &&
+                                              memcmp(e->frames, frames, (size_t)n * sizeof(frames[0])) == 0 &&
+                                              same(e, anchor))))
+        return; /* cached already, or never */
+    if (c->walks >= WALKS_FREE && c->hits < 4 * c->walks)
         return;
-    walks++;
+    c->walks++;
+    if (!e) { /* the set's ways in turn */
+        uint8_t *w = &c->next_way[set_of(site)];
+        e = c->entry + set_of(site) * WAYS + *w;
+        *w = (uint8_t)((*w + 1) % WAYS);
+    }
     e->site = site;
     e->anchor = anchor;
     if (!walk(e, anchor)) {

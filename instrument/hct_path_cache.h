@@ -6,7 +6,37 @@
 
 #include <stdint.h>
 
-#include "hct.h"
+#include "hct_path.h"
+
+/* Sizes: the cache is 39 KiB of hct_thread, which stays below glibc's mmap
+ * threshold (128 KiB) so as to come from the heap: at 68 KiB more it was
+ * mmap'ed and its pages were faulted in during the program's first region
+ * instances (+2.5 us each under ASan: tests/e2e/first_instance.sh). */
+#define HCT_PATH_CACHE_SITES 96 /* entries per thread: LULESH forks from 50 sites, each once per time step */
+#define HCT_PATH_CACHE_WAYS 8   /* entries per set, replaced in turn (4: some of 50 sites evicted each other) */
+#define HCT_PATH_CACHE_DEPTH 12 /* frames above the anchor: a deeper path is not cached */
+#define HCT_PATH_CACHE_CHECKS (2 * HCT_PATH_CACHE_DEPTH) /* a slot per frame, a saved rbp per frame of variable size */
+
+/* A cached path: see hct_path_cache.c. */
+typedef struct {
+    const void *site;
+    const void *anchor;
+    int nframes; /* or -2: not cacheable; site NULL: empty */
+    int nchain;
+    int32_t slot[HCT_PATH_CACHE_CHECKS]; /* where each checked word lies (a return address, a saved rbp), less the anchor */
+    uintptr_t value[HCT_PATH_CACHE_CHECKS];
+    uintptr_t frames[HCT_PATH_CACHE_DEPTH];
+} hct_path_cache_entry;
+
+/* One thread's cache; a member of hct_thread (hct.h), zero at its start. */
+typedef struct {
+    hct_path_cache_entry entry[HCT_PATH_CACHE_SITES];
+    uint8_t next_way[HCT_PATH_CACHE_SITES / HCT_PATH_CACHE_WAYS]; /* the way each set replaces next */
+    /* The walks cost more than an unwind: when call sites keep changing path
+     * (or evict each other), the thread stops walking: at most 64 walks
+     * unless there are four hits per walk. */
+    uint64_t walks, hits;
+} hct_path_cache;
 
 /* anchor: the address of the return-address slot of the caller's frame,
  * `(const char *)__builtin_frame_address(0) + sizeof(void *)` in the function
@@ -21,10 +51,12 @@
 
 /* The frames hct_path_unwind(site, frames) would give now, from the cache:
  * their number, or -1 when not cached (or not provably the same). */
-int hct_path_cache_get(const void *site, const void *anchor, uintptr_t *frames) HCT_HIDDEN;
+int hct_path_cache_get(hct_path_cache *c, const void *site, const void *anchor, uintptr_t *frames) HCT_PATH_HIDDEN;
 /* Caches frames (what hct_path_unwind(site, frames) just gave, called from
  * the same function as this) when the stack above anchor can be checked
- * cheaply: no frame of variable size on it. Call it right after that unwind. */
-void hct_path_cache_put(const void *site, const void *anchor, const uintptr_t *frames, int n) HCT_HIDDEN;
+ * cheaply (hct_path_cache.c). Call it right after that unwind; get and put
+ * from the function whose anchor it is, its frame alive (no tail call). */
+void hct_path_cache_put(hct_path_cache *c, const void *site, const void *anchor, const uintptr_t *frames,
+                        int n) HCT_PATH_HIDDEN;
 
 #endif

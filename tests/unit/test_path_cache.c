@@ -2,8 +2,11 @@
  * site (instrument/hct_path_cache.c): the same path from the same place is
  * found again; a call from another caller (the same frame position, another
  * return address) or from further out (two callers apart) is not; a path
- * through a frame of variable size (a variable-length array) is never cached
- * (the same site on another path is); built with frame pointers, no path is. */
+ * through frames of variable size (variable-length arrays: addressed through
+ * rbp, as LULESH's main) is found again while they stay where they were, and
+ * not when an outer one moved and another function called (the anchor the
+ * same); built with frame pointers, the same; LULESH's 50 fork sites are
+ * all kept. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,12 +19,11 @@
 #include "hct_path_cache.h"
 
 volatile int sink;
+static hct_path_cache cache; /* the thread's */
 
-/* What a get of a cached path gives: its 3 frames; in the sanitized build
- * (-fno-omit-frame-pointer: every frame addressed through rbp) and on other
- * architectures than x86-64 (no anchor: HCT_PATH_ANCHOR) nothing is ever
- * cached, so -1. */
-#if defined(__SANITIZE_ADDRESS__) || !defined(__x86_64__)
+/* What a get of a cached path gives: its 3 frames; on other architectures
+ * than x86-64 (no anchor: HCT_PATH_ANCHOR) nothing is ever cached, so -1. */
+#if !defined(__x86_64__)
 #define HIT (-1)
 #else
 #define HIT 3
@@ -29,17 +31,22 @@ volatile int sink;
 
 enum { PUT, GET };
 
+static const void *last_anchor; /* probe's last */
+
 /* The fork's place: puts `stored` as the site's path, or gets it. */
 __attribute__((noinline)) static int probe(int op, const void *site, uintptr_t *frames)
 {
     const void *anchor = HCT_PATH_ANCHOR();
+    last_anchor = anchor;
     if (op == PUT) {
         static const uintptr_t stored[3] = { 0x1000, 0x2000, 0x3000 };
-        hct_path_cache_put(site, anchor, stored, 3);
+        hct_path_cache_put(&cache, site, anchor, stored, 3);
         memcpy(frames, stored, sizeof(stored));
         return 3;
     }
-    return hct_path_cache_get(site, anchor, frames);
+    int n = hct_path_cache_get(&cache, site, anchor, frames);
+    sink += n; /* no tail call: probe's frame (its saved rbp) stays as for the put */
+    return n;
 }
 
 /* two callers of the same shape (the same frame size: the same anchor) */
@@ -84,8 +91,27 @@ __attribute__((noipa)) static int caller_vla(int op, const void *site, uintptr_t
 
 __attribute__((noinline)) static int vla_64(int op, const void *site, uintptr_t *frames)
 {
-    int n = caller_vla(op, site, frames, 64 + sink % 2);
+    int n = caller_vla(op, site, frames, 64);
     sink += n;
+    return n;
+}
+
+/* two functions of variable size calling caller_vla: theirs `outer`, its own `inner` */
+__attribute__((noipa)) static int vla_outer_a(int op, const void *site, uintptr_t *frames, int outer, int inner)
+{
+    volatile char buf[outer];
+    buf[0] = (char)op;
+    int n = caller_vla(buf[0], site, frames, inner);
+    sink += n + buf[outer - 1];
+    return n;
+}
+
+__attribute__((noipa)) static int vla_outer_b(int op, const void *site, uintptr_t *frames, int outer, int inner)
+{
+    volatile char buf[outer];
+    buf[0] = (char)op;
+    int n = caller_vla(buf[0], site, frames, inner);
+    sink += n + buf[outer - 1];
     return n;
 }
 
@@ -143,17 +169,74 @@ static void another_path_further_out_not_found(void **state)
     assert_int_equal(out[3], HIT);
 }
 
-static void variable_frame_never_cached(void **state)
+static void variable_frame_found_again(void **state)
 {
     (void)state;
-    /* the same site on a path without it: cached */
-    const step steps[] = { { vla_64, PUT }, { vla_64, GET }, { vla_64, PUT }, { vla_64, GET }, { caller_a, PUT },
-                           { caller_a, GET } };
-    int out[6];
-    run(steps, 6, (const void *)0x405000, out);
-    assert_int_equal(out[1], -1);
+    const step steps[] = { { vla_64, PUT }, { vla_64, GET }, { vla_64, GET }, { caller_a, GET } };
+    int out[4];
+    run(steps, 4, (const void *)0x405000, out);
+    assert_int_equal(out[1], HIT);
+    assert_int_equal(out[2], HIT);
     assert_int_equal(out[3], -1);
-    assert_int_equal(out[5], HIT);
+}
+
+typedef int (*outer_fn)(int op, const void *site, uintptr_t *frames, int outer, int inner);
+
+/* fn called from one call instruction */
+__attribute__((noinline)) static int call_outer(outer_fn fn, int op, const void *site, int outer, int inner)
+{
+    uintptr_t frames[HCT_PATH_FRAMES];
+    int n = fn(op, site, frames, outer, inner);
+    if (op == GET && n == 3 && !(frames[0] == 0x1000 && frames[1] == 0x2000 && frames[2] == 0x3000))
+        n = -99; /* not what was put */
+    sink += n;
+    return n;
+}
+
+/* vla_outer_a(64, 256) puts; vla_outer_b(192, inner) for every inner whose
+ * probe has the same anchor (caller_vla's frame smaller by as much as
+ * vla_outer_b's is larger): another path (vla_outer_b's return address lies
+ * elsewhere), never found; vla_outer_a again: found. */
+static void moved_variable_frame_not_found(void **state)
+{
+    (void)state;
+    const void *site = (const void *)0x406000;
+    /* one call instruction for all: a put, a get, vla_outer_b at each inner, a get */
+    enum { CALLS = 259 };
+    int out[CALLS];
+    const void *anchor[CALLS];
+    for (int i = 0; i < CALLS; i++) {
+        int b = i >= 2 && i < CALLS - 1;
+        out[i] = call_outer(b ? vla_outer_b : vla_outer_a, i == 0 ? PUT : GET, site, b ? 192 : 64, b ? i - 1 : 256);
+        anchor[i] = last_anchor;
+    }
+    assert_int_equal(out[0], 3);
+    assert_int_equal(out[1], HIT);
+    int same_anchor = 0;
+    for (int i = 2; i < CALLS - 1; i++)
+        if (anchor[i] == anchor[0]) {
+            same_anchor++;
+            assert_int_equal(out[i], -1);
+        }
+    assert_true(same_anchor > 0); /* the case was reached */
+    assert_int_equal(out[CALLS - 1], HIT);
+}
+
+/* 50 sites from one place (LULESH forks from 50), each put once, then each
+ * found (a cache of fewer entries, or one site evicting another, fails). */
+static void fifty_sites_kept(void **state)
+{
+    (void)state;
+    enum { N = 50 };
+    static const char sites[N * 0x40]; /* 50 addresses 64 bytes apart, as call sites */
+    step steps[2 * N];
+    int out[2 * N];
+    for (int i = 0; i < 2 * N; i++)
+        steps[i] = (step){ caller_a, i < N ? PUT : GET };
+    for (int i = 0; i < 2 * N; i++) /* one site per call of run: the same call instruction */
+        run(steps + i, 1, sites + 0x40 * (i % N), out + i);
+    for (int i = N; i < 2 * N; i++)
+        assert_int_equal(out[i], HIT);
 }
 
 int main(void)
@@ -162,7 +245,9 @@ int main(void)
         cmocka_unit_test(same_place_found_again),
         cmocka_unit_test(another_caller_not_found),
         cmocka_unit_test(another_path_further_out_not_found),
-        cmocka_unit_test(variable_frame_never_cached),
+        cmocka_unit_test(variable_frame_found_again),
+        cmocka_unit_test(moved_variable_frame_not_found),
+        cmocka_unit_test(fifty_sites_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
