@@ -2,10 +2,13 @@
  * symbolize (see hct_image_pages.h). */
 #include "hct_image_pages.h"
 
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 void hct_image_files_add(hct_image_files *f, const char *path)
 {
@@ -28,19 +31,6 @@ void hct_image_files_free(hct_image_files *f)
     f->n = 0;
 }
 
-typedef struct {
-    char *start, *end;
-    int candidate; /* private, writable, offset 0, one of the files */
-    long rss, dirty, anonymous;
-} mapping;
-
-static long drop(const mapping *m)
-{
-    if (!m->candidate || m->rss <= 0 || m->dirty != 0 || m->anonymous != 0)
-        return 0;
-    return madvise(m->start, (size_t)(m->end - m->start), MADV_DONTNEED) == 0 ? m->rss : 0;
-}
-
 static int is_file(const hct_image_files *f, const char *path)
 {
     for (size_t i = 0; i < f->n; i++)
@@ -49,40 +39,53 @@ static int is_file(const hct_image_files *f, const char *path)
     return 0;
 }
 
-long hct_image_pages_release(const hct_image_files *f, const char *smaps_path)
+/* Is every page of [start, end) that is present a page of the file (none a
+ * private copy written by the process: /proc/self/pagemap's bit 61 set)? */
+static int only_file_pages(int pagemap, const char *start, const char *end)
 {
-    FILE *in = fopen(smaps_path, "r");
+    uint64_t entry[512];
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), first = 0;
+    memcpy(&first, &start, sizeof(first));
+    size_t npages = (size_t)(end - start) / page;
+    for (size_t done = 0; done < npages;) {
+        size_t n = npages - done < 512 ? npages - done : 512;
+        off_t at = (off_t)((first / page + done) * sizeof(uint64_t));
+        if (pread(pagemap, entry, n * sizeof(uint64_t), at) != (ssize_t)(n * sizeof(uint64_t)))
+            return 0;
+        for (size_t i = 0; i < n; i++)
+            if ((entry[i] >> 63 & 1) && !(entry[i] >> 61 & 1)) /* present, not the file's */
+                return 0;
+        done += n;
+    }
+    return 1;
+}
+
+long hct_image_pages_release(const hct_image_files *f, const char *maps_path)
+{
+    FILE *in = fopen(maps_path, "r");
     if (!in)
         return -1;
+    int pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
     char line[4352];
-    mapping m;
-    memset(&m, 0, sizeof(m));
     long released = 0;
-    while (fgets(line, sizeof(line), in)) {
+    while (pagemap >= 0 && fgets(line, sizeof(line), in)) {
         void *start, *end;
         unsigned long offset, inode;
         char perms[8], dev[16];
         int pathpos = 0;
-        if (sscanf(line, "%p-%p %7s %lx %15s %lu %n", &start, &end, perms, &offset, dev, &inode, &pathpos) >= 6 &&
-            pathpos > 0) {
-            released += drop(&m);
-            memset(&m, 0, sizeof(m));
-            m.start = start;
-            m.end = end;
-            char *path = line + pathpos;
-            path[strcspn(path, "\n")] = '\0';
-            m.candidate = f->n > 0 && inode != 0 && offset == 0 && strcmp(perms, "rw-p") == 0 && is_file(f, path);
+        if (sscanf(line, "%p-%p %7s %lx %15s %lu %n", &start, &end, perms, &offset, dev, &inode, &pathpos) < 6 ||
+            pathpos <= 0)
             continue;
-        }
-        long kb;
-        if (sscanf(line, "Rss: %ld kB", &kb) == 1)
-            m.rss = kb;
-        else if (sscanf(line, "Private_Dirty: %ld kB", &kb) == 1)
-            m.dirty = kb;
-        else if (sscanf(line, "Anonymous: %ld kB", &kb) == 1)
-            m.anonymous = kb;
+        char *path = line + pathpos;
+        path[strcspn(path, "\n")] = '\0';
+        if (f->n == 0 || inode == 0 || offset != 0 || strcmp(perms, "rw-p") != 0 || !is_file(f, path))
+            continue;
+        char *s = start, *e = end;
+        if (only_file_pages(pagemap, s, e) && madvise(s, (size_t)(e - s), MADV_DONTNEED) == 0)
+            released += (long)((e - s) / 1024);
     }
-    released += drop(&m);
+    if (pagemap >= 0)
+        close(pagemap);
     fclose(in);
-    return released;
+    return pagemap >= 0 ? released : -1;
 }

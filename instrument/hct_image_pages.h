@@ -26,12 +26,13 @@ void hct_image_files_add(hct_image_files *f, const char *path) HCT_HIDDEN;
 void hct_image_files_free(hct_image_files *f) HCT_HIDDEN;
 
 /* Drops this process's resident pages of libelf's mappings of those files:
- * every mapping in smaps_path (/proc/self/smaps; another file for the tests)
- * that is private, writable, at offset 0 of one of the files, with no page
- * written (Private_Dirty and Anonymous 0: each page is the file's own
- * content, read again as it was) (madvise MADV_DONTNEED). The loader's
- * mappings are never at offset 0 with write access. Returns the kB that were
- * resident in the mappings dropped, -1 if smaps_path cannot be read. */
-long hct_image_pages_release(const hct_image_files *f, const char *smaps_path) HCT_HIDDEN;
+ * every mapping in maps_path (/proc/self/maps; another file for the tests)
+ * that is private, writable, at offset 0 of one of the files, and whose
+ * present pages are all the file's (none a private copy the process wrote:
+ * /proc/self/pagemap), gets madvise(MADV_DONTNEED): each page is read again
+ * from the page cache as it was. The loader's mappings are never at offset 0
+ * with write access. Returns the kB of the mappings dropped, -1 if maps_path
+ * or the pagemap cannot be read. */
+long hct_image_pages_release(const hct_image_files *f, const char *maps_path) HCT_HIDDEN;
 
 #endif

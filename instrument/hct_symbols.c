@@ -123,7 +123,7 @@ long hct_symbolizer_release_pages(hct_symbolizer *s)
     if (!s)
         return 0;
     pthread_mutex_lock(&s->files_lock);
-    long kb = hct_image_pages_release(&s->files, "/proc/self/smaps");
+    long kb = hct_image_pages_release(&s->files, "/proc/self/maps");
     pthread_mutex_unlock(&s->files_lock);
     return kb;
 }
