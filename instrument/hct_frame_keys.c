@@ -6,7 +6,8 @@
  * page-fault counters and show in its regions. The worker blocks every
  * signal, is created with the real pthread_create (never traced), and answers
  * one request at a time. Where it cannot be created, the caller's thread does
- * the work. When no request came for RELEASE_AFTER_MS after a lookup, the
+ * the work. After a lookup of over RELEASE_LOOKUP_NS of its CPU time, and when
+ * no request came for RELEASE_AFTER_MS after a lookup, the
  * worker drops the resident pages of the debug sections libdw read
  * (hct_symbolizer_release_pages): a burst of first sights (a run's first
  * iteration) leaves no MiB of DWARF in the process's resident memory. */
@@ -57,6 +58,13 @@ static int compute(uintptr_t address, uint64_t *keys)
     return 1;
 }
 
+static uint64_t worker_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 static void *worker(void *arg)
 {
     (void)arg;
@@ -82,10 +90,12 @@ static void *worker(void *arg)
                 W.unreleased = 0;
             }
         }
-        uint64_t t0 = hca_clock_now();
+        uint64_t cpu0 = worker_cpu_ns();
         W.nkeys = compute(W.address, W.keys);
         W.unreleased = 1;
-        if (hca_clock_now() - t0 > RELEASE_LOOKUP_NS) { /* a unit's DIE tree walked, most likely */
+        /* the worker's own CPU time: a lookup merely waiting for a core on a
+         * loaded machine is not taken for a unit's DIE tree walked */
+        if (worker_cpu_ns() - cpu0 > RELEASE_LOOKUP_NS) {
             hct_symbolizer_release_pages(W.symbols);
             W.unreleased = 0;
         }
