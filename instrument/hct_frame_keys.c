@@ -6,15 +6,24 @@
  * page-fault counters and show in its regions. The worker blocks every
  * signal, is created with the real pthread_create (never traced), and answers
  * one request at a time. Where it cannot be created, the caller's thread does
- * the work. */
+ * the work. After a lookup of over RELEASE_LOOKUP_NS of its CPU time, and when
+ * no request came for RELEASE_AFTER_MS after a lookup, the
+ * worker drops the resident pages of the debug sections libdw read
+ * (hct_symbolizer_release_pages): a burst of first sights (a run's first
+ * iteration) leaves no MiB of DWARF in the process's resident memory. */
 #include "hct_frame_keys.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <time.h>
 
 #include "hca_clock.h"
+
+#define RELEASE_AFTER_MS 50
+#define RELEASE_LOOKUP_NS 1000000ull
 
 typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
@@ -27,8 +36,9 @@ static struct {
     int nkeys;
     hct_symbolizer *symbols;
     int symbols_failed;
+    int unreleased; /* lookups since the last hct_symbolizer_release_pages */
 } W = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, { 0 }, 0,
-        NULL, 0 };
+        NULL, 0, 0 };
 
 hct_symbolizer *hct_frame_symbolizer(void)
 {
@@ -48,6 +58,13 @@ static int compute(uintptr_t address, uint64_t *keys)
     return 1;
 }
 
+static uint64_t worker_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 static void *worker(void *arg)
 {
     (void)arg;
@@ -56,9 +73,32 @@ static void *worker(void *arg)
      * first drain or region enter waits for the worker */
     hct_symbolizer_warm(hct_frame_symbolizer());
     for (;;) {
-        while (!W.pending)
-            pthread_cond_wait(&W.request, &W.lock);
+        while (!W.pending) {
+            if (!W.unreleased) {
+                pthread_cond_wait(&W.request, &W.lock);
+                continue;
+            }
+            struct timespec until;
+            clock_gettime(CLOCK_REALTIME, &until);
+            until.tv_nsec += RELEASE_AFTER_MS * 1000000L;
+            if (until.tv_nsec >= 1000000000L) {
+                until.tv_sec++;
+                until.tv_nsec -= 1000000000L;
+            }
+            if (pthread_cond_timedwait(&W.request, &W.lock, &until) == ETIMEDOUT && !W.pending) {
+                hct_symbolizer_release_pages(W.symbols);
+                W.unreleased = 0;
+            }
+        }
+        uint64_t cpu0 = worker_cpu_ns();
         W.nkeys = compute(W.address, W.keys);
+        W.unreleased = 1;
+        /* the worker's own CPU time: a lookup merely waiting for a core on a
+         * loaded machine is not taken for a unit's DIE tree walked */
+        if (worker_cpu_ns() - cpu0 > RELEASE_LOOKUP_NS) {
+            hct_symbolizer_release_pages(W.symbols);
+            W.unreleased = 0;
+        }
         W.pending = 0;
         pthread_cond_signal(&W.answer);
     }

@@ -16,6 +16,7 @@
 #include <elfutils/version.h>
 #include <dwarf.h>
 #include <gelf.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 
 #include "hca_source_path.h"
 #include "hct_debuginfo.h"
+#include "hct_image_pages.h"
 #include "hct_scope_index.h"
 #include "hct_symbol_names.h"
 
@@ -35,6 +37,8 @@ struct hct_symbolizer {
     Dwfl *dwfl;
     hct_scope_index *scopes;
     int separate_debuginfo;
+    pthread_mutex_t files_lock;
+    hct_image_files files; /* the files read, for hct_symbolizer_release_pages */
 };
 
 static char *debuginfo_path = NULL;
@@ -55,6 +59,7 @@ hct_symbolizer *hct_symbolizer_open(int separate_debuginfo)
     if (!s)
         return NULL;
     s->separate_debuginfo = separate_debuginfo;
+    pthread_mutex_init(&s->files_lock, NULL);
     s->dwfl = dwfl_begin(&proc_callbacks);
     s->scopes = hct_scope_index_new(SCOPE_INDEX_BYTES);
     if (!s->dwfl || !s->scopes || report_modules(s->dwfl) != 0) {
@@ -81,6 +86,8 @@ void hct_symbolizer_close(hct_symbolizer *s)
     hct_scope_index_free(s->scopes); /* its DIEs point into the Dwfl's data */
     if (s->dwfl)
         dwfl_end(s->dwfl);
+    hct_image_files_free(&s->files);
+    pthread_mutex_destroy(&s->files_lock);
     free(s);
 }
 
@@ -97,6 +104,28 @@ static Dwfl_Module *module_of(hct_symbolizer *s, uintptr_t address)
             mod = dwfl_addrmodule(s->dwfl, (Dwarf_Addr)address);
     }
     return mod;
+}
+
+/* Keeps the names of the files the module was read from (its own, its
+ * separate debug file: known once libdw found them). */
+static void note_files(hct_symbolizer *s, Dwfl_Module *mod)
+{
+    const char *mainfile = NULL, *debugfile = NULL;
+    dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &mainfile, &debugfile);
+    pthread_mutex_lock(&s->files_lock);
+    hct_image_files_add(&s->files, mainfile);
+    hct_image_files_add(&s->files, debugfile);
+    pthread_mutex_unlock(&s->files_lock);
+}
+
+long hct_symbolizer_release_pages(hct_symbolizer *s)
+{
+    if (!s)
+        return 0;
+    pthread_mutex_lock(&s->files_lock);
+    long kb = hct_image_pages_release(&s->files, "/proc/self/maps");
+    pthread_mutex_unlock(&s->files_lock);
+    return kb;
 }
 
 /* Does the module's own file hold DWARF (.debug_info)? Without
@@ -365,6 +394,7 @@ int hct_symbol_keys(hct_symbolizer *s, uintptr_t address, uint64_t *keys)
         n = 1;
     }
     keys[n - 1] = leaf | 1;
+    note_files(s, mod);
     return n;
 }
 
@@ -414,5 +444,6 @@ int hct_symbolize_inline(hct_symbolizer *s, uintptr_t address, hct_symbol *out, 
     }
     if (n == nfn || nfn == 0) /* the innermost function: the address's own line */
         address_line(s, mod, (Dwarf_Addr)address, modname, &out[n - 1]);
+    note_files(s, mod);
     return n;
 }

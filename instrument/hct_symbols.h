@@ -49,6 +49,12 @@ int hct_symbolize_inline(hct_symbolizer *s, uintptr_t address, hct_symbol *out, 
  * under load: on the tracer's worker at load, not while a drain or a region
  * enter waits for the worker (docs/benchmarks.md, "The first lookup"). */
 void hct_symbolizer_warm(hct_symbolizer *s) HCT_HIDDEN;
+/* Drops the resident pages of the files the symbolizer read that libelf
+ * mapped (hct_image_pages.h): clean copies of the files, read again by a later
+ * lookup (also one running meanwhile on another thread). It reads
+ * /proc/self/maps and the pagemap of those mappings: call it after a burst
+ * of lookups, not per address. Returns the kB of the mappings dropped. */
+long hct_symbolizer_release_pages(hct_symbolizer *s) HCT_HIDDEN;
 void hct_symbolizer_close(hct_symbolizer *s) HCT_HIDDEN;
 
 #endif

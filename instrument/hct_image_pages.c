@@ -1,0 +1,91 @@
+/* hct_image_pages.c: drops the resident pages of the files libdw mapped to
+ * symbolize (see hct_image_pages.h). */
+#include "hct_image_pages.h"
+
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+void hct_image_files_add(hct_image_files *f, const char *path)
+{
+    if (!path || !path[0])
+        return;
+    for (size_t i = 0; i < f->n; i++)
+        if (strcmp(f->path[i], path) == 0)
+            return;
+    if (f->n == HCT_IMAGE_FILES)
+        return;
+    char *copy = strdup(path);
+    if (copy)
+        f->path[f->n++] = copy;
+}
+
+void hct_image_files_free(hct_image_files *f)
+{
+    for (size_t i = 0; i < f->n; i++)
+        free(f->path[i]);
+    f->n = 0;
+}
+
+static int is_file(const hct_image_files *f, const char *path)
+{
+    for (size_t i = 0; i < f->n; i++)
+        if (strcmp(f->path[i], path) == 0)
+            return 1;
+    return 0;
+}
+
+/* Is every page of [start, end) that is present a page of the file (none a
+ * private copy written by the process: /proc/self/pagemap's bit 61 set)? */
+static int only_file_pages(int pagemap, const char *start, const char *end)
+{
+    uint64_t entry[512];
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), first = 0;
+    memcpy(&first, &start, sizeof(first));
+    size_t npages = (size_t)(end - start) / page;
+    for (size_t done = 0; done < npages;) {
+        size_t n = npages - done < 512 ? npages - done : 512;
+        off_t at = (off_t)((first / page + done) * sizeof(uint64_t));
+        if (pread(pagemap, entry, n * sizeof(uint64_t), at) != (ssize_t)(n * sizeof(uint64_t)))
+            return 0;
+        for (size_t i = 0; i < n; i++)
+            if ((entry[i] >> 63 & 1) && !(entry[i] >> 61 & 1)) /* present, not the file's */
+                return 0;
+        done += n;
+    }
+    return 1;
+}
+
+long hct_image_pages_release(const hct_image_files *f, const char *maps_path)
+{
+    FILE *in = fopen(maps_path, "r");
+    if (!in)
+        return -1;
+    int pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+    char line[4352];
+    long released = 0;
+    while (pagemap >= 0 && fgets(line, sizeof(line), in)) {
+        void *start, *end;
+        unsigned long offset, inode;
+        char perms[8], dev[16];
+        int pathpos = 0;
+        if (sscanf(line, "%p-%p %7s %lx %15s %lu %n", &start, &end, perms, &offset, dev, &inode, &pathpos) < 6 ||
+            pathpos <= 0)
+            continue;
+        char *path = line + pathpos;
+        path[strcspn(path, "\n")] = '\0';
+        if (f->n == 0 || inode == 0 || offset != 0 || strcmp(perms, "rw-p") != 0 || !is_file(f, path))
+            continue;
+        char *s = start, *e = end;
+        if (only_file_pages(pagemap, s, e) && madvise(s, (size_t)(e - s), MADV_DONTNEED) == 0)
+            released += (long)((e - s) / 1024);
+    }
+    if (pagemap >= 0)
+        close(pagemap);
+    fclose(in);
+    return pagemap >= 0 ? released : -1;
+}
