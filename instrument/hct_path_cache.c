@@ -81,6 +81,7 @@ int hct_path_cache_get(hct_path_cache *c, const void *site, const void *anchor, 
     return e->nframes;
 }
 
+#if defined(__x86_64__)
 /* Appends the check that the word at `at` is `value` (at in [low, anchor + 4 GiB)). */
 static int check(entry *e, const void *anchor, uintptr_t low, unw_word_t at, unw_word_t value)
 {
@@ -91,6 +92,7 @@ static int check(entry *e, const void *anchor, uintptr_t low, unw_word_t at, unw
     e->value[e->nchain++] = (uintptr_t)value;
     return 1;
 }
+#endif
 
 /* The chain above anchor into e; 0 when a frame cannot be checked (and on
  * other architectures than x86-64, where HCT_PATH_ANCHOR() gives no anchor). */
