@@ -18,6 +18,11 @@ hct_thread *hct_thread_register(void)
     hct_thread *t = calloc(1, sizeof(*t));
     if (!t)
         return NULL;
+    /* every page of the state touched now: calloc may hand out zero pages
+     * not yet faulted in (its caches of call paths are large), and their
+     * faults would count in the program's first regions */
+    for (size_t at = 0; at < sizeof(*t); at += 4096)
+        ((volatile char *)t)[at] = 0;
     pthread_mutex_lock(&thread_lock);
     uint32_t index = atomic_load(&hct.nthreads);
     if (index >= HCT_MAX_THREADS) {
