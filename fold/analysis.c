@@ -218,30 +218,32 @@ static int refit_curves(void *ctx, const fold_segmentation *ph, const double *bo
         trend |= ph->trend[q];
     for (size_t b = 1; b < np; b++)
         nsteps += bound_hi[b] - bound_lo[b] <= STEP_MAX_INTERVAL;
-    size_t voters = 0;
-    for (size_t c = 0; c < g->ncounters; c++)
+    size_t voters = 0, nc = g->ncounters, width = np ? np : 1;
+    for (size_t c = 0; c < nc; c++)
         voters += (size_t)sc->boot[c].votes;
-    double *steps = malloc((np ? np : 1) * sizeof(*steps)), *own = malloc((np + 1) * sizeof(*own));
+    /* each counter's steps (its own where its rate changes: counter_steps),
+     * the same for both candidates: their fits keep the counter's offset */
+    double *steps = malloc((nc ? nc : 1) * width * sizeof(*steps)), *own = malloc((np + 1) * sizeof(*own));
     int rc = steps && own ? 0 : -1;
+    for (size_t c = 0; rc == 0 && nsteps && c < nc; c++) {
+        memcpy(own, ph->bounds, (np + 1) * sizeof(*own));
+        if (voters > 1 && sc->boot[c].votes &&
+            counter_steps(&sc->boot[c], g->counters[c].curve.offset, ph, bound_lo, bound_hi, &sc->o->segment, own) != 0)
+            rc = -1;
+        for (size_t b = 1, i = 0; b < np; b++)
+            if (bound_hi[b] - bound_lo[b] <= STEP_MAX_INTERVAL)
+                steps[c * width + i++] = own[b];
+    }
     /* the candidates: with steps; with a trend's penalty (and the steps) */
     for (int cand = 0; rc == 0 && cand < 2; cand++) {
         if (cand == 0 ? !nsteps : !trend)
             continue;
-        for (size_t c = 0; c < g->ncounters; c++) {
+        for (size_t c = 0; c < nc; c++) {
             fold_counter_result *k = &g->counters[c];
-            memcpy(own, ph->bounds, (np + 1) * sizeof(*own));
-            if (nsteps && voters > 1 && sc->boot[c].votes &&
-                counter_steps(&sc->boot[c], k->curve.offset, ph, bound_lo, bound_hi, &sc->o->segment, own) != 0) {
-                rc = -1;
-                break;
-            }
-            for (size_t b = 1, i = 0; nsteps && b < np; b++)
-                if (bound_hi[b] - bound_lo[b] <= STEP_MAX_INTERVAL)
-                    steps[i++] = own[b];
             fold_fit_options fit = sc->o->fit;
             fit.offset_given = 1;
             fit.offset = k->curve.offset;
-            fit.breaks = nsteps ? steps : NULL;
+            fit.breaks = nsteps ? steps + c * width : NULL;
             fit.nbreaks = nsteps;
             fit.trend = cand == 1;
             fold_curve curve;
