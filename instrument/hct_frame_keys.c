@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "hca_clock.h"
+#include "hct_tooltime.h"
 
 #define RELEASE_AFTER_MS 50
 #define RELEASE_LOOKUP_NS 1000000ull
@@ -58,13 +59,6 @@ static int compute(uintptr_t address, uint64_t *keys)
     return 1;
 }
 
-static uint64_t worker_cpu_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void *worker(void *arg)
 {
     (void)arg;
@@ -90,12 +84,12 @@ static void *worker(void *arg)
                 W.unreleased = 0;
             }
         }
-        uint64_t cpu0 = worker_cpu_ns();
+        uint64_t cpu0 = hct_thread_cpu_ns();
         W.nkeys = compute(W.address, W.keys);
         W.unreleased = 1;
         /* the worker's own CPU time: a lookup merely waiting for a core on a
          * loaded machine is not taken for a unit's DIE tree walked */
-        if (worker_cpu_ns() - cpu0 > RELEASE_LOOKUP_NS) {
+        if (hct_thread_cpu_ns() - cpu0 > RELEASE_LOOKUP_NS) {
             hct_symbolizer_release_pages(W.symbols);
             W.unreleased = 0;
         }

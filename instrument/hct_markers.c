@@ -101,7 +101,7 @@ __attribute__((visibility("default"))) void hcatrace_region_begin(const char *na
     if (key != HCA_UNDEF && mode == HCT_THIN_FILTER) {
         stack[depth++] = (open_region){ key, HCA_UNDEF, mode, hct_ticks_now(), slot, 0 };
     } else if (key != HCA_UNDEF) {
-        if (mode == HCT_THIN_LAZY && hct.cfg.callsites && !slot->at_enter) { /* unwound if written */
+        if (mode == HCT_THIN_LAZY && hct_thin_unwinds_late(slot)) { /* unwound if written */
             stack[depth] = (open_region){ key, HCA_UNDEF, mode, 0, slot, 0 };
             hct_thin_defer_site(t, key, slot, __builtin_return_address(0), __builtin_return_address(0),
                                 __builtin_dwarf_cfa(), &stack[depth].cc);

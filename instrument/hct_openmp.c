@@ -528,7 +528,7 @@ int hct_omp_region_enter(hct_omp_region *r, uint32_t key, const void *return_add
         hct_tool_exit(t);
         return 1;
     }
-    if (r->mode == HCT_THIN_LAZY && cfa && hct.cfg.callsites && !r->slot->at_enter) {
+    if (r->mode == HCT_THIN_LAZY && cfa && hct_thin_unwinds_late(r->slot)) {
         hct_thin_defer_site(t, key, r->slot, return_address, ret, cfa, &r->cc); /* unwound if written */
         region_arrive(r);
         hct_tool_exit(t);

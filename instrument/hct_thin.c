@@ -34,7 +34,8 @@ enum hct_thin_mode hct_thin_enter(hct_thread *t, uint32_t key, const char *name,
     return mode;
 }
 
-/* The next enter kept back, its time now (the last thing done). */
+/* The next enter kept back: its key and where its context goes; its call
+ * path or call site next, then kept(). */
 static hct_thin_pending *pend(hct_thread *t, uint32_t key, hct_thin_slot *slot, uint32_t *cc_out)
 {
     hct_thin_pending *p = &t->thin.pending[t->thin.npending];
@@ -47,15 +48,22 @@ static hct_thin_pending *pend(hct_thread *t, uint32_t key, hct_thin_slot *slot, 
     return p;
 }
 
+/* The enter of p kept back, its time now (the last thing done but the
+ * counters' read, which follows its time as at any boundary). */
+static void kept(hct_thread *t, hct_thin_pending *p)
+{
+    p->ts = hct_ticks_now(); /* the monotonic time only when written (hct_thin_write_pending) */
+    t->thin.npending++;
+    hct_thin_counters_enter(t, p, t->thin.npending - 1); /* if a sample may land in it */
+}
+
 void hct_thin_defer(hct_thread *t, uint32_t key, hct_thin_slot *slot, const uintptr_t *frames, int n,
                     uint32_t *cc_out)
 {
     hct_thin_pending *p = pend(t, key, slot, cc_out);
     p->nframes = n;
     memcpy(p->frames, frames, (size_t)n * sizeof(frames[0]));
-    p->ts = hct_ticks_now(); /* the monotonic time only when written (hct_thin_write_pending) */
-    t->thin.npending++;
-    hct_thin_counters_enter(t, p, t->thin.npending - 1); /* if a sample may land in it */
+    kept(t, p);
 }
 
 void hct_thin_defer_site(hct_thread *t, uint32_t key, hct_thin_slot *slot, const void *site, const void *ret,
@@ -66,9 +74,7 @@ void hct_thin_defer_site(hct_thread *t, uint32_t key, hct_thin_slot *slot, const
     p->site = site;
     p->ret = ret;
     p->cfa = cfa;
-    p->ts = hct_ticks_now(); /* the monotonic time only when written (hct_thin_write_pending) */
-    t->thin.npending++;
-    hct_thin_counters_enter(t, p, t->thin.npending - 1); /* if a sample may land in it */
+    kept(t, p);
 }
 
 /* The call path of an enter kept back without it (hct_thin_defer_site). */

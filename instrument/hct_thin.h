@@ -50,6 +50,13 @@ void hct_thin_defer(hct_thread *t, uint32_t key, hct_thin_slot *slot, const uint
  * gone (a marker's end called from another function, written late): the
  * stack of the moment with `site` as the leaf, and the key's enters are
  * unwound at once from then on (its slot's `at_enter`). */
+/* Whether an HCT_THIN_LAZY enter of slot's key keeps only its call site
+ * (hct_thin_defer_site): call paths are recorded, and no caller of the key
+ * returned before an enter was written (at_enter). */
+static inline int hct_thin_unwinds_late(const hct_thin_slot *slot)
+{
+    return hct.cfg.callsites && !slot->at_enter;
+}
 void hct_thin_defer_site(hct_thread *t, uint32_t key, hct_thin_slot *slot, const void *site, const void *ret,
                          const void *cfa, uint32_t *cc_out) HCT_HIDDEN;
 /* The same for an enter of another kind, written by write(t, arg, ts,
