@@ -1,6 +1,7 @@
 /* hct_ticks.c: the calibration of the cheap clock of hct_ticks.h against
  * CLOCK_MONOTONIC: whether the CPU's counter can be used, its factor measured
- * at load over about 20 us, then again over the run so far. */
+ * at load over at least 20 us (longer where the clock is slow to read), then
+ * again over the run so far. */
 #include "hct_ticks.h"
 
 #if HCT_ARCH_TICKS && defined(__x86_64__)
@@ -35,19 +36,24 @@ static int counter_usable(void)
 }
 
 #if HCT_ARCH_TICKS
-#define POINT_NS 2000u /* two clock reads further apart: preempted between them, read again */
+#define POINT_TRIES 8         /* brackets tried per point: the narrowest kept */
+#define CALIBRATE_MAX_NS 2000000u /* the first baseline's bound (slow clocks: emulators, VMs without a vDSO) */
 
-/* The counter read between two clock reads: the clock's time of it, their middle. */
-static void point(uint64_t *mono, uint64_t *ticks)
+/* The counter read between two clock reads: the clock's time of it, the
+ * middle of the narrowest of a few brackets; returns that bracket's width,
+ * the point's uncertainty (a preemption or a slow clock widens it). */
+static uint64_t point(uint64_t *mono, uint64_t *ticks)
 {
-    uint64_t before, after;
-    int tries = 0;
-    do {
-        before = hca_clock_now();
-        *ticks = hct_arch_ticks();
-        after = hca_clock_now();
-    } while (after - before > POINT_NS && ++tries < 100);
-    *mono = before + (after - before) / 2;
+    uint64_t width = UINT64_MAX;
+    for (int i = 0; i < POINT_TRIES; i++) {
+        uint64_t before = hca_clock_now(), t = hct_arch_ticks(), after = hca_clock_now();
+        if (after - before < width) {
+            width = after - before;
+            *ticks = t;
+            *mono = before + width / 2;
+        }
+    }
+    return width;
 }
 #endif
 
@@ -60,10 +66,12 @@ void hct_ticks_init(void)
         return;
     uint64_t m0, t0, m1, t1;
     (void)hca_clock_now(); /* its first call may resolve the symbol */
-    point(&m0, &t0);
+    uint64_t width0 = point(&m0, &t0), width1;
+    /* The factor's error is about the two brackets' widths over the baseline:
+     * at least 20 us, and 500 times the widths (0.2 %), within 2 ms. */
     do
-        point(&m1, &t1);
-    while (m1 - m0 < CALIBRATE_NS);
+        width1 = point(&m1, &t1);
+    while (m1 - m0 < CALIBRATE_MAX_NS && (m1 - m0 < CALIBRATE_NS || m1 - m0 < 500 * (width0 + width1)));
     uint64_t f = t1 > t0 ? hct_ticks_factor(m1 - m0, t1 - t0) : 0;
     if (f == 0)
         return;
