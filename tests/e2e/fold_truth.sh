@@ -72,8 +72,8 @@ ok $? "the default fold (tracer's time removed): task-clock phases at most one C
 sed 's/^/# default: /' wall/report.default
 # the tracer's work at the region's two ends, against the program's own times:
 # the end marker wrote the thread's pending samples before the leave's time
-# (4-6 times the begin's gap, 3.8-7.4 us against 1.0-1.4 us; 7-17 times under
-# ASan; since the drain follows the leave's time, 0.8-1.7 times;
+# (3-7 times the begin's gap, 3.8-8.1 us against 1.0-1.4 us; 6-17 times under
+# ASan; since the drain follows the leave's time, 0.9-1.7 times;
 # docs/benchmarks.md "The drain out of the region"). Every instance in full
 # (HCATRACE_THIN=off): under ASan the cost rule may keep truth_iter's enters
 # back, and a kept-back instance's enter is written late, before its leave's
