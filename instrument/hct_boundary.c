@@ -109,7 +109,8 @@ uint64_t hct_boundary_values(hct_thread *t, int enter, uint64_t not_before)
     uint64_t ts = hct_timestamp_at(t, now < not_before ? not_before : now);
     hct_counters_boundary_write(t, ts, enter, &values);
     hct_tool_write(t, ts, wall, cpu);
-    uint64_t after = hct_tool_work(&t->boundary_after, hca_clock_now() - now - leave_wall);
+    uint64_t spent = hca_clock_now() - now; /* the drain's part of it counted apart */
+    uint64_t after = hct_tool_work(&t->boundary_after, spent > leave_wall ? spent - leave_wall : 0);
     t->tool_ns = wall + leave_wall + after;
     t->tool_cpu_ns = cpu + leave_cpu + after;
     hct_tool_note_team();

@@ -73,15 +73,15 @@ sed 's/^/# default: /' wall/report.default
 # the tracer's work at the region's two ends, against the program's own times:
 # the end marker wrote the thread's pending samples before the leave's time
 # (3-7 times the begin's gap, 3.8-8.1 us against 1.0-1.4 us; 6-17 times under
-# ASan; since the drain follows the leave's time, 0.9-1.7 times;
+# ASan; since the drain follows the leave's time, 0.9-1.7 times: at most 2.5;
 # docs/benchmarks.md "The drain out of the region"). Every instance in full
 # (HCATRACE_THIN=off): under ASan the cost rule may keep truth_iter's enters
 # back, and a kept-back instance's enter is written late, before its leave's
 # time (hct_thin.c), another matter
 mkdir gaps
 (cd gaps && HCATRACE_THIN=off HCATRACE_SAMPLING=2ms traced_mpirun 1 "$APP" 100 truth > out 2> err) &&
-    "$OTF2_PYTHON" "$TOP/tests/truth_gaps.py" "$dir/gaps/$(cd gaps && the_trace)" gaps/truth.0 --max-end-ratio 2 > gaps/report
-ok $? "no tracer's work inside the region's end: the gap from the program's last record to the leave at most twice that from the enter to its first ($(head -1 gaps/report))"
+    "$OTF2_PYTHON" "$TOP/tests/truth_gaps.py" "$dir/gaps/$(cd gaps && the_trace)" gaps/truth.0 --max-end-ratio 2.5 > gaps/report
+ok $? "no tracer's work inside the region's end: the gap from the program's last record to the leave at most 2.5 times that from the enter to its first ($(head -1 gaps/report))"
 grep -q "CPU share [0-9.]* %" wall/summary
 ok $? "the summary shows the region's CPU share"
 
