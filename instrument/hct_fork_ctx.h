@@ -25,7 +25,7 @@ typedef struct {
     uint32_t cc[HCT_FORK_CTX_NODES];
 } hct_fork_ctx_entry;
 
-/* One thread's memo; a member of hct_thread (hct.h), zero at its start. */
+/* One thread's memo (22 KiB); a member of hct_thread (hct.h), zero at its start. */
 typedef struct {
     hct_fork_ctx_entry entry[HCT_FORK_CTX_SITES];
 } hct_fork_ctx;
