@@ -147,6 +147,13 @@ void fold_write_summary(const fold_report *r, FILE *out)
             fprintf(out, "    CPU share %.1f %% (time on CPU / wall time, per thread)\n", 100.0 * g->cpu_share);
         if (g->warning)
             fprintf(out, "    warning: %s\n", g->warning);
+        for (size_t c = 0; c < g->ncounters && c < summary_counters; c++)
+            if (g->counters[c].curve.resolution > FOLD_COARSE_RESOLUTION)
+                fprintf(out,
+                        "    warning: %s resolved to %.2f of the region only (its points' scatter at %.1f samples per "
+                        "instance): its rate is an average over that span; sample faster or fold more instances\n",
+                        g->counters[c].name, g->counters[c].curve.resolution,
+                        g->instances_used ? (double)g->samples_used / (double)g->instances_used : 0.0);
         if (counted && g->ncounters == 0 && g->nzero_counters == 0 && thinned_region(r, g->name))
             fputs("    no counter folded: its instances were thinned and written without counter values (read at a\n"
                   "    kept-back enter only when a sample was due soon; HCATRACE_THIN in docs/configuration.md)\n",
