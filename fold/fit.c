@@ -1184,7 +1184,8 @@ double fold_cloud_offset(const fold_cloud *cloud)
  * either end to about s sqrt(2 / (m L)), the rate over L to that over L: it
  * falls to RES_ERROR (in units of the mean rate, 1) at L = (2 s^2 / (m
  * RES_ERROR^2))^(1/3). The curve's resolution is the mean of L over the bins
- * weighted by the curve's increase in each (where the counter counts).
+ * weighted by the curve's increase in each (where the counter counts), at
+ * most 1 (the region: only the counter's mean rate is known).
  * Returns 0 (resolution 0: too few points), or -1 when memory ran out. */
 static int curve_resolution(const double *x, const double *res, size_t n, size_t nb, const double *cum,
                             fold_curve *out)
@@ -1222,7 +1223,7 @@ static int curve_resolution(const double *x, const double *res, size_t n, size_t
         wsum += w;
     }
     free(cnt);
-    out->resolution = wsum > 0.0 ? wl / wsum : 0.0;
+    out->resolution = wsum > 0.0 ? fmin(1.0, wl / wsum) : 0.0; /* 1: not resolved within the region */
     return 0;
 }
 
