@@ -111,7 +111,7 @@ typedef struct {
  * this (normalized time, ten steps of the default grid) is not resolved at
  * the scale of its phases: the summary names that counter (summary.c). Near idle,
  * tests/truth_app's page faults read 0.10-0.18 at 2 ms (their MAE 6-9 %),
- * its task-clock 0.03-0.06 (MAE 1-3 %) (docs/benchmarks.md, "What any fold
+ * its task-clock 0.03-0.11 (MAE 1-3 %) (docs/benchmarks.md, "What any fold
  * could do"). */
 #define FOLD_COARSE_RESOLUTION 0.1
 
