@@ -1177,11 +1177,11 @@ double fold_cloud_offset(const fold_cloud *cloud)
 }
 
 /* The resolution of a curve from its points (fit.h, fold_curve.resolution):
- * n points at x (in [0,1]) with residuals res; cum(x) the fitted curve at the
- * bins' edges (nb + 1 values, from curve_at). In a bin whose neighbourhood
+ * n points at x (in [0,1]) with residuals res in nb bins; cum the fitted
+ * curve at the bins' edges (nb + 1 values). In a bin whose neighbourhood
  * holds m points per unit of x with scatter s^2 about their bins' means, the
  * increase of the mean curve over a width L is known from the m L points at
- * either end to about s sqrt(2 / (m L)), the rate over L to that over L: it
+ * either end to about s sqrt(2 / (m L)), the rate over L to that divided by L: it
  * falls to RES_ERROR (in units of the mean rate, 1) at L = (2 s^2 / (m
  * RES_ERROR^2))^(1/3). The curve's resolution is the mean of L over the bins
  * weighted by the curve's increase in each (where the counter counts), at
