@@ -99,6 +99,20 @@
 #define GCV_LOG_LO (-9.0)     /* scan of log10(lambda / its natural scale) */
 #define GCV_LOG_HI 7.0
 #define GCV_LOG_STEP 0.1
+/* Resolution (fold_curve.resolution): the points binned by x,
+ * RES_POINTS_PER_BIN on average, at most RES_BINS_PER_INTERVAL bins per knot
+ * interval, at least RES_MIN_BINS; each bin's scatter and density from the
+ * points within it and RES_NEIGHBOURS bins either side (heteroscedastic: page
+ * faults scatter in their bursts and not at all elsewhere), where those hold
+ * RES_MIN_DOF degrees of freedom. RES_ERROR: the standard error of the rate
+ * (over the mean rate) at the resolution: 95 % intervals of +-4.5 %, the
+ * coarse fold's band (analysis.c). */
+#define RES_POINTS_PER_BIN 8
+#define RES_BINS_PER_INTERVAL 2
+#define RES_MIN_BINS 10
+#define RES_NEIGHBOURS 2
+#define RES_MIN_DOF 8
+#define RES_ERROR 0.0225
 /* Half-bandwidth of the normal equations: a point touches SPLINE_ORDER
  * consecutive basis functions, a difference row ord + 1 <= 4 coefficients. */
 #define BAND (SPLINE_ORDER - 1)
@@ -1162,6 +1176,57 @@ double fold_cloud_offset(const fold_cloud *cloud)
     return fabs(d) <= FOLD_MAX_OFFSET ? d : 0.0;
 }
 
+/* The resolution of a curve from its points (fit.h, fold_curve.resolution):
+ * n points at x (in [0,1]) with residuals res in nb bins; cum the fitted
+ * curve at the bins' edges (nb + 1 values). In a bin whose neighbourhood
+ * holds m points per unit of x with scatter s^2 about their bins' means, the
+ * increase of the mean curve over a width L is known from the m L points at
+ * either end to about s sqrt(2 / (m L)), the rate over L to that divided by L: it
+ * falls to RES_ERROR (in units of the mean rate, 1) at L = (2 s^2 / (m
+ * RES_ERROR^2))^(1/3). The curve's resolution is the mean of L over the bins
+ * weighted by the curve's increase in each (where the counter counts), at
+ * most 1 (the region: only the counter's mean rate is known).
+ * Returns 0 (resolution 0: too few points), or -1 when memory ran out. */
+static int curve_resolution(const double *x, const double *res, size_t n, size_t nb, const double *cum,
+                            fold_curve *out)
+{
+    out->resolution = 0.0;
+    if (nb < RES_MIN_BINS)
+        return 0;
+    double *cnt = calloc(3 * nb, sizeof(double));
+    if (!cnt)
+        return -1;
+    double *sum = cnt + nb, *ss = cnt + 2 * nb; /* per bin: points, sum of residuals, sum of squares */
+    for (size_t i = 0; i < n; i++) {
+        size_t b = (size_t)(x[i] * (double)nb);
+        b = b < nb ? b : nb - 1;
+        cnt[b] += 1.0;
+        sum[b] += res[i];
+        ss[b] += res[i] * res[i];
+    }
+    double wl = 0.0, wsum = 0.0;
+    for (size_t b = 0; b < nb; b++) {
+        double within = 0.0, dof = 0.0, points = 0.0, width = 0.0;
+        for (size_t k = b >= RES_NEIGHBOURS ? b - RES_NEIGHBOURS : 0; k < nb && k <= b + RES_NEIGHBOURS; k++) {
+            width += 1.0 / (double)nb;
+            points += cnt[k];
+            if (cnt[k] >= 1.0) {
+                within += fmax(0.0, ss[k] - sum[k] * sum[k] / cnt[k]);
+                dof += cnt[k] - 1.0;
+            }
+        }
+        double w = cum[b + 1] - cum[b];
+        if (dof < RES_MIN_DOF || !(w > 0.0))
+            continue;
+        double density = points / width, var = within / dof;
+        wl += w * cbrt(2.0 * var / (density * RES_ERROR * RES_ERROR));
+        wsum += w;
+    }
+    free(cnt);
+    out->resolution = wsum > 0.0 ? fmin(1.0, wl / wsum) : 0.0; /* 1: not resolved within the region */
+    return 0;
+}
+
 /* The fit with nint knot intervals (0: the default, from the points). */
 static int fit_intervals(const fold_cloud *cloud, const fold_fit_options *o, size_t want, fold_curve *out)
 {
@@ -1269,7 +1334,24 @@ static int fit_intervals(const fold_cloud *cloud, const fold_fit_options *o, siz
         for (size_t j = 0; j < K; j++)
             f += Bv->data[j] * c[j];
         se += (py[i] - f) * (py[i] - f);
+        py[i] -= f; /* the residual, for the resolution below */
     }
+    size_t nbins = used / RES_POINTS_PER_BIN;
+    if (nbins > RES_BINS_PER_INTERVAL * nint)
+        nbins = RES_BINS_PER_INTERVAL * nint;
+    double *edges = malloc((nbins + 1) * sizeof(*edges));
+    if (!edges)
+        goto done;
+    for (size_t b = 0; b <= nbins; b++) {
+        gsl_bspline_eval((double)b / (double)(nbins ? nbins : 1), Bv, s.bw);
+        edges[b] = 0.0;
+        for (size_t j = 0; j < K; j++)
+            edges[b] += Bv->data[j] * c[j];
+    }
+    int rres = curve_resolution(px, py, used, nbins, edges, out);
+    free(edges);
+    if (rres != 0)
+        goto done;
     out->rmse = used ? sqrt(se / (double)used) : 0.0;
     double rss_unused, edf = 0.0;
     if (used && ps_rss_edf(&s, lambda, &rss_unused, &edf) != 0)

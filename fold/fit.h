@@ -100,7 +100,20 @@ typedef struct {
     size_t nbreaks;
     int trend;         /* fold_fit_options.trend */
     int dense;         /* fold_fit_options.dense */
+    double resolution; /* the width (normalized time) over which the rate is known within about
+                          2.25 % of its mean rate (one standard error) from the points' scatter and
+                          density, where the counter counts (fit.c, curve_resolution): changes of the
+                          rate over shorter spans are averaged out. At most 1 (only the mean rate is
+                          known); 0: too few points to tell */
 } fold_curve;
+
+/* A counter's curve whose resolution (fold_curve.resolution) is coarser than
+ * this (normalized time, ten steps of the default grid) is not resolved at
+ * the scale of its phases: the summary names that counter (summary.c). Near idle,
+ * tests/truth_app's page faults read 0.10-0.18 at 2 ms (their MAE 6-9 %),
+ * its task-clock 0.03-0.11 (MAE 1-3 %) (docs/benchmarks.md, "What any fold
+ * could do"). */
+#define FOLD_COARSE_RESOLUTION 0.1
 
 void fold_fit_defaults(fold_fit_options *o);
 /* Returns 0, or -1 (errno-free: only on bad input or no memory; *out is then

@@ -50,6 +50,8 @@ static cJSON *counter_json(const fold_counter_result *c, const fold_segmentation
         cJSON_AddItemToObject(o, "phase_rates_hi", numbers(c->phase_hi, ph->nphases));
         cJSON_AddNumberToObject(o, "band_width", c->band_width);
     }
+    if (c->curve.resolution > 0.0)
+        cJSON_AddNumberToObject(o, "resolution", c->curve.resolution);
     return o;
 }
 

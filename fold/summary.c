@@ -99,6 +99,27 @@ static int thinned_region(const fold_report *r, const char *name)
     return 0;
 }
 
+/* One line for the counters (the shown ones) whose curves are resolved only
+ * over more than FOLD_COARSE_RESOLUTION of the region (fit.h: their rates are
+ * averages over that span): "warning: rates resolved only over page-faults
+ * 0.14, context-switches 0.11 of the region (...)". */
+static void coarse_counters(const fold_region_result *g, FILE *out)
+{
+    int any = 0;
+    for (size_t c = 0; c < g->ncounters && c < summary_counters; c++) {
+        double r = g->counters[c].curve.resolution;
+        if (r > FOLD_COARSE_RESOLUTION) {
+            fprintf(out, "%s%s %.2f", any ? ", " : "    warning: rates resolved only over ", g->counters[c].name, r);
+            any = 1;
+        }
+    }
+    if (any)
+        fprintf(out,
+                " of the region (their points' scatter at %.1f samples per instance; 1: only the mean rate): finer "
+                "changes are averaged out; sample faster or fold more instances\n",
+                g->instances_used ? (double)g->samples_used / (double)g->instances_used : 0.0);
+}
+
 void fold_write_summary(const fold_report *r, FILE *out)
 {
     double total = r->run.traced_s;
@@ -147,6 +168,7 @@ void fold_write_summary(const fold_report *r, FILE *out)
             fprintf(out, "    CPU share %.1f %% (time on CPU / wall time, per thread)\n", 100.0 * g->cpu_share);
         if (g->warning)
             fprintf(out, "    warning: %s\n", g->warning);
+        coarse_counters(g, out);
         if (counted && g->ncounters == 0 && g->nzero_counters == 0 && thinned_region(r, g->name))
             fputs("    no counter folded: its instances were thinned and written without counter values (read at a\n"
                   "    kept-back enter only when a sample was due soon; HCATRACE_THIN in docs/configuration.md)\n",

@@ -45,6 +45,17 @@ ok $? "classic: source bands name the phase functions at their true times"
 excl=$(awk -F= '$1 == "excluded_expected" { print $2 }' classic/truth.txt)
 grep -q "$excl excluded" summary.txt
 ok $? "classic: the $excl outlier instances are excluded and counted"
+# each counter's resolution (output.md): from the points' scatter, (2 s^2 / (m 0.0225^2))^(1/3): the
+# same instances with 25 times the rate noise scatter 25 times as much, 25^(2/3) = 8.55 times coarser
+# (measured 0.0158 and 0.140); the summary names a counter coarser than 0.1 of the region
+"$SYNTH" --out noisy --ranks 2 --instances 160 --duration-ms 20 --period-ms 14 --period-jitter 4 \
+    $CLASSIC $PHASES --outliers 0.03 --noise 0.5 --seed 7 > /dev/null && "$FOLD" noisy > noisy.txt
+res=$(sed -n 's/.*"resolution":[[:space:]]*\([0-9.e-]*\).*/\1/p' classic/traces.fold/fold.json)
+nres=$(sed -n 's/.*"resolution":[[:space:]]*\([0-9.e-]*\).*/\1/p' noisy/traces.fold/fold.json)
+ok "$(awk -v a="${res:-0}" -v b="${nres:-0}" 'BEGIN { r = a > 0 ? b / a : 0; print (a <= 0.1 && r > 8.55 * 0.75 && r < 8.55 * 1.25) ? 0 : 1 }')" \
+    "resolution: classic ${res:-none}, 25 times the noise ${nres:-none} (8.55 times coarser, +-25 %)"
+! grep -q 'rates resolved only' summary.txt && grep -q 'warning: rates resolved only over instructions 0\.1[0-9]' noisy.txt
+ok $? "the summary names the noisy fold's instructions as resolved only over 0.1x of the region, not the classic's"
 
 # 2. coarse against 100x finer sampling of the same run
 "$SYNTH" --out fine --ranks 2 --instances 160 --duration-ms 20 --period-ms 14 --period-jitter 4 \

@@ -831,6 +831,55 @@ static void bursts_resolved(void **state)
     points_free(&p);
 }
 
+/* The curve's resolution (fit.h) from its points' scatter and density: on a
+ * constant rate with Gaussian noise s on n points over [0,1], the width L at
+ * which the rate's standard error is 2.25 % of its mean, (2 s^2 / (n
+ * 0.0225^2))^(1/3); 8 times the points halve it, 4 times the noise multiply
+ * it by 4^(2/3); noise only where the counter counts (a second half at 0
+ * exactly, as page faults outside their phase) is the noise that counts. */
+static double resolution_of(const truth *t, double period, double noise, uint64_t seed, size_t *n)
+{
+    points p = { 0 };
+    simulate(t, NINST, period, 0.0, noise, seed, seed + 1, &p);
+    fold_curve c;
+    fit_ok(&p, &c);
+    double r = c.resolution;
+    *n = p.n;
+    fold_curve_free(&c);
+    points_free(&p);
+    return r;
+}
+
+static void resolution_from_scatter(void **state)
+{
+    (void)state;
+    size_t n, n8, n4;
+    double r = resolution_of(&constant, 0.125, 0.01, 51, &n);
+    double expect = cbrt(2.0 * 0.01 * 0.01 / ((double)n * 0.0225 * 0.0225));
+    double r8 = resolution_of(&constant, 0.125 / 8.0, 0.01, 53, &n8);
+    double r4 = resolution_of(&constant, 0.125, 0.04, 55, &n4);
+    printf("# resolution: %.4f at %zu points, noise 0.01 (expected %.4f); %.4f at %zu points; %.4f at noise 0.04\n", r,
+           n, expect, r8, n8, r4);
+    assert_true(fabs(r / expect - 1.0) < 0.1);
+    assert_true(fabs(r8 / r - cbrt((double)n / (double)n8)) < 0.05);
+    assert_true(fabs(r4 / r - cbrt(16.0)) < 0.15);
+    /* half the region counts nothing: its exact points do not sharpen the other half */
+    points p = { 0 };
+    const truth half = { 2, { 0.0, 0.5, 1.0 }, { 0.0, 500.0 } };
+    rng rs = { 57 + SEED_BASE };
+    for (size_t i = 0; i < n; i++) {
+        double x = rng_unif(&rs), y = x < 0.5 ? 0.0 : cum_abs(half.b, half.r, half.nph, x) / 250.0;
+        points_add(&p, x, x < 0.5 ? y : y + 0.01 * rng_norm(&rs));
+    }
+    fold_curve c;
+    fit_ok(&p, &c);
+    double expect_half = cbrt(2.0 * 0.01 * 0.01 / ((double)n * 0.0225 * 0.0225));
+    printf("# resolution, noise in the counting half only: %.4f (expected %.4f)\n", c.resolution, expect_half);
+    assert_true(fabs(c.resolution / expect_half - 1.0) < 0.15);
+    fold_curve_free(&c);
+    points_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -850,6 +899,7 @@ int main(void)
         cmocka_unit_test(trend_ends_unbiased),
         cmocka_unit_test(banded_equals_dense),
         cmocka_unit_test(bursts_resolved),
+        cmocka_unit_test(resolution_from_scatter),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
