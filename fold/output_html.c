@@ -425,6 +425,12 @@ static void region_section(FILE *f, const fold_report *r, size_t i)
         text(f, g->warning);
         fputs("</p>\n", f);
     }
+    char coarse[1024];
+    if (fold_coarse_counters(g, MAX_CHART_COUNTERS, coarse, sizeof coarse)) {
+        fputs("<p class=\"warn\">warning: rates resolved only over ", f);
+        text(f, coarse);
+        fputs("</p>\n", f);
+    }
     bands_part(f, r->sources, g);
     for (size_t c = 0; c < g->ncounters && c < MAX_CHART_COUNTERS; c++)
         counter_chart(f, g, &g->counters[c]);

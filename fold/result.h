@@ -168,6 +168,12 @@ int fold_write_csv(const fold_report *r, const char *dir, char *err, size_t errl
  * count; neither only writes the scripts). */
 int fold_write_plots(const fold_report *r, const char *dir, unsigned formats, char *err, size_t errlen);
 void fold_write_summary(const fold_report *r, FILE *out);
+/* The counters among g's first max_counters whose curves are resolved only
+ * over more than FOLD_COARSE_RESOLUTION of the region (fit.h: their rates are
+ * averages over that span), as "page-faults 0.14, context-switches 0.11 of the
+ * region (why; what to do)" in buf (shared by the summary and report.html);
+ * returns how many (0: buf is empty). */
+size_t fold_coarse_counters(const fold_region_result *g, size_t max_counters, char *buf, size_t size);
 /* report.html: one self-contained page (inline SVG and CSS, no script, no network) */
 int fold_write_html(const fold_report *r, const char *dir, char *err, size_t errlen);
 /* The model's outputs (output_model.c), when r->model is set: CSV files, and

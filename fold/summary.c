@@ -99,25 +99,39 @@ static int thinned_region(const fold_report *r, const char *name)
     return 0;
 }
 
+size_t fold_coarse_counters(const fold_region_result *g, size_t max_counters, char *buf, size_t size)
+{
+    size_t n = 0, used = 0;
+    if (size)
+        buf[0] = '\0';
+    for (size_t c = 0; c < g->ncounters && c < max_counters; c++) {
+        double r = g->counters[c].curve.resolution;
+        if (r <= FOLD_COARSE_RESOLUTION)
+            continue;
+        int w = snprintf(buf + used, size - used, "%s%s %.2f", n ? ", " : "", g->counters[c].name, r);
+        if (w < 0 || (size_t)w >= size - used) {
+            buf[used] = '\0'; /* what fits */
+            break;
+        }
+        used += (size_t)w;
+        n++;
+    }
+    if (n == 0)
+        return 0;
+    (void)snprintf(buf + used, size - used, /* truncated at the buffer's end if it must be */
+                   " of the region (their points' scatter at %.1f samples per instance; 1: only the mean rate): "
+                   "finer changes are averaged out; sample faster or fold more instances",
+                   g->instances_used ? (double)g->samples_used / (double)g->instances_used : 0.0);
+    return n;
+}
+
 /* One line for the counters (the shown ones) whose curves are resolved only
- * over more than FOLD_COARSE_RESOLUTION of the region (fit.h: their rates are
- * averages over that span): "warning: rates resolved only over page-faults
- * 0.14, context-switches 0.11 of the region (...)". */
+ * over more than FOLD_COARSE_RESOLUTION of the region. */
 static void coarse_counters(const fold_region_result *g, FILE *out)
 {
-    int any = 0;
-    for (size_t c = 0; c < g->ncounters && c < summary_counters; c++) {
-        double r = g->counters[c].curve.resolution;
-        if (r > FOLD_COARSE_RESOLUTION) {
-            fprintf(out, "%s%s %.2f", any ? ", " : "    warning: rates resolved only over ", g->counters[c].name, r);
-            any = 1;
-        }
-    }
-    if (any)
-        fprintf(out,
-                " of the region (their points' scatter at %.1f samples per instance; 1: only the mean rate): finer "
-                "changes are averaged out; sample faster or fold more instances\n",
-                g->instances_used ? (double)g->samples_used / (double)g->instances_used : 0.0);
+    char line[1024];
+    if (fold_coarse_counters(g, summary_counters, line, sizeof line))
+        fprintf(out, "    warning: rates resolved only over %s\n", line);
 }
 
 void fold_write_summary(const fold_report *r, FILE *out)

@@ -56,6 +56,9 @@ ok "$(awk -v a="${res:-0}" -v b="${nres:-0}" 'BEGIN { r = a > 0 ? b / a : 0; pri
     "resolution: classic ${res:-none}, 25 times the noise ${nres:-none} (8.55 times coarser, +-25 %)"
 ! grep -q 'rates resolved only' summary.txt && grep -q 'warning: rates resolved only over instructions 0\.1[0-9]' noisy.txt
 ok $? "the summary names the noisy fold's instructions as resolved only over 0.1x of the region, not the classic's"
+! grep -q 'rates resolved only' classic/traces.fold/report.html &&
+    grep -q 'warning: rates resolved only over instructions 0\.1[0-9] of the region' noisy/traces.fold/report.html
+ok $? "report.html says the same of the noisy fold, and nothing of the classic's"
 
 # 2. coarse against 100x finer sampling of the same run
 "$SYNTH" --out fine --ranks 2 --instances 160 --duration-ms 20 --period-ms 14 --period-jitter 4 \
