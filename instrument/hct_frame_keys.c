@@ -10,7 +10,11 @@
  * no request came for RELEASE_AFTER_MS after a lookup, the
  * worker drops the resident pages of the debug sections libdw read
  * (hct_symbolizer_release_pages): a burst of first sights (a run's first
- * iteration) leaves no MiB of DWARF in the process's resident memory. */
+ * iteration) leaves no MiB of DWARF in the process's resident memory. At the
+ * end the same pages are dropped before the events are written
+ * (hct_frame_keys_release), and naming the frames (hct_frame_name) drops what
+ * it read after each RELEASE_LOOKUP_NS of its lookups: the peak of a rank's
+ * memory is at the end (docs/benchmarks.md, "Peak resident memory"). */
 #include "hct_frame_keys.h"
 
 #include <dlfcn.h>
@@ -97,6 +101,32 @@ static void *worker(void *arg)
         pthread_cond_signal(&W.answer);
     }
     return NULL;
+}
+
+void hct_frame_keys_release(void)
+{
+    /* not during a lookup of the worker; and never waiting: the end may come
+     * from a signal handler that interrupted a thread holding the lock */
+    if (pthread_mutex_trylock(&W.lock) != 0)
+        return;
+    if (W.symbols && W.unreleased) {
+        hct_symbolizer_release_pages(W.symbols);
+        W.unreleased = 0;
+    }
+    pthread_mutex_unlock(&W.lock);
+}
+
+int hct_frame_name(uintptr_t address, hct_symbol *out, int max)
+{
+    static uint64_t unreleased_ns; /* lookups' CPU time since the last release */
+    uint64_t cpu0 = hct_thread_cpu_ns();
+    int n = hct_symbolize_inline(hct_frame_symbolizer(), address, out, max);
+    unreleased_ns += hct_thread_cpu_ns() - cpu0;
+    if (unreleased_ns > RELEASE_LOOKUP_NS) {
+        hct_symbolizer_release_pages(W.symbols);
+        unreleased_ns = 0;
+    }
+    return n;
 }
 
 /* a forked child has no worker: it starts its own when it needs one */
