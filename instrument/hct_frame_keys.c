@@ -13,8 +13,10 @@
  * iteration) leaves no MiB of DWARF in the process's resident memory. At the
  * end the same pages are dropped before the events are written
  * (hct_frame_keys_release), and naming the frames (hct_frame_name) drops what
- * it read after each RELEASE_LOOKUP_NS of its lookups: the peak of a rank's
- * memory is at the end (docs/benchmarks.md, "Peak resident memory"). */
+ * it read once its lookups took RELEASE_NAMING_PAGES page faults: the peak of
+ * a rank's memory is at the end (docs/benchmarks.md, "Peak resident memory").
+ * Page faults, not CPU time: the naming's lookups are short, and their CPU
+ * time depends on the machine's load (a 1 ms rule released under load only). */
 #include "hct_frame_keys.h"
 
 #include <dlfcn.h>
@@ -22,6 +24,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "hca_clock.h"
@@ -29,6 +32,10 @@
 
 #define RELEASE_AFTER_MS 50
 #define RELEASE_LOOKUP_NS 1000000ull
+/* naming at the end: a release after the lookups took this many page faults
+ * (each maps up to 16 pages of a file); on LULESH 1 rank, 4: 21.7 MiB peak,
+ * +20 ms CPU; 8: 21.8, +3 ms; 16: 22.0; 64: 22.5, as never (docs/benchmarks.md) */
+#define RELEASE_NAMING_PAGES 8
 
 typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
@@ -116,15 +123,22 @@ void hct_frame_keys_release(void)
     pthread_mutex_unlock(&W.lock);
 }
 
+/* The calling thread's minor page faults so far. */
+static long minor_faults(void)
+{
+    struct rusage ru;
+    return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_minflt : 0;
+}
+
 int hct_frame_name(uintptr_t address, hct_symbol *out, int max)
 {
-    static uint64_t unreleased_ns; /* lookups' CPU time since the last release */
-    uint64_t cpu0 = hct_thread_cpu_ns();
+    static long unreleased; /* pages the lookups touched since the last release */
+    long faults = minor_faults();
     int n = hct_symbolize_inline(hct_frame_symbolizer(), address, out, max);
-    unreleased_ns += hct_thread_cpu_ns() - cpu0;
-    if (unreleased_ns > RELEASE_LOOKUP_NS) {
+    unreleased += minor_faults() - faults;
+    if (unreleased > RELEASE_NAMING_PAGES) {
         hct_symbolizer_release_pages(W.symbols);
-        unreleased_ns = 0;
+        unreleased = 0;
     }
     return n;
 }

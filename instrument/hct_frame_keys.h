@@ -35,10 +35,10 @@ hct_symbolizer *hct_frame_symbolizer(void) HCT_HIDDEN;
  * reads again only the pages it needs). */
 void hct_frame_keys_release(void) HCT_HIDDEN;
 /* hct_symbolize_inline with the frames' symbolizer, on the calling thread, for
- * naming frames at the end (same conditions as hct_frame_symbolizer); a lookup
- * that read a unit (over RELEASE_LOOKUP_NS of CPU time: its line table, its DIE
- * tree) gives the debug sections' pages back after it, as the worker does, so
- * that naming a run's frames does not hold every unit's DWARF at once. */
+ * naming frames at the end (same conditions as hct_frame_symbolizer); once the
+ * lookups took a few page faults (a unit's line table, its DIEs read), the
+ * debug sections' pages are given back, as the worker does, so that naming a
+ * run's frames does not hold every unit's DWARF at once. */
 int hct_frame_name(uintptr_t address, hct_symbol *out, int max) HCT_HIDDEN;
 
 #endif
