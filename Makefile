@@ -311,6 +311,8 @@ $(BUILD)/tests/test_debuginfo: $(call lib_obj,instrument/hct_debuginfo.c)
 $(BUILD)/tests/test_debuginfo: TEST_LIBS += $(DW_LIBS) -ldl
 # the resident pages of mapped files given back (hct_symbolizer_release_pages)
 $(BUILD)/tests/test_image_pages: $(call lib_obj,instrument/hct_image_pages.c)
+# a buffer's pages populated a step ahead of its writer (the sample buffers)
+$(BUILD)/tests/test_prefault: $(call lib_obj,instrument/hct_prefault.c)
 $(BUILD)/tests/test_model_sets: $(call lib_obj,instrument/hct_model_sets.c) $(MODEL_OBJ) $(UNIT_OBJ)
 $(BUILD)/tests/test_bands: $(call fold_obj,fold/bands.c)
 $(BUILD)/tests/test_units: $(call fold_obj,fold/units.c)

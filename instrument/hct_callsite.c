@@ -352,7 +352,7 @@ static void symbolize_cached(sym_cache *c, uintptr_t address, uint32_t level, hc
         *region = *scl = HCA_UNDEF;
         return;
     }
-    int n = hct_symbolize_inline(hct_frame_symbolizer(), address, chain, HCT_INLINE_MAX);
+    int n = hct_frame_name(address, chain, HCT_INLINE_MAX);
     for (int j = 0; j < n; j++) {
         hca_ref r = HCA_UNDEF, l = HCA_UNDEF;
         define_symbol(c, &chain[j], &r, &l);

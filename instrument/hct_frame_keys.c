@@ -10,7 +10,13 @@
  * no request came for RELEASE_AFTER_MS after a lookup, the
  * worker drops the resident pages of the debug sections libdw read
  * (hct_symbolizer_release_pages): a burst of first sights (a run's first
- * iteration) leaves no MiB of DWARF in the process's resident memory. */
+ * iteration) leaves no MiB of DWARF in the process's resident memory. At the
+ * end the same pages are dropped before the events are written
+ * (hct_frame_keys_release), and naming the frames (hct_frame_name) drops what
+ * it read once its lookups took RELEASE_NAMING_PAGES page faults: the peak of
+ * a rank's memory is at the end (docs/benchmarks.md, "Peak resident memory").
+ * Page faults, not CPU time: the naming's lookups are short, and their CPU
+ * time depends on the machine's load (a 1 ms rule released under load only). */
 #include "hct_frame_keys.h"
 
 #include <dlfcn.h>
@@ -18,6 +24,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "hca_clock.h"
@@ -25,6 +32,10 @@
 
 #define RELEASE_AFTER_MS 50
 #define RELEASE_LOOKUP_NS 1000000ull
+/* naming at the end: a release after the lookups took this many page faults
+ * (each maps up to 16 pages of a file); on LULESH 1 rank, 4: 21.7 MiB peak,
+ * +20 ms CPU; 8: 21.8, +3 ms; 16: 22.0; 64: 22.5, as never (docs/benchmarks.md) */
+#define RELEASE_NAMING_PAGES 8
 
 typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
@@ -97,6 +108,39 @@ static void *worker(void *arg)
         pthread_cond_signal(&W.answer);
     }
     return NULL;
+}
+
+void hct_frame_keys_release(void)
+{
+    /* not during a lookup of the worker; and never waiting: the end may come
+     * from a signal handler that interrupted a thread holding the lock */
+    if (pthread_mutex_trylock(&W.lock) != 0)
+        return;
+    if (W.symbols && W.unreleased) {
+        hct_symbolizer_release_pages(W.symbols);
+        W.unreleased = 0;
+    }
+    pthread_mutex_unlock(&W.lock);
+}
+
+/* The calling thread's minor page faults so far. */
+static long minor_faults(void)
+{
+    struct rusage ru;
+    return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_minflt : 0;
+}
+
+int hct_frame_name(uintptr_t address, hct_symbol *out, int max)
+{
+    static long unreleased; /* pages the lookups touched since the last release */
+    long faults = minor_faults();
+    int n = hct_symbolize_inline(hct_frame_symbolizer(), address, out, max);
+    unreleased += minor_faults() - faults;
+    if (unreleased > RELEASE_NAMING_PAGES) {
+        hct_symbolizer_release_pages(W.symbols);
+        unreleased = 0;
+    }
+    return n;
 }
 
 /* a forked child has no worker: it starts its own when it needs one */

@@ -29,5 +29,16 @@ void hct_frame_keys_start(void) HCT_HIDDEN;
  * one the keys came from, so that both agree); NULL if it cannot be opened.
  * Use it only while no hct_frame_keys call can run. */
 hct_symbolizer *hct_frame_symbolizer(void) HCT_HIDDEN;
+/* The resident pages of the debug sections the frames' symbolizer read, given
+ * back now (hct_symbolizer_release_pages) rather than after the worker's idle
+ * delay: at the end, before the events are written and the frames named (which
+ * reads again only the pages it needs). */
+void hct_frame_keys_release(void) HCT_HIDDEN;
+/* hct_symbolize_inline with the frames' symbolizer, on the calling thread, for
+ * naming frames at the end (same conditions as hct_frame_symbolizer); once the
+ * lookups took a few page faults (a unit's line table, its DIEs read), the
+ * debug sections' pages are given back, as the worker does, so that naming a
+ * run's frames does not hold every unit's DWARF at once. */
+int hct_frame_name(uintptr_t address, hct_symbol *out, int max) HCT_HIDDEN;
 
 #endif

@@ -38,6 +38,7 @@
 #include "arch/hct_arch.h"
 #include "hct_callsite.h"
 #include "hct_path.h"
+#include "hct_prefault.h"
 #include "hct_counter_rotation.h"
 #include "hct_delivery.h"
 #include "hct_diag.h"
@@ -70,6 +71,7 @@ typedef struct {
 struct hct_smp_thread {
     hct_thread *t;
     hct_ring ring;
+    hct_prefault pages; /* the ring's pages resident ahead of the handler */
     void *mem;
     size_t memsize;
     volatile sig_atomic_t armed, warming;
@@ -232,6 +234,14 @@ static uint64_t perf_overflow_due(hct_smp_thread *s)
  * (hct_boundary: time, then counters), so that both carry the same small
  * offset between the clock and the counters, which folding cancels
  * (docs/trace-format.md, "Metric events"). */
+/* Space for a record in the ring, its pages resident beforehand. */
+static void *reserve(hct_smp_thread *s, uint64_t size)
+{
+    uint64_t head = atomic_load_explicit(&s->ring.head, memory_order_relaxed);
+    hct_prefault_ahead(&s->pages, (size_t)(head % s->ring.cap + hct_ring_round(size)));
+    return hct_ring_reserve(&s->ring, size);
+}
+
 static sample_rec *take_sample(hct_smp_thread *s, const ucontext_t *uc, uint64_t ts)
 {
     uint64_t values[MAX_VALUES];
@@ -263,7 +273,7 @@ static sample_rec *take_sample(hct_smp_thread *s, const ucontext_t *uc, uint64_t
     if (depth > MAX_FRAMES)
         depth = MAX_FRAMES;
     uint64_t size = sizeof(sample_rec) + ((uint64_t)nvalues + (uint64_t)depth) * sizeof(uint64_t);
-    sample_rec *r = hct_ring_reserve(&s->ring, size);
+    sample_rec *r = reserve(s, size);
     if (!r) {
         s->lost_full++;
         return NULL;
@@ -304,7 +314,7 @@ static void commit_copies(hct_smp_thread *s, sample_rec *r, int ncopies)
     hct_ring_commit(&s->ring, size);
     s->taken++;
     for (int k = 1; k < ncopies; k++) {
-        sample_rec *copy = hct_ring_reserve(&s->ring, size);
+        sample_rec *copy = reserve(s, size);
         if (!copy) {
             s->lost_full++;
             break;
@@ -586,7 +596,7 @@ hct_smp_thread *hct_sampling_thread_start(hct_thread *t)
         free(s);
         return NULL;
     }
-    memset(s->mem, 0, s->memsize); /* touch now: no page faults in the handler */
+    hct_prefault_init(&s->pages, s->mem, s->memsize); /* no page faults in the handler */
     hct_ring_init(&s->ring, s->mem, s->memsize);
     /* xorshift needs a non-zero state: the odd multiplier keeps distinct
      * (rank, thread) pairs distinct, the | 1 keeps it non-zero */

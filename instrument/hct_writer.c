@@ -3,6 +3,7 @@
 
 #include <otf2/OTF2_Pthread_Locks.h>
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "hct_counter_model.h"
 #include "hct_diag.h"
 #include "hct_expdir.h"
+#include "hct_frame_keys.h"
 
 static uint64_t flush_time(void *user)
 {
@@ -78,10 +80,20 @@ OTF2_EvtWriter *hct_writer_location(uint64_t location_id)
     return hct.archive ? OTF2_Archive_GetEvtWriter(hct.archive, location_id) : NULL;
 }
 
+/* At the end, each location's events are in memory twice while its file is
+ * written (its chunks, and OTF2's file buffer that copies them), then the frames
+ * are named (libdw's line tables): the peak of a traced process's resident
+ * memory (docs/benchmarks.md, "Peak resident memory"). Before them, the pages
+ * the run no longer needs are given back: the debug sections the frames worker
+ * read, and the free pages of the heaps (what the tracer and the program
+ * freed); after the event files, the pages of their chunks. */
 uint32_t hct_writer_close_locations(hca_location_info **out)
 {
+    hct_frame_keys_release();
+    malloc_trim(0);
     uint32_t n = hct_writer_flush_locations(out);
     OTF2_Archive_CloseEvtFiles(hct.archive);
+    malloc_trim(0);
     return n;
 }
 
