@@ -1,6 +1,7 @@
 /* hct_path_cache.h: a thread's call path at a recurring call site (an OpenMP
- * fork kept back by thinning), unwound once and reused while the stack above
- * the site is provably the same one (hct_path_cache.c): no unwind then. */
+ * fork kept back by thinning, an MPI call: hct_mpi_path.c), unwound once and
+ * reused while the stack above the site is provably the same one
+ * (hct_path_cache.c): no unwind then. */
 #ifndef HCT_PATH_CACHE_H
 #define HCT_PATH_CACHE_H
 
@@ -54,7 +55,8 @@ typedef struct {
 int hct_path_cache_get(hct_path_cache *c, const void *site, const void *anchor, uintptr_t *frames) HCT_PATH_HIDDEN;
 /* Caches frames (what hct_path_unwind(site, frames) just gave, called from
  * the same function as this) when the stack above anchor can be checked
- * cheaply (hct_path_cache.c). Call it right after that unwind; get and put
+ * cheaply (hct_path_cache.c), in an entry of its own when the site and
+ * anchor have another path cached already (each is checked at a get). Call it right after that unwind; get and put
  * from the function whose anchor it is, its frame alive (no tail call). */
 void hct_path_cache_put(hct_path_cache *c, const void *site, const void *anchor, const uintptr_t *frames,
                         int n) HCT_PATH_HIDDEN;
