@@ -48,16 +48,17 @@ static inline unsigned set_of(const void *site)
     return (unsigned)((((uint64_t)(uintptr_t)site * 0x9e3779b97f4a7c15ull) >> 40) % (SITES / WAYS));
 }
 
-/* site's first entry for anchor from way w on, or NULL. A site and anchor
- * may have several paths (one function calling it from several callers whose
- * frames put its frame at the same place: LULESH's CommSend), one entry each. */
-static inline entry *entry_of(hct_path_cache *c, const void *site, const void *anchor, int w)
+/* The index of site's first entry for anchor from way w on, or -1. A site
+ * and anchor may have several paths (one function calling it from several
+ * callers whose frames put its frame at the same place: LULESH's CommSend),
+ * one entry each. */
+static inline int entry_of(const hct_path_cache *c, const void *site, const void *anchor, int w)
 {
-    entry *set = c->entry + set_of(site) * WAYS;
+    int first = (int)set_of(site) * WAYS;
     for (; w < WAYS; w++)
-        if (set[w].site == site && set[w].anchor == anchor)
-            return &set[w];
-    return NULL;
+        if (c->tag[first + w].site == site && c->tag[first + w].anchor == anchor)
+            return first + w;
+    return -1;
 }
 
 /* Reads stack words of the caller's ancestors (never a redzone of a live
@@ -77,22 +78,18 @@ static int same(const entry *e, const void *anchor)
     return 1;
 }
 
-/* The way of entry e in its set. */
-static inline int way_of(const hct_path_cache *c, const entry *e)
-{
-    return (int)((e - c->entry) % WAYS);
-}
-
 int hct_path_cache_get(hct_path_cache *c, const void *site, const void *anchor, uintptr_t *frames)
 {
     if (!anchor)
         return -1;
-    for (const entry *e = entry_of(c, site, anchor, 0); e; e = entry_of(c, site, anchor, way_of(c, e) + 1))
+    for (int i = entry_of(c, site, anchor, 0); i >= 0; i = entry_of(c, site, anchor, i % WAYS + 1)) {
+        const entry *e = &c->entry[i];
         if (e->nframes >= 0 && same(e, anchor)) {
             memcpy(frames, e->frames, (size_t)e->nframes * sizeof(frames[0]));
             c->hits++;
             return e->nframes;
         }
+    }
     return -1;
 }
 
@@ -165,20 +162,22 @@ void hct_path_cache_put(hct_path_cache *c, const void *site, const void *anchor,
 {
     if (!anchor || n > DEPTH)
         return;
-    for (const entry *o = entry_of(c, site, anchor, 0); o; o = entry_of(c, site, anchor, way_of(c, o) + 1))
+    for (int i = entry_of(c, site, anchor, 0); i >= 0; i = entry_of(c, site, anchor, i % WAYS + 1)) {
+        const entry *o = &c->entry[i];
         if (o->nframes == NOT_CACHEABLE ||
             (o->nframes == n && memcmp(o->frames, frames, (size_t)n * sizeof(frames[0])) == 0 && same(o, anchor)))
             return; /* cached already, or never */
+    }
     if (c->walks >= WALKS_FREE && c->hits < 4 * c->walks)
         return;
     c->walks++;
     /* a new entry, the set's ways in turn (another path of this site and
      * anchor too: each is checked on its own) */
     uint8_t *w = &c->next_way[set_of(site)];
-    entry *e = c->entry + set_of(site) * WAYS + *w;
+    unsigned i = set_of(site) * WAYS + *w;
     *w = (uint8_t)((*w + 1) % WAYS);
-    e->site = site;
-    e->anchor = anchor;
+    entry *e = &c->entry[i];
+    c->tag[i] = (hct_path_cache_tag){ site, anchor };
     if (!walk(e, anchor)) {
         e->nframes = NOT_CACHEABLE;
         return;
