@@ -5,8 +5,9 @@
  * addressed through it, as they were) gets its frames from the cache, without
  * libunwind; any other call is unwound. The cache is the thread's own,
  * allocated at its first MPI call (the one whose path is unwound anyway) and
- * kept for the thread's life, as its hct_thread (too large to hold it: glibc
- * would mmap that, see hct_path_cache.h). It is PARTS caches of
+ * kept for the thread's life, as its hct_thread, which holds only a pointer:
+ * threads that never call MPI (OpenMP workers) do not carry 157 KiB each,
+ * and hct_thread stays small (hct_path_cache.h). It is PARTS caches of
  * HCT_PATH_CACHE_SITES entries, a site's part chosen by its address: LULESH
  * has 50-70 paths of MPI calls per rank (25 call sites, some in functions
  * called from 3 callers), which overflowed the 12 sets of one and made the
