@@ -89,6 +89,8 @@ TOOLS += $(BUILD)/tests/mpi_path_app
 TOOLS += $(BUILD)/tests/thin_counters_app
 # OpenMP workers that wait in the runtime's pool between regions: not sampled there (tests/e2e/openmp.sh)
 TOOLS += $(BUILD)/tests/pool_app
+# two parallel regions forked from one inlined function: their contexts (tests/e2e/openmp.sh)
+TOOLS += $(BUILD)/tests/fork_chain_app
 # a user region from 16 call sites: the first instance of each (tests/e2e/first_instance.sh)
 TOOLS += $(BUILD)/tests/sites_app
 # OpenMP threads that wait at a barrier for a thread inside the tracer (tests/e2e/openmp_wait.sh)
@@ -196,6 +198,9 @@ $(BUILD)/tests/par_thin_app: tests/par_thin_app.c tests/work_2ms.h
 $(BUILD)/tests/fork_path_app: tests/fork_path_app.c tests/work_2ms.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -fopenmp -Wall -Wextra -Werror -o $@ $<
+$(BUILD)/tests/fork_chain_app: tests/fork_chain_app.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -g -O2 -fopenmp -Wall -Wextra -Werror -o $@ $<
 $(BUILD)/tests/pool_app: tests/pool_app.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -fopenmp -Wall -Wextra -Werror -o $@ $<
@@ -293,7 +298,7 @@ $(BUILD)/tests/test_ring $(BUILD)/tests/test_sampling_config $(BUILD)/tests/test
 $(BUILD)/tests/test_journal: $(UNIT_OBJ) $(call lib_obj,src/hca_journal.c src/hca_partial.c)
 $(BUILD)/tests/test_model: $(MODEL_OBJ)
 # a thread's calling context against a model tree (the test stands in for hct_callsite.c)
-$(BUILD)/tests/test_path: $(call lib_obj,instrument/hct_path.c instrument/hct_self.c)
+$(BUILD)/tests/test_path: $(call lib_obj,instrument/hct_path.c instrument/hct_self.c instrument/hct_fork_ctx.c)
 $(BUILD)/tests/test_path: TEST_LIBS += $(UNWIND_LIBS)
 # the call path cached at a recurring site, checked against other callers
 # the cheap clock of kept-back instances against the monotonic one

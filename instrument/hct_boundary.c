@@ -1,10 +1,13 @@
 /* hct_boundary.c: what a region boundary and a thread's start and end do
- * besides the region event itself. At a boundary, the thread's pending samples
- * are written first (they are older, and each location's timestamps must not
- * decrease), then its timestamp and counter values, read back to back: the
- * region event is written at that time. The boundary's own time (draining,
- * counters) is added to the thread's tool time, whose total at the timestamp
- * is written with it (hct_tooltime.h). A thread
+ * besides the region event itself. At a boundary, the thread's timestamp and
+ * counter values are read back to back and the region event is written at
+ * that time, after the thread's pending samples (they are older, and each
+ * location's timestamps must not decrease). An enter writes those samples
+ * before it reads its time, a leave after (then written before its values):
+ * either way the drain's work lies outside the instance. The boundary's own
+ * time (draining, counters) is added to the thread's tool time, whose total
+ * at the timestamp, without what follows it, is written with it
+ * (hct_tooltime.h). A thread
  * starts its counters and its sampling when it gets its location and ends them
  * when it exits or when recording stops. */
 #include "hct_boundary.h"
@@ -69,6 +72,17 @@ void hct_extras_start(hct_thread *t)
         pthread_setspecific(exit_key, t);
 }
 
+/* The thread's pending samples into the trace (older than `limit`); returns
+ * the drain's wall-clock time and sets *cpu to its CPU time (the drain adds
+ * both to the thread's tool time itself). */
+static uint64_t drain(hct_thread *t, uint64_t limit, uint64_t *cpu)
+{
+    uint64_t wall0 = t->tool_ns, cpu0 = t->tool_cpu_ns;
+    hct_sampling_drain_before(t, limit);
+    *cpu = t->tool_cpu_ns - cpu0;
+    return t->tool_ns - wall0;
+}
+
 uint64_t hct_boundary_values(hct_thread *t, int enter, uint64_t not_before)
 {
     uint64_t start = hca_clock_now(), wall0 = t->tool_ns, cpu0 = t->tool_cpu_ns;
@@ -76,20 +90,29 @@ uint64_t hct_boundary_values(hct_thread *t, int enter, uint64_t not_before)
      * looked up before this boundary in its section: hct_rec_init), before
      * its time; its own are in its measured time */
     uint64_t waited = hct_frame_keys_waited;
-    hct_sampling_drain(t); /* adds its own time (wall and CPU) to the thread's tool time */
-    uint64_t drain_wall = t->tool_ns - wall0, drain_cpu = t->tool_cpu_ns - cpu0;
+    /* an enter drains first: that work lies before the instance */
+    uint64_t drain_cpu = 0, drain_wall = enter ? drain(t, UINT64_MAX, &drain_cpu) : 0;
     /* the boundary's time and its counter values back to back, time first, as
      * in a sample (take_sample): the same clock-to-counter offset everywhere */
     uint64_t now = hca_clock_now();
-    uint64_t ts = hct_timestamp_at(t, now < not_before ? not_before : now);
-    /* the tracer's time in this boundary before ts: the drain's, then its own
-     * work (CPU time), without a preemption (hct_delivery.h) */
+    hct_ctr_reading values;
+    hct_counters_boundary_read(t, &values);
+    /* the tracer's time in this boundary before its time: an enter's drain,
+     * then its own work (CPU time), without a preemption (hct_delivery.h) */
     uint64_t before = hct_tool_work(&t->boundary_before, now - start - drain_wall);
-    hct_counters_boundary(t, ts, enter);
-    hct_tool_write(t, ts, wall0 + waited + drain_wall + before, cpu0 + drain_cpu + before);
-    uint64_t after = hct_tool_work(&t->boundary_after, hca_clock_now() - now);
-    t->tool_ns = wall0 + waited + drain_wall + before + after;
-    t->tool_cpu_ns = cpu0 + drain_cpu + before + after;
+    uint64_t wall = wall0 + waited + drain_wall + before, cpu = cpu0 + drain_cpu + before;
+    uint64_t leave_cpu = 0, leave_wall = 0;
+    if (!enter) /* a leave drains after its time: the samples taken before it
+                 * (older, under the region) go first, the drain's work is not
+                 * the region's; one due meanwhile is taken after the leave */
+        leave_wall = drain(t, now, &leave_cpu);
+    uint64_t ts = hct_timestamp_at(t, now < not_before ? not_before : now);
+    hct_counters_boundary_write(t, ts, enter, &values);
+    hct_tool_write(t, ts, wall, cpu);
+    uint64_t spent = hca_clock_now() - now; /* the drain's part of it counted apart */
+    uint64_t after = hct_tool_work(&t->boundary_after, spent > leave_wall ? spent - leave_wall : 0);
+    t->tool_ns = wall + leave_wall + after;
+    t->tool_cpu_ns = cpu + leave_cpu + after;
     hct_tool_note_team();
     hct_frame_keys_waited = 0;
     return ts;

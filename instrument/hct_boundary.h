@@ -1,6 +1,6 @@
 /* hct_boundary.h: what a region boundary and a thread's start and end do
- * besides the region event itself: pending samples, then counter values
- * (hct_boundary.c). */
+ * besides the region event itself: pending samples, then counter values,
+ * the drain outside the instance (hct_boundary.c). */
 #ifndef HCT_BOUNDARY_H
 #define HCT_BOUNDARY_H
 
@@ -13,10 +13,12 @@
 void hct_extras_setup(void) HCT_HIDDEN;
 /* On the thread itself, when it gets its location: counters and sampling. */
 void hct_extras_start(hct_thread *t) HCT_HIDDEN;
-/* A region boundary of t (t->in_tool > 0, t->extras): pending samples are
- * written first, then the counter values at the returned time (not before
- * `not_before`, when non-zero); the caller writes its region event at that
- * time. Enters kept back are the caller's (hct_boundary below); the end of
+/* A region boundary of t (t->in_tool > 0, t->extras): the pending samples,
+ * then the counter values at the returned time (not before `not_before`, when
+ * non-zero); the caller writes its region event at that time. An enter's time
+ * is read after the drain, a leave's before it (the drain is not the
+ * instance's; the samples older than the time are written first all the
+ * same). Enters kept back are the caller's (hct_boundary below); the end of
  * a kept-back instance written with counter values calls this directly
  * (hct_thin_counters.c), so that this file stays below hct_thin.c. */
 uint64_t hct_boundary_values(hct_thread *t, int enter, uint64_t not_before) HCT_HIDDEN;

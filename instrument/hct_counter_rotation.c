@@ -1,6 +1,7 @@
 /* hct_counter_rotation.c: counters per thread over its life: the first set at the
- * thread's start, values written as OTF2 Metric events at region boundaries,
- * samples and the end, and the rotation of sets across region instances. Values
+ * thread's start, values written as OTF2 Metric events at region boundaries
+ * (read at the boundary's time, written after the older samples), samples and
+ * the end, and the rotation of sets across region instances. Values
  * written are running totals per event and thread that never decrease, also
  * across rotations: an event that is in several sets continues from its last value. */
 #include "hct_counter_rotation.h"
@@ -107,15 +108,23 @@ static void rotate(hct_thread *t, uint64_t ts)
     write_values(t, ts, to, raw, n);
 }
 
-void hct_counters_boundary(hct_thread *t, uint64_t ts, int enter)
+void hct_counters_boundary_read(const hct_thread *t, hct_ctr_reading *r)
+{
+    const hct_ctr_thread *c = t->ctr;
+    r->n = 0;
+    if (!c)
+        return;
+    r->set = c->cur;
+    r->n = hct_ctr_read_raw(c, c->cur, r->raw, 1);
+}
+
+void hct_counters_boundary_write(hct_thread *t, uint64_t ts, int enter, const hct_ctr_reading *r)
 {
     hct_ctr_thread *c = t->ctr;
     if (!c)
         return;
-    uint64_t raw[MAX_VALUES];
-    int n = hct_ctr_read_raw(c, c->cur, raw, 1);
-    if (n > 0)
-        write_values(t, ts, c->cur, raw, n);
+    if (r->n > 0 && r->set == c->cur)
+        write_values(t, ts, c->cur, r->raw, r->n);
     if (enter)
         c->instances++;
     if (hct_ctr.nsets > 1 && ((hct.cfg.rotate_instances && c->instances >= hct.cfg.rotate_instances) ||

@@ -154,6 +154,18 @@ typedef struct {
     uint8_t level[HCT_PATH_MAX], chain[HCT_PATH_MAX];
 } path_buf;
 
+/* Whether the chain of frame `node` at p->now's node d is still whole: its
+ * last node written with it. Another thread's context entered since
+ * (hct_path_enter_ctx) replaces the nodes from the first it does not share
+ * and zeroes their frame addresses, which can cut a chain after its first
+ * node: the chain's end then shows it (a later walk writing that place from
+ * a node after d gives it another level). */
+static inline int whole_chain(const hct_path *p, int d, uintptr_t node)
+{
+    int last = d + p->chain[d] - 1;
+    return p->addr[last] == node && p->level[last] == p->chain[d] - 1;
+}
+
 /* The nodes of frames[j..n-1] and then of region `key` (unless HCA_UNDEF) in
  * b from index base on (b holds p->now's first base nodes). Returns the
  * depth; -1 when the tables are full, -2 - k when k more nodes than fit;
@@ -171,7 +183,8 @@ static int walk(hct_path *p, const uintptr_t *frames, int j, int n, uint32_t key
         uintptr_t node = i < n ? frames[i] : REGION_TAG | key;
         uint32_t nodes[HCT_INLINE_MAX];
         uint32_t len;
-        if (same && i < n && d < old && p->addr[d] == node && p->level[d] == 0 && d + p->chain[d] <= old) {
+        if (same && i < n && d < old && p->addr[d] == node && p->level[d] == 0 && d + p->chain[d] <= old &&
+            whole_chain(p, d, node)) {
             /* the same frame under the same nodes: the same chain */
             len = p->chain[d];
             memcpy(nodes, p->now.cc + d, len * sizeof(nodes[0]));
@@ -210,6 +223,17 @@ static int walk(hct_path *p, const uintptr_t *frames, int j, int n, uint32_t key
     return d;
 }
 
+int hct_path_base(const hct_path *p, const uintptr_t *frames, int n, int *j)
+{
+    *j = 0;
+    if (!p->nopen)
+        return 0;
+    const hct_path_open *top = &p->open[p->nopen - 1];
+    while (*j < n && *j < top->nframes && frames[*j] == top->frames[*j])
+        ++*j;
+    return top->at + 1;
+}
+
 /* The path of `frames` (root first), under the innermost open region, then
  * region `key`'s node unless key is HCA_UNDEF, into out (which may be p->now,
  * then with its nodes' frame addresses). Returns the new depth, -1 when the
@@ -217,13 +241,7 @@ static int walk(hct_path *p, const uintptr_t *frames, int j, int n, uint32_t key
  * with p->now. */
 static int build(hct_path *p, const uintptr_t *frames, int n, uint32_t key, hct_ctx *out, int *common)
 {
-    int base = 0, j = 0;
-    if (p->nopen) {
-        const hct_path_open *top = &p->open[p->nopen - 1];
-        base = top->at + 1;
-        while (j < n && j < top->nframes && frames[j] == top->frames[j])
-            j++;
-    }
+    int j, base = hct_path_base(p, frames, n, &j);
     int room = HCT_PATH_MAX - base - (key != HCA_UNDEF);
     if (room < 0)
         return -1;

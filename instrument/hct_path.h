@@ -70,6 +70,12 @@ uint32_t hct_path_enter(hct_path *p, uint32_t key, const uintptr_t *frames, int 
 /* What hct_path_enter would give, as a whole path, without entering (p's
  * cache only is touched): the context an OpenMP team's threads enter. */
 uint32_t hct_path_peek(hct_path *p, uint32_t key, const uintptr_t *frames, int n, hct_ctx *out) HCT_PATH_HIDDEN;
+/* Where the path of `frames` (root first) starts, as hct_path_enter and
+ * hct_path_peek build it: the nodes of p->now it keeps (the innermost open
+ * region's path, up to its node; 0 when none is open) are returned, *j is
+ * the first frame below that region's own stack. What they add from there
+ * depends only on frames[*j..n-1], the region key and the last node kept. */
+int hct_path_base(const hct_path *p, const uintptr_t *frames, int n, int *j) HCT_PATH_HIDDEN;
 /* Enters the given context (its last node a region: another thread's
  * hct_path_peek); `frames` is this thread's own stack at the enter. */
 uint32_t hct_path_enter_ctx(hct_path *p, const hct_ctx *c, const uintptr_t *frames, int n,

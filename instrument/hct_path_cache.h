@@ -9,10 +9,11 @@
 
 #include "hct_path.h"
 
-/* Sizes: the cache is 39 KiB of hct_thread, which stays below glibc's mmap
- * threshold (128 KiB) so as to come from the heap: at 68 KiB more it was
- * mmap'ed and its pages were faulted in during the program's first region
- * instances (+2.5 us each under ASan: tests/e2e/first_instance.sh). */
+/* Sizes: the cache is 39 KiB of hct_thread. Above glibc's mmap threshold
+ * (128 KiB; with hct_fork_ctx.h 145 KiB) hct_thread is mmap'ed: its pages
+ * are touched when the thread registers (hct_locations.c), else they were
+ * faulted in during the program's first region instances (+2.5 us each
+ * under ASan: tests/e2e/first_instance.sh). */
 #define HCT_PATH_CACHE_SITES 96 /* entries per thread: LULESH forks from 50 sites, each once per time step */
 #define HCT_PATH_CACHE_WAYS 8   /* entries per set, replaced in turn (4: some of 50 sites evicted each other) */
 #define HCT_PATH_CACHE_DEPTH 12 /* frames above the anchor: a deeper path is not cached */

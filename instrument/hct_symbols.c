@@ -33,12 +33,32 @@
  * LULESH's five units take 0.4 MiB (docs/benchmarks.md). */
 #define SCOPE_INDEX_BYTES ((size_t)64 << 20)
 
+/* A module's named function symbols (STT_FUNC, STT_GNU_IFUNC) sorted by
+ * address, then by their index in its symbol table: the aliases at a
+ * function's start by binary search, in the order a pass over the table
+ * finds them (that pass per address, over libmpi's or libc's thousands of
+ * symbols, was half a percent of halo3d's run, at its end). */
+typedef struct {
+    GElf_Addr value;
+    const char *name; /* libdw's, valid while the module is */
+    int binding;
+    int index;
+} fn_symbol;
+
+typedef struct {
+    Dwfl_Module *mod;
+    fn_symbol *syms; /* NULL: not built (out of memory): the pass over the table */
+    size_t n;
+} module_symbols;
+
 struct hct_symbolizer {
     Dwfl *dwfl;
     hct_scope_index *scopes;
     int separate_debuginfo;
     pthread_mutex_t files_lock;
     hct_image_files files; /* the files read, for hct_symbolizer_release_pages */
+    module_symbols *modsyms; /* per module asked for its symbol table */
+    size_t nmodsyms;
 };
 
 static char *debuginfo_path = NULL;
@@ -83,6 +103,9 @@ void hct_symbolizer_close(hct_symbolizer *s)
 {
     if (!s)
         return;
+    for (size_t i = 0; i < s->nmodsyms; i++)
+        free(s->modsyms[i].syms);
+    free(s->modsyms);
     hct_scope_index_free(s->scopes); /* its DIEs point into the Dwfl's data */
     if (s->dwfl)
         dwfl_end(s->dwfl);
@@ -217,9 +240,52 @@ static void call_site(Dwarf_Die *cu, Dwarf_Die *inlined, hct_symbol *caller)
         source_file(cu, dwarf_filesrc(files, file, NULL, NULL), caller->file, sizeof(caller->file));
 }
 
+/* Symbol i of mod when it names a function: its name, *value and *binding. */
+static const char *function_symbol(Dwfl_Module *mod, int i, GElf_Addr *value, int *binding)
+{
+    GElf_Sym sym;
+    const char *name = dwfl_module_getsym_info(mod, i, &sym, value, NULL, NULL, NULL);
+    int type = GELF_ST_TYPE(sym.st_info);
+    *binding = GELF_ST_BIND(sym.st_info);
+    return name && *name && (type == STT_FUNC || type == STT_GNU_IFUNC) ? name : NULL;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    const fn_symbol *x = a, *y = b;
+    if (x->value != y->value)
+        return x->value < y->value ? -1 : 1;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+/* mod's function symbols by address, built at its first question. */
+static const module_symbols *symbols_of(hct_symbolizer *s, Dwfl_Module *mod)
+{
+    for (size_t i = 0; i < s->nmodsyms; i++)
+        if (s->modsyms[i].mod == mod)
+            return &s->modsyms[i];
+    module_symbols *grown = realloc(s->modsyms, (s->nmodsyms + 1) * sizeof(*grown));
+    if (!grown)
+        return NULL;
+    s->modsyms = grown;
+    module_symbols *m = &s->modsyms[s->nmodsyms++];
+    *m = (module_symbols){ mod, NULL, 0 };
+    int nsyms = dwfl_module_getsymtab(mod);
+    if (nsyms <= 1 || !(m->syms = malloc((size_t)nsyms * sizeof(*m->syms))))
+        return m;
+    for (int i = 1; i < nsyms; i++) {
+        fn_symbol *f = &m->syms[m->n];
+        f->name = function_symbol(mod, i, &f->value, &f->binding);
+        f->index = i;
+        m->n += f->name != NULL;
+    }
+    qsort(m->syms, m->n, sizeof(*m->syms), by_value);
+    return m;
+}
+
 /* The canonical name among the symbols at the start of the function holding
  * address (hct_alias_choose), demangled. Returns 0 if no symbol holds it. */
-static int symbol_function(Dwfl_Module *mod, Dwarf_Addr address, hct_symbol *out)
+static int symbol_function(hct_symbolizer *s, Dwfl_Module *mod, Dwarf_Addr address, hct_symbol *out)
 {
     GElf_Off offset = 0;
     GElf_Sym sym;
@@ -229,13 +295,27 @@ static int symbol_function(Dwfl_Module *mod, Dwarf_Addr address, hct_symbol *out
     GElf_Addr start = address - offset;
     hct_alias aliases[MAX_ALIASES];
     size_t n = 0;
-    int nsyms = dwfl_module_getsymtab(mod);
-    for (int i = 1; i < nsyms && n < MAX_ALIASES; i++) {
-        GElf_Addr value = 0;
-        const char *name = dwfl_module_getsym_info(mod, i, &sym, &value, NULL, NULL, NULL);
-        int type = GELF_ST_TYPE(sym.st_info);
-        if (name && *name && value == start && (type == STT_FUNC || type == STT_GNU_IFUNC))
-            aliases[n++] = (hct_alias){ name, GELF_ST_BIND(sym.st_info) };
+    const module_symbols *m = symbols_of(s, mod);
+    if (m && m->syms) {
+        size_t lo = 0, hi = m->n; /* the first at start or after */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (m->syms[mid].value < start)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (; lo < m->n && m->syms[lo].value == start && n < MAX_ALIASES; lo++)
+            aliases[n++] = (hct_alias){ m->syms[lo].name, m->syms[lo].binding };
+    } else {
+        int nsyms = dwfl_module_getsymtab(mod);
+        for (int i = 1; i < nsyms && n < MAX_ALIASES; i++) {
+            GElf_Addr value = 0;
+            int binding = 0;
+            const char *name = function_symbol(mod, i, &value, &binding);
+            if (name && value == start)
+                aliases[n++] = (hct_alias){ name, binding };
+        }
     }
     int best = hct_alias_choose(aliases, n);
     char plain[256];
@@ -435,7 +515,7 @@ int hct_symbolize_inline(hct_symbolizer *s, uintptr_t address, hct_symbol *out, 
     }
     if (n == 0) { /* no DWARF: the symbol table */
         memset(out, 0, sizeof(*out));
-        if (!symbol_function(mod, (Dwarf_Addr)address, out) && !plt_function(mod, (Dwarf_Addr)address, out)) {
+        if (!symbol_function(s, mod, (Dwarf_Addr)address, out) && !plt_function(mod, (Dwarf_Addr)address, out)) {
             /* the library region: one name for all its unnamed code, the module as canonical name */
             hct_library_region_name(modname, out->function, sizeof(out->function));
             copy_str(out->signature, sizeof(out->signature), modname ? modname : out->function);

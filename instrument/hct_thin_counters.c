@@ -115,9 +115,10 @@ uint64_t hct_thin_counters_leave(hct_thread *t)
     uint64_t ts;
     if ((with_values & bit) && t->extras) {
         ts = hct_boundary_values(t, 0, 0);
-    } else {
-        hct_sampling_drain(t);
-        ts = hct_timestamp(t);
+    } else { /* the leave's time first: the drain's work is not the instance's (as hct_boundary_values) */
+        uint64_t now = hca_clock_now();
+        hct_sampling_drain_before(t, now);
+        ts = hct_timestamp_at(t, now);
     }
     with_values &= ~bit;
     if (bit && open_written[level].slot >= 0 && ts > open_written[level].ts) {

@@ -253,7 +253,9 @@ def combined(groups):
             "cpu_share": sum(t * x for t, x in zip(time, shares)) / total if None not in shares else None}
 
 
-def main(argv):
+def parse_args(argv):
+    """(arguments, {option: value}) of a command line whose options are "--name value" pairs
+    (also tests/truth_gaps.py's)"""
     args, opts = [], {}
     i = 1
     while i < len(argv):
@@ -263,6 +265,11 @@ def main(argv):
         else:
             args.append(argv[i])
             i += 1
+    return args, opts
+
+
+def main(argv):
+    args, opts = parse_args(argv)
     if len(args) < 2:
         sys.stderr.write(__doc__)
         return 2

@@ -113,3 +113,34 @@ ok $(($(grep -c '^comm OpenMP team [01].0.1/2 size 2$' stat.txt) != 2)) "mpi+ope
 ok $(($(awk '$1 == "callsite" && $2 == "MPI_Allreduce" { s += $5 } END { print s + 0 }' stat.txt) != 8)) \
     "mpi+openmp: the MPI calls are traced too"
 cd / && rm -rf "$dir"
+
+# two parallel regions forked from one function inlined at one line
+# (tests/fork_chain_app: the fork sites' inline chains share their outer
+# node), every instance written, a sample every ms (the master is sampled
+# at the join with a fork site's whole chain on its stack): every event of
+# each region under its own line. A walk copying a frame's chain from the
+# thread's path when only its first node was left there gave about 45 % of
+# each region's events the other region's line (main before branch forkbuild).
+FCA="$BUILD/tests/fork_chain_app"
+[ -x "$TOP/build/tests/fork_chain_app" ] && FCA="$TOP/build/tests/fork_chain_app" # never sanitized
+dir=$(fresh_dir)
+cd "$dir" || exit 1
+FCITER=2000
+OMP_NUM_THREADS=2 "$FCA" $FCITER > plain.out
+OMP_NUM_THREADS=2 HCATRACE_THIN=off HCATRACE_SAMPLING=1ms LD_PRELOAD="$PRELOAD" "$FCA" $FCITER > traced.out 2> traced.err
+ok $? "openmp fork chains: exit code 0"
+check "openmp fork chains: stdout identical" cmp plain.out traced.out
+"$TRACESTAT" "$(the_trace)" > stat.txt
+# under REGION WORD: events of two_loops._omp_fn.REGION under the line of the
+# pragma marked WORD, and elsewhere
+under() {
+    line=$(grep -n "/\* $2 \*/" "$TOP/tests/fork_chain_app.c" | cut -d: -f1)
+    awk -v r="two_loops._omp_fn.$1@" -v l="fork_chain_app.c:$line" \
+        '$1 == "context" && index($3, r) == 1 { if (substr($5, length($5) - length(l) + 1) == l) n += $2; else m += $2 }
+         END { print n + 0, m + 0 }' stat.txt
+}
+for r in "0 FIRST" "1 SECOND"; do
+    set -- $(under $r)
+    ok $(($1 != 2 * FCITER || $2 != 0)) "openmp fork chains: region ${r% *}'s events under its own line ($1 of $((2 * FCITER)), $2 elsewhere)"
+done
+cd / && rm -rf "$dir"

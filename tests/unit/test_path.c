@@ -6,6 +6,8 @@
  * unwind distance of each event (counted in nodes), the state
  * kept usable when the table is full, the thread's cache of nodes (recurring
  * call sites and long inline chains not asked of the process's table again),
+ * a frame's chain cut by another thread's context, the contexts of recurring
+ * forks found again (instrument/hct_fork_ctx.c),
  * the stack unwound at a call, and an enter's stack unwound later, while its
  * caller runs (hct_path_unwind_from). */
 #include <setjmp.h>
@@ -20,6 +22,7 @@
 
 #include "hca_defs.h"
 #include "hct_callsite.h"
+#include "hct_fork_ctx.h"
 #include "hct_path.h"
 
 /* ---- the model tree in place of hct_callsite.c ---- */
@@ -286,6 +289,84 @@ static void recurring_sites_from_the_cache(void **state)
     assert_int_equal(ntree, 2 + 59 + DEEP_CHAIN + 60);
 }
 
+/* A frame's inline chain cut by another thread's context: the master's
+ * path holds a frame whose chain (o, A) only the first node of a team's
+ * context shares (o, B); entering that context replaces the chain's end.
+ * The next path from that frame is its own chain again: the walk's shortcut
+ * over the thread's path copied a whole chain when its first node's frame
+ * matched (LULESH at 2 threads: 108 of 80,000 forks under the wrong line). */
+static void chain_cut_by_a_team_context(void **state)
+{
+    (void)state;
+    uintptr_t f[HCT_PATH_FRAMES];
+    uint32_t ud = 0;
+    hct_ctx team;
+    assert_string_equal(path_of(enter(1, "aA", &ud)), "a,o,A,K1");
+    hct_path_leave(&P);
+    hct_path other;
+    memset(&other, 0, sizeof(other));
+    assert_string_equal(path_of(hct_path_peek(&other, 2, f, frames_of("aB", f), &team)), "a,o,B,K2");
+    assert_int_not_equal(hct_path_enter_ctx(&P, &team, f, frames_of("st", f), &ud), HCA_UNDEF);
+    hct_path_leave(&P);
+    assert_string_equal(path_of(hct_path_peek(&P, 1, f, frames_of("aA", f), &team)), "a,o,A,K1");
+    assert_string_equal(path_of(enter(1, "aA", &ud)), "a,o,A,K1");
+}
+
+static hct_fork_ctx M; /* a thread's memo of its forks' contexts */
+
+/* One fork's context from the memo, checked against hct_path_peek (every
+ * node); *asked: whether the memo asked the process's table. */
+static uint32_t fork_ctx(uint32_t key, const uintptr_t *f, int n, int *asked)
+{
+    hct_ctx got, want;
+    unsigned before = lookups;
+    uint32_t cc = hct_fork_ctx_peek(&M, &P, key, f, n, &got);
+    *asked = lookups != before;
+    assert_int_equal(hct_path_peek(&P, key, f, n, &want), cc);
+    assert_int_equal(got.depth, want.depth);
+    assert_memory_equal(got.cc, want.cc, (size_t)want.depth * sizeof(want.cc[0]));
+    return cc;
+}
+
+/* The contexts of recurring forks found again (hct_fork_ctx.c): LULESH's
+ * time step forks from 50 sites under one caller, one of them in code
+ * inlined 10 deep, and here 5 more inside an open marker. Every answer is
+ * hct_path_peek's; from the second step on they come from the memo alone:
+ * with the thread's cache of nodes emptied before each step, the process's
+ * table is not asked. Another key, another enclosing region or another
+ * frame is another context. */
+static void fork_contexts_found_again(void **state)
+{
+    (void)state;
+    uintptr_t f[HCT_PATH_FRAMES];
+    uint32_t ud = 0, first[55];
+    int asked;
+    memset(&M, 0, sizeof(M));
+    for (int step = 0; step < 3; step++) {
+        memset(P.cache, 0, sizeof(P.cache));
+        for (uint32_t k = 0; k < 55; k++) {
+            if (k == 50)
+                enter(1, "am", &ud); /* a marker open from a's line m */
+            int n = frames_of("ab", f);
+            f[n++] = k == 30 ? DEEP : 0x100 + k % 50;
+            uint32_t cc = fork_ctx(100 + k % 50, f, n, &asked);
+            assert_int_not_equal(cc, HCA_UNDEF);
+            if (step == 0)
+                first[k] = cc;
+            assert_int_equal(cc, first[k]);
+            assert_int_equal(asked, step == 0);
+        }
+        hct_path_leave(&P);
+    }
+    assert_string_equal(path_of(first[1]), "a,b,\x01,K101");
+    assert_string_equal(path_of(first[51]), "a,m,K1,b,\x01,K101"); /* under the marker */
+    int n = frames_of("ab", f);
+    f[n++] = 0x101;
+    assert_string_equal(path_of(fork_ctx(7, f, n, &asked)), "a,b,\x01,K7"); /* another key */
+    f[1] = 'c';
+    assert_string_equal(path_of(fork_ctx(101, f, n, &asked)), "a,c,\x01,K101"); /* another frame */
+}
+
 static __attribute__((noinline)) int unwind_here(uintptr_t *frames)
 {
     int n = hct_path_unwind(__builtin_return_address(0), frames);
@@ -376,6 +457,8 @@ int main(void)
         cmocka_unit_test_setup(inline_chains_are_nodes, setup),
         cmocka_unit_test_setup(full_table_keeps_a_valid_state, setup),
         cmocka_unit_test_setup(recurring_sites_from_the_cache, setup),
+        cmocka_unit_test_setup(chain_cut_by_a_team_context, setup),
+        cmocka_unit_test_setup(fork_contexts_found_again, setup),
         cmocka_unit_test_setup(unwinds_up_to_the_call, setup),
         cmocka_unit_test_setup(unwinds_an_enter_later, setup),
     };
