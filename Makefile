@@ -84,6 +84,8 @@ TOOLS += $(BUILD)/tests/flat_app
 TOOLS += $(BUILD)/tests/thin_app
 TOOLS += $(BUILD)/tests/par_thin_app
 TOOLS += $(BUILD)/tests/fork_path_app
+# MPI calls from one site under several callers: their call paths (tests/e2e/mpi_paths.sh)
+TOOLS += $(BUILD)/tests/mpi_path_app
 TOOLS += $(BUILD)/tests/thin_counters_app
 # OpenMP workers that wait in the runtime's pool between regions: not sampled there (tests/e2e/openmp.sh)
 TOOLS += $(BUILD)/tests/pool_app
@@ -223,6 +225,9 @@ $(BUILD)/bench/omp_region_cost: bench/omp_region_cost.c
 $(BUILD)/bench/sample_cost: bench/sample_cost.c include/hcatrace.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $<
+$(BUILD)/tests/mpi_path_app: tests/mpi_path_app.c
+	@mkdir -p $(dir $@)
+	$(MPICC) -std=c11 -g -O2 -Wall -Wextra -Werror -o $@ $<
 $(BUILD)/tests/fault_app: tests/fault_app.c
 	@mkdir -p $(dir $@)
 	$(MPICC) -std=c11 -g -O2 -Wall -Wextra -Werror -o $@ $<

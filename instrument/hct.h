@@ -47,6 +47,8 @@ typedef struct hct_thread {
     hct_path path;            /* its current calling context, open regions */
     hct_path_cache fork_paths; /* its forks' call paths (hct_path_cache.c) */
     hct_fork_ctx fork_ctx;    /* its forks' contexts (hct_fork_ctx.c) */
+    hct_path_cache *mpi_paths; /* its MPI calls' call paths, from its first: an array (hct_mpi_path.c) */
+    int mpi_paths_failed;      /* that cache could not be allocated */
     /* the thread's time in the tracer so far, ns (hct_tooltime.h): added to by
      * the sampling handler only outside the tracer (in_tool == 0), by region
      * boundaries and sample drains only inside it, so never by both at once */

@@ -14,6 +14,7 @@
 #include "hct_mpi_comm.h"
 #include "hct_mpi_env.h"
 #include "hct_mpi_functions.h"
+#include "hct_mpi_path.h"
 #include "hct_mpi_request.h"
 #include "hct_rescue.h"
 
@@ -33,15 +34,18 @@ typedef struct {
 } hct_call;
 
 /* Starts recording an MPI call: returns 0 (and records nothing) when this
- * thread does not trace or is already inside an MPI wrapper. */
-static inline int hct_call_enter(hct_call *c, enum hct_mpi_key key, const void *return_address)
+ * thread does not trace or is already inside an MPI wrapper. anchor: the
+ * wrapper's HCT_PATH_ANCHOR() (its call path from the thread's cache when
+ * provably the same: hct_mpi_path.h). */
+static inline int hct_call_enter(hct_call *c, enum hct_mpi_key key, const void *return_address,
+                                 const void *anchor)
 {
     hct_thread *t = hct_thread_get();
     if (!t || t->mpi_depth)
         return 0;
     t->in_tool++;
     uintptr_t frames[HCT_PATH_FRAMES];
-    int n = hct.cfg.callsites ? hct_path_unwind(return_address, frames) : 0;
+    int n = hct.cfg.callsites ? hct_mpi_path(t, return_address, anchor, frames) : 0;
     uint64_t ts = hct_boundary_ts(t, 1); /* pending samples, then counter values */
     uint32_t unwind = 0, cc = hct_path_enter(&t->path, (uint32_t)key, frames, n, &unwind);
     if (cc == HCA_UNDEF) {

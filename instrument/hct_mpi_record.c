@@ -188,7 +188,8 @@ void hct_rec_init(int rc, uint64_t t_begin, enum hct_mpi_key key, const void *ra
         return;
     t->in_tool++;
     uintptr_t frames[HCT_PATH_FRAMES];
-    int n = hct.cfg.callsites ? hct_path_unwind(ra, frames) : 0;
+    /* unwound (no anchor); the thread's cache of MPI call paths allocated */
+    int n = hct.cfg.callsites ? hct_mpi_path(t, ra, NULL, frames) : 0;
     uint32_t unwind = 0, cc = hct_path_enter(&t->path, (uint32_t)key, frames, n, &unwind);
     if (cc == HCA_UNDEF) {
         hct_tool_exit(t);

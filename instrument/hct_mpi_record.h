@@ -10,10 +10,11 @@
 #define HCT_RA __builtin_return_address(0)
 
 /* The frame of every wrapper (C and Fortran): ENTER at the top, LEAVE before
- * returning; traced_ says whether this call is recorded. */
+ * returning; traced_ says whether this call is recorded. The wrapper's frame
+ * is the anchor of its call path's cache (hct_mpi_path.h). */
 #define ENTER(name) \
     hct_call c_;    \
-    int traced_ = hct_call_enter(&c_, HCT_MPI_##name, HCT_RA)
+    int traced_ = hct_call_enter(&c_, HCT_MPI_##name, HCT_RA, HCT_PATH_ANCHOR())
 #define LEAVE()                  \
     do {                         \
         if (traced_)             \

@@ -195,15 +195,26 @@ static int walk(hct_path *p, const uintptr_t *frames, int j, int n, uint32_t key
         }
         if (d + (int)len > HCT_PATH_MAX)
             return -2 - (d + (int)len - HCT_PATH_MAX + (n - 1 - i));
-        for (uint32_t k = 0; k < len; k++, d++) {
-            if (same && (d >= old || p->now.cc[d] != nodes[k])) {
+        if (len == 1) { /* most frames: no call of memset for one byte (what GCC makes of the loop's chain[]) */
+            if (same && (d >= old || p->now.cc[d] != nodes[0])) {
                 *common = d;
                 same = 0;
             }
-            b->cc[d] = nodes[k];
+            b->cc[d] = nodes[0];
             b->addr[d] = i < n ? node : 0;
-            b->level[d] = (uint8_t)k;
-            b->chain[d] = (uint8_t)len;
+            b->level[d] = 0;
+            b->chain[d++] = 1;
+        } else {
+            for (uint32_t k = 0; k < len; k++, d++) {
+                if (same && (d >= old || p->now.cc[d] != nodes[k])) {
+                    *common = d;
+                    same = 0;
+                }
+                b->cc[d] = nodes[k];
+                b->addr[d] = i < n ? node : 0;
+                b->level[d] = (uint8_t)k;
+                b->chain[d] = (uint8_t)len;
+            }
         }
         parent = nodes[len - 1];
     }

@@ -18,8 +18,12 @@
  * whose rbp is not saved in memory there (still in a register in the
  * anchor's function) or a signal frame is not cached (its site is unwound
  * every time), nor one deeper than DEPTH frames above the anchor. The cache
- * is the thread's own: no lock, no allocation; SITES sites, WAYS-way
- * set-associative (LULESH forks from 50 sites, each once per time step). */
+ * is the thread's own: no lock, no allocation; SITES paths, WAYS-way
+ * set-associative (LULESH forks from 50 sites, each once per time step); a
+ * site and anchor may have several paths, each in an entry of its own
+ * (a function calling MPI from several callers with frames of one size:
+ * one path replacing the other at every call made the thread walk again and
+ * again). */
 #include "hct_path_cache.h"
 
 #include <string.h>
@@ -44,14 +48,17 @@ static inline unsigned set_of(const void *site)
     return (unsigned)((((uint64_t)(uintptr_t)site * 0x9e3779b97f4a7c15ull) >> 40) % (SITES / WAYS));
 }
 
-/* site's entry for anchor, or NULL. */
-static inline entry *entry_of(hct_path_cache *c, const void *site, const void *anchor)
+/* The index of site's first entry for anchor from way w on, or -1. A site
+ * and anchor may have several paths (one function calling it from several
+ * callers whose frames put its frame at the same place: LULESH's CommSend),
+ * one entry each. */
+static inline int entry_of(const hct_path_cache *c, const void *site, const void *anchor, int w)
 {
-    entry *set = c->entry + set_of(site) * WAYS;
-    for (int w = 0; w < WAYS; w++)
-        if (set[w].site == site && set[w].anchor == anchor)
-            return &set[w];
-    return NULL;
+    int first = (int)set_of(site) * WAYS;
+    for (; w < WAYS; w++)
+        if (c->tag[first + w].site == site && c->tag[first + w].anchor == anchor)
+            return first + w;
+    return -1;
 }
 
 /* Reads stack words of the caller's ancestors (never a redzone of a live
@@ -73,12 +80,17 @@ static int same(const entry *e, const void *anchor)
 
 int hct_path_cache_get(hct_path_cache *c, const void *site, const void *anchor, uintptr_t *frames)
 {
-    const entry *e = anchor ? entry_of(c, site, anchor) : NULL;
-    if (!e || e->nframes < 0 || !same(e, anchor))
+    if (!anchor)
         return -1;
-    memcpy(frames, e->frames, (size_t)e->nframes * sizeof(frames[0]));
-    c->hits++;
-    return e->nframes;
+    for (int i = entry_of(c, site, anchor, 0); i >= 0; i = entry_of(c, site, anchor, i % WAYS + 1)) {
+        const entry *e = &c->entry[i];
+        if (e->nframes >= 0 && same(e, anchor)) {
+            memcpy(frames, e->frames, (size_t)e->nframes * sizeof(frames[0]));
+            c->hits++;
+            return e->nframes;
+        }
+    }
+    return -1;
 }
 
 #if defined(__x86_64__)
@@ -150,21 +162,22 @@ void hct_path_cache_put(hct_path_cache *c, const void *site, const void *anchor,
 {
     if (!anchor || n > DEPTH)
         return;
-    entry *e = entry_of(c, site, anchor);
-    if (e && (e->nframes == NOT_CACHEABLE || (e->nframes == n &&
-                                              memcmp(e->frames, frames, (size_t)n * sizeof(frames[0])) == 0 &&
-                                              same(e, anchor))))
-        return; /* cached already, or never */
+    for (int i = entry_of(c, site, anchor, 0); i >= 0; i = entry_of(c, site, anchor, i % WAYS + 1)) {
+        const entry *o = &c->entry[i];
+        if (o->nframes == NOT_CACHEABLE ||
+            (o->nframes == n && memcmp(o->frames, frames, (size_t)n * sizeof(frames[0])) == 0 && same(o, anchor)))
+            return; /* cached already, or never */
+    }
     if (c->walks >= WALKS_FREE && c->hits < 4 * c->walks)
         return;
     c->walks++;
-    if (!e) { /* the set's ways in turn */
-        uint8_t *w = &c->next_way[set_of(site)];
-        e = c->entry + set_of(site) * WAYS + *w;
-        *w = (uint8_t)((*w + 1) % WAYS);
-    }
-    e->site = site;
-    e->anchor = anchor;
+    /* a new entry, the set's ways in turn (another path of this site and
+     * anchor too: each is checked on its own) */
+    uint8_t *w = &c->next_way[set_of(site)];
+    unsigned i = set_of(site) * WAYS + *w;
+    *w = (uint8_t)((*w + 1) % WAYS);
+    entry *e = &c->entry[i];
+    c->tag[i] = (hct_path_cache_tag){ site, anchor };
     if (!walk(e, anchor)) {
         e->nframes = NOT_CACHEABLE;
         return;

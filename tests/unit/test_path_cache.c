@@ -6,7 +6,8 @@
  * rbp, as LULESH's main) is found again while they stay where they were, and
  * not when an outer one moved and another function called (the anchor the
  * same); built with frame pointers, the same; LULESH's 50 fork sites are
- * all kept. */
+ * all kept; one site and anchor reached from two callers keeps both paths
+ * (an MPI call in a function with several callers: LULESH's CommSend). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,11 +26,13 @@ static hct_path_cache cache; /* the thread's */
  * than x86-64 (no anchor: HCT_PATH_ANCHOR) nothing is ever cached, so -1. */
 #if !defined(__x86_64__)
 #define HIT (-1)
+#define HIT_OTHER (-1)
 #else
 #define HIT 3
+#define HIT_OTHER 5 /* run(): a get gave PUT_OTHER's path */
 #endif
 
-enum { PUT, GET };
+enum { PUT, GET, PUT_OTHER };
 
 static const void *last_anchor; /* probe's last */
 
@@ -38,10 +41,11 @@ __attribute__((noinline)) static int probe(int op, const void *site, uintptr_t *
 {
     const void *anchor = HCT_PATH_ANCHOR();
     last_anchor = anchor;
-    if (op == PUT) {
-        static const uintptr_t stored[3] = { 0x1000, 0x2000, 0x3000 };
-        hct_path_cache_put(&cache, site, anchor, stored, 3);
-        memcpy(frames, stored, sizeof(stored));
+    if (op == PUT || op == PUT_OTHER) {
+        static const uintptr_t stored[3] = { 0x1000, 0x2000, 0x3000 }, other[3] = { 0x1000, 0x2000, 0x5000 };
+        const uintptr_t *put = op == PUT ? stored : other;
+        hct_path_cache_put(&cache, site, anchor, put, 3);
+        memcpy(frames, put, sizeof(stored));
         return 3;
     }
     int n = hct_path_cache_get(&cache, site, anchor, frames);
@@ -122,7 +126,8 @@ typedef struct {
 } step;
 
 /* Calls each step's via(op) from one call instruction (a fork's call site
- * reached again and again); results into out. */
+ * reached again and again); results into out (a get: HIT, HIT_OTHER, -1, or
+ * -99 for frames never put). */
 __attribute__((noinline)) static void run(const step *steps, int n, const void *site, int *out)
 {
     uintptr_t frames[HCT_PATH_FRAMES];
@@ -130,7 +135,7 @@ __attribute__((noinline)) static void run(const step *steps, int n, const void *
         memset(frames, 0, sizeof(frames));
         out[i] = steps[i].via(steps[i].op, site, frames);
         if (steps[i].op == GET && out[i] == 3 && !(frames[0] == 0x1000 && frames[1] == 0x2000 && frames[2] == 0x3000))
-            out[i] = -99; /* not what was put */
+            out[i] = frames[0] == 0x1000 && frames[1] == 0x2000 && frames[2] == 0x5000 ? HIT_OTHER : -99;
     }
 }
 
@@ -239,6 +244,26 @@ static void fifty_sites_kept(void **state)
         assert_int_equal(out[i], HIT);
 }
 
+/* caller_a and caller_b (the same anchor, another return address above it)
+ * put their own paths at one site, then get alternately, from one call
+ * instruction: each its own path (a cache of one path per site and anchor
+ * replaced a's by b's: -1). */
+static void two_callers_both_kept(void **state)
+{
+    (void)state;
+    memset(&cache, 0, sizeof(cache)); /* the walks of the tests before not counted against it */
+    const step steps[] = { { caller_a, PUT }, { caller_b, PUT_OTHER }, { caller_a, GET },
+                           { caller_b, GET }, { caller_a, GET },       { caller_b, GET } };
+    int out[6];
+    run(steps, 6, (const void *)0x407000, out);
+    assert_int_equal(out[0], 3);
+    assert_int_equal(out[1], 3);
+    assert_int_equal(out[2], HIT);
+    assert_int_equal(out[3], HIT_OTHER);
+    assert_int_equal(out[4], HIT);
+    assert_int_equal(out[5], HIT_OTHER);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -248,6 +273,7 @@ int main(void)
         cmocka_unit_test(variable_frame_found_again),
         cmocka_unit_test(moved_variable_frame_not_found),
         cmocka_unit_test(fifty_sites_kept),
+        cmocka_unit_test(two_callers_both_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
