@@ -23,12 +23,21 @@ static int populate(hct_prefault *p, size_t up)
     return 0;
 }
 
+/* Whether the page at `at` is resident: a madvise that returned 0 but
+ * populated nothing (qemu-user passes unknown advice over as done) is not
+ * relied on. */
+static int resident(void *at)
+{
+    unsigned char v = 0;
+    return mincore(at, 1, &v) == 0 && (v & 1);
+}
+
 void hct_prefault_init(hct_prefault *p, void *base, size_t size)
 {
     p->base = base;
     p->size = size;
     p->done = 0;
-    if (populate(p, HCT_PREFAULT_STEP) != 0) {
+    if (populate(p, HCT_PREFAULT_STEP) != 0 || !resident(base)) {
         memset(base, 0, size); /* an older kernel: every page now, none in the handler */
         p->done = size;
     }

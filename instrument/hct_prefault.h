@@ -4,8 +4,9 @@
  * without a page fault of the process, so none lands in the program's
  * page-fault counters (tests/e2e/sampling.sh), and a thread that takes few
  * samples keeps only the pages it uses resident (docs/benchmarks.md, "Peak
- * resident memory"). Where the kernel cannot, the whole buffer is touched at
- * once, as before. */
+ * resident memory"). Where the kernel cannot (before 5.14, or an emulator
+ * that takes the advice without acting on it: the first page is checked with
+ * mincore), the whole buffer is touched at once, as before. */
 #ifndef HCT_PREFAULT_H
 #define HCT_PREFAULT_H
 

@@ -4,8 +4,9 @@
  * further, a write at the end populates the rest; writes into populated pages
  * take no page fault (the thread's minor faults, getrusage), writes into pages
  * not populated do (so that the count can tell). Where the kernel has no
- * MADV_POPULATE_WRITE (before Linux 5.14) init touches everything: the counts
- * of resident pages are then skipped, the faults still checked. */
+ * MADV_POPULATE_WRITE (before Linux 5.14, or qemu-user, which takes the advice
+ * without acting on it) init touches everything: the whole buffer is then
+ * checked resident, the steps skipped, the faults still checked. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
