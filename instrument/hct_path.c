@@ -298,6 +298,35 @@ uint32_t hct_path_enter(hct_path *p, uint32_t key, const uintptr_t *frames, int 
     return p->now.cc[depth - 1];
 }
 
+uint32_t hct_path_enter_nodes(hct_path *p, const uintptr_t *frames, int n, int base, int j, const uint32_t *cc,
+                             int nnodes, uint32_t starts, uint32_t *unwind)
+{
+    if (p->nopen >= HCT_PATH_OPEN || nnodes <= 0 || base + nnodes > HCT_PATH_MAX)
+        return HCA_UNDEF;
+    int old = p->now.depth, depth = base + nnodes, common = base;
+    while (common < depth && common < old && p->now.cc[common] == cc[common - base])
+        common++;
+    int g = j - 1; /* the frame of the node at hand; frames[n]: the region's node */
+    for (int i = 0, first = 0; i < nnodes; i++) {
+        if (starts >> i & 1) {
+            g++;
+            first = i;
+        }
+        p->now.cc[base + i] = cc[i];
+        p->addr[base + i] = g < n ? frames[g] : 0;
+        p->level[base + i] = (uint8_t)(i - first);
+    }
+    for (int i = nnodes - 1, end = nnodes; i >= 0; i--) { /* each chain's length */
+        p->chain[base + i] = (uint8_t)(end - (i - p->level[base + i]));
+        if (p->level[base + i] == 0)
+            end = i;
+    }
+    p->now.depth = depth;
+    push_open(p, frames, n);
+    *unwind = distance(depth, common);
+    return cc[nnodes - 1];
+}
+
 uint32_t hct_path_peek(hct_path *p, uint32_t key, const uintptr_t *frames, int n, hct_ctx *out)
 {
     int common, depth = build(p, frames, n, key, out, &common);
