@@ -12,8 +12,8 @@
 
 #define HCT_PATH_MEMO_SITES 128 /* entries per memo: LULESH forks from 50 sites, each once per time step */
 #define HCT_PATH_MEMO_WAYS 8    /* entries per set, the newest first */
-#define HCT_PATH_MEMO_FRAMES 8  /* frames below the open region (LULESH 4, halo3d 6): more are not kept */
-#define HCT_PATH_MEMO_NODES 24  /* their nodes and the region's (LULESH 8-11 with its inline chains) */
+#define HCT_PATH_MEMO_FRAMES 12 /* frames below the open region (forks: LULESH 4, halo3d 6; MPI calls: TeaLeaf 9): more are not kept */
+#define HCT_PATH_MEMO_NODES 16  /* their nodes and the region's (LULESH 8-11 with its inline chains): 176 bytes an entry */
 
 /* One path's nodes below the enclosing open region. */
 typedef struct {
