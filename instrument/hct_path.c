@@ -301,25 +301,35 @@ uint32_t hct_path_enter(hct_path *p, uint32_t key, const uintptr_t *frames, int 
 uint32_t hct_path_enter_nodes(hct_path *p, const uintptr_t *frames, int n, int base, int j, const uint32_t *cc,
                              int nnodes, uint32_t starts, uint32_t *unwind)
 {
-    if (p->nopen >= HCT_PATH_OPEN || nnodes <= 0 || base + nnodes > HCT_PATH_MAX)
+    if (p->nopen >= HCT_PATH_OPEN || nnodes <= 0 || nnodes > 32 || base + nnodes > HCT_PATH_MAX)
         return HCA_UNDEF;
     int old = p->now.depth, depth = base + nnodes, common = base;
     while (common < depth && common < old && p->now.cc[common] == cc[common - base])
         common++;
-    int g = j - 1; /* the frame of the node at hand; frames[n]: the region's node */
-    for (int i = 0, first = 0; i < nnodes; i++) {
-        if (starts >> i & 1) {
-            g++;
-            first = i;
+    if (starts == (uint32_t)((1ull << nnodes) - 1) && nnodes == n - j + 1) {
+        /* every frame one node (most paths): each array in a loop of its own */
+        for (int i = 0; i < nnodes; i++)
+            p->now.cc[base + i] = cc[i];
+        for (int i = 0; i < nnodes - 1; i++)
+            p->addr[base + i] = frames[j + i];
+        p->addr[base + nnodes - 1] = 0;
+        for (int i = 0; i < nnodes; i++) {
+            p->level[base + i] = 0;
+            p->chain[base + i] = 1;
         }
-        p->now.cc[base + i] = cc[i];
-        p->addr[base + i] = g < n ? frames[g] : 0;
-        p->level[base + i] = (uint8_t)(i - first);
-    }
-    for (int i = nnodes - 1, end = nnodes; i >= 0; i--) { /* each chain's length */
-        p->chain[base + i] = (uint8_t)(end - (i - p->level[base + i]));
-        if (p->level[base + i] == 0)
-            end = i;
+    } else {
+        /* frame by frame (frames[n]: the region's node) */
+        for (int i = 0, g = j; i < nnodes; g++) {
+            uint64_t rest = (uint64_t)starts >> (i + 1);
+            int len = rest ? __builtin_ctzll(rest) + 1 : nnodes - i;
+            uintptr_t addr = g < n ? frames[g] : 0;
+            for (int k = 0; k < len; k++, i++) {
+                p->now.cc[base + i] = cc[i];
+                p->addr[base + i] = addr;
+                p->level[base + i] = (uint8_t)k;
+                p->chain[base + i] = (uint8_t)len;
+            }
+        }
     }
     p->now.depth = depth;
     push_open(p, frames, n);

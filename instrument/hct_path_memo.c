@@ -61,7 +61,7 @@ typedef struct {
 } place;
 
 /* The entry holding that path, or NULL (then at->set is where it goes). */
-static entry *find(hct_path_memo *m, const hct_path *p, uint32_t key, const uintptr_t *frames, int n, place *at)
+static inline entry *find(hct_path_memo *m, const hct_path *p, uint32_t key, const uintptr_t *frames, int n, place *at)
 {
     at->base = hct_path_base(p, frames, n, &at->j);
     int nf = n - at->j;
