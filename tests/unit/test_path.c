@@ -328,6 +328,46 @@ static uint32_t fork_ctx(uint32_t key, const uintptr_t *f, int n, int *asked)
     return cc;
 }
 
+/* A memo's answer for region `key` entered from frames f (fork_ctx, memo_enter). */
+typedef uint32_t (*memo_answer)(uint32_t key, const uintptr_t *f, int n, int *asked);
+
+/* Three time steps of `sites` enters from a's b, the last ones (from site
+ * `marked` on) inside a marker open from a's line m: site k's leaf frame
+ * leaf(k), its region key 100 + k % period, left again when `left` (an MPI
+ * call). Each site gets the same node every step, into first[k]; the
+ * process's table is asked in the first step only, the thread's cache of
+ * nodes emptied before each step. */
+static void three_steps(memo_answer answer, uint32_t sites, uint32_t marked, uintptr_t (*leaf)(uint32_t),
+                        uint32_t period, int left, uint32_t *first)
+{
+    uintptr_t f[HCT_PATH_FRAMES];
+    uint32_t ud = 0;
+    int asked;
+    for (int step = 0; step < 3; step++) {
+        memset(P.cache, 0, sizeof(P.cache));
+        for (uint32_t k = 0; k < sites; k++) {
+            if (k == marked)
+                enter(1, "am", &ud);
+            int n = frames_of("ab", f);
+            f[n++] = leaf(k);
+            uint32_t cc = answer(100 + k % period, f, n, &asked);
+            assert_int_not_equal(cc, HCA_UNDEF);
+            if (step == 0)
+                first[k] = cc;
+            assert_int_equal(cc, first[k]);
+            assert_int_equal(asked, step == 0);
+            if (left)
+                hct_path_leave(&P);
+        }
+        hct_path_leave(&P);
+    }
+}
+
+static uintptr_t fork_leaf(uint32_t k)
+{
+    return k == 30 ? DEEP : 0x100 + k % 50;
+}
+
 /* The contexts of recurring forks found again (hct_path_memo.c): LULESH's
  * time step forks from 50 sites under one caller, one of them in code
  * inlined 10 deep, and here 5 more inside an open marker. Every answer is
@@ -339,25 +379,10 @@ static void fork_contexts_found_again(void **state)
 {
     (void)state;
     uintptr_t f[HCT_PATH_FRAMES];
-    uint32_t ud = 0, first[55];
+    uint32_t first[55];
     int asked;
     memset(&M, 0, sizeof(M));
-    for (int step = 0; step < 3; step++) {
-        memset(P.cache, 0, sizeof(P.cache));
-        for (uint32_t k = 0; k < 55; k++) {
-            if (k == 50)
-                enter(1, "am", &ud); /* a marker open from a's line m */
-            int n = frames_of("ab", f);
-            f[n++] = k == 30 ? DEEP : 0x100 + k % 50;
-            uint32_t cc = fork_ctx(100 + k % 50, f, n, &asked);
-            assert_int_not_equal(cc, HCA_UNDEF);
-            if (step == 0)
-                first[k] = cc;
-            assert_int_equal(cc, first[k]);
-            assert_int_equal(asked, step == 0);
-        }
-        hct_path_leave(&P);
-    }
+    three_steps(fork_ctx, 55, 50, fork_leaf, 50, 0, first);
     assert_string_equal(path_of(first[1]), "a,b,\x01,K101");
     assert_string_equal(path_of(first[51]), "a,m,K1,b,\x01,K101"); /* under the marker */
     int n = frames_of("ab", f);
@@ -393,6 +418,11 @@ static uint32_t memo_enter(uint32_t key, const uintptr_t *f, int n, int *asked)
     return cc;
 }
 
+static uintptr_t mpi_leaf(uint32_t k)
+{
+    return k == 5 ? DEEP : k % 2 ? 'C' + k % 8 : 'c' + k % 8;
+}
+
 /* MPI calls' nodes found again (hct_path_memo_enter): 12 call sites, some
  * in inlined code (two nodes, one ten), 4 of them inside an open marker.
  * Every enter is hct_path_enter's in every part of the path; from the
@@ -407,23 +437,7 @@ static void mpi_calls_found_again(void **state)
     uint32_t ud = 0, first[12];
     int asked;
     memset(&E, 0, sizeof(E));
-    for (int step = 0; step < 3; step++) {
-        memset(P.cache, 0, sizeof(P.cache));
-        for (uint32_t k = 0; k < 12; k++) {
-            if (k == 8)
-                enter(1, "am", &ud); /* a marker open from a's line m */
-            int n = frames_of("ab", f);
-            f[n++] = k == 5 ? DEEP : k % 2 ? 'C' + k % 8 : 'c' + k % 8;
-            uint32_t cc = memo_enter(100 + k % 8, f, n, &asked);
-            assert_int_not_equal(cc, HCA_UNDEF);
-            if (step == 0)
-                first[k] = cc;
-            assert_int_equal(cc, first[k]);
-            assert_int_equal(asked, step == 0);
-            hct_path_leave(&P);
-        }
-        hct_path_leave(&P);
-    }
+    three_steps(memo_enter, 12, 8, mpi_leaf, 8, 1, first);
     assert_string_equal(path_of(first[0]), "a,b,c,K100");
     assert_string_equal(path_of(first[1]), "a,b,o,D,K101");
     assert_string_equal(path_of(first[8]), "a,m,K1,b,c,K100");
