@@ -6,7 +6,7 @@
  * libunwind; any other call is unwound. The cache is the thread's own,
  * allocated at its first MPI call (the one whose path is unwound anyway) and
  * kept for the thread's life, as its hct_thread, which holds only a pointer:
- * threads that never call MPI (OpenMP workers) do not carry 157 KiB each,
+ * threads that never call MPI (OpenMP workers) do not carry 197 KiB each,
  * and hct_thread stays small (hct_path_cache.h). It is PARTS caches of
  * HCT_PATH_CACHE_SITES entries, a site's part chosen by its address: LULESH
  * has 50-70 paths of MPI calls per rank (25 call sites, some in functions

@@ -10,7 +10,7 @@
 #include "hct_path_cache.h"
 #include "hct_path_memo.h"
 
-#define HCT_MPI_PATH_PARTS 4 /* caches of HCT_PATH_CACHE_SITES paths per thread (157 KiB) */
+#define HCT_MPI_PATH_PARTS 4 /* caches of HCT_PATH_CACHE_SITES paths per thread (153 KiB) */
 #define HCT_MPI_PATH_MEMOS 2 /* memos of HCT_PATH_MEMO_SITES paths' nodes per thread (44 KiB) */
 
 /* A thread's caches of its MPI calls' paths (t->mpi_paths). */
