@@ -298,7 +298,7 @@ $(BUILD)/tests/test_ring $(BUILD)/tests/test_sampling_config $(BUILD)/tests/test
 $(BUILD)/tests/test_journal: $(UNIT_OBJ) $(call lib_obj,src/hca_journal.c src/hca_partial.c)
 $(BUILD)/tests/test_model: $(MODEL_OBJ)
 # a thread's calling context against a model tree (the test stands in for hct_callsite.c)
-$(BUILD)/tests/test_path: $(call lib_obj,instrument/hct_path.c instrument/hct_self.c instrument/hct_fork_ctx.c)
+$(BUILD)/tests/test_path: $(call lib_obj,instrument/hct_path.c instrument/hct_self.c instrument/hct_path_memo.c)
 $(BUILD)/tests/test_path: TEST_LIBS += $(UNWIND_LIBS)
 # the call path cached at a recurring site, checked against other callers
 # the cheap clock of kept-back instances against the monotonic one

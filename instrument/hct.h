@@ -13,7 +13,7 @@
 #include "hca_clock.h"
 #include "hca_defs.h"
 #include "hct_config.h"
-#include "hct_fork_ctx.h"
+#include "hct_path_memo.h"
 #include "hct_path.h"
 #include "hct_path_cache.h"
 #include "hct_thin_keys.h"
@@ -46,8 +46,8 @@ typedef struct hct_thread {
     int finished;             /* its counters and sampling were closed */
     hct_path path;            /* its current calling context, open regions */
     hct_path_cache fork_paths; /* its forks' call paths (hct_path_cache.c) */
-    hct_fork_ctx fork_ctx;    /* its forks' contexts (hct_fork_ctx.c) */
-    hct_path_cache *mpi_paths; /* its MPI calls' call paths, from its first: an array (hct_mpi_path.c) */
+    hct_path_memo fork_ctx;   /* its forks' contexts (hct_path_memo.c) */
+    struct hct_mpi_paths *mpi_paths; /* its MPI calls' call paths and nodes, from its first (hct_mpi_path.c) */
     int mpi_paths_failed;      /* that cache could not be allocated */
     /* the thread's time in the tracer so far, ns (hct_tooltime.h): added to by
      * the sampling handler only outside the tracer (in_tool == 0), by region

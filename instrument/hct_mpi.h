@@ -47,7 +47,7 @@ static inline int hct_call_enter(hct_call *c, enum hct_mpi_key key, const void *
     uintptr_t frames[HCT_PATH_FRAMES];
     int n = hct.cfg.callsites ? hct_mpi_path(t, return_address, anchor, frames) : 0;
     uint64_t ts = hct_boundary_ts(t, 1); /* pending samples, then counter values */
-    uint32_t unwind = 0, cc = hct_path_enter(&t->path, (uint32_t)key, frames, n, &unwind);
+    uint32_t unwind = 0, cc = hct_mpi_path_enter(t, return_address, (uint32_t)key, frames, n, &unwind);
     if (cc == HCA_UNDEF) {
         t->dropped_events++;
         hct_tool_exit(t);

@@ -6,20 +6,30 @@
  * libunwind; any other call is unwound. The cache is the thread's own,
  * allocated at its first MPI call (the one whose path is unwound anyway) and
  * kept for the thread's life, as its hct_thread, which holds only a pointer:
- * threads that never call MPI (OpenMP workers) do not carry 157 KiB each,
+ * threads that never call MPI (OpenMP workers) do not carry 197 KiB each,
  * and hct_thread stays small (hct_path_cache.h). It is PARTS caches of
  * HCT_PATH_CACHE_SITES entries, a site's part chosen by its address: LULESH
  * has 50-70 paths of MPI calls per rank (25 call sites, some in functions
  * called from 3 callers), which overflowed the 12 sets of one and made the
- * thread stop caching (its walks not paid for by 4 hits each). */
+ * thread stop caching (its walks not paid for by 4 hits each). The same
+ * allocation holds the thread's memos of its MPI calls' nodes
+ * (hct_path_memo.c): a recurring call's nodes are copied, not walked again
+ * frame by frame; MEMOS of them, a site's chosen by its address as well. */
 #include "hct_mpi_path.h"
 
 #include <stdlib.h>
 
 #include "hct_path.h"
-#include "hct_path_cache.h"
 
 #define PARTS HCT_MPI_PATH_PARTS
+#define MEMOS HCT_MPI_PATH_MEMOS
+
+/* The hash of a site's address: its top bits choose a part or memo
+ * (hct_path_cache.c and hct_path_memo.c pick the set from lower ones). */
+static inline uint64_t site_hash(const void *site)
+{
+    return (uint64_t)(uintptr_t)site * 0x9e3779b97f4a7c15ull;
+}
 
 /* site's part of t's cache, the cache allocated and its pages touched (their
  * faults now, in the tracer, not in the program's next burst); NULL when out
@@ -27,16 +37,15 @@
 static hct_path_cache *cache_of(hct_thread *t, const void *site)
 {
     if (!t->mpi_paths && !t->mpi_paths_failed) {
-        size_t size = PARTS * sizeof(*t->mpi_paths);
-        t->mpi_paths = calloc(PARTS, sizeof(*t->mpi_paths));
+        size_t size = sizeof(*t->mpi_paths);
+        t->mpi_paths = calloc(1, size);
         t->mpi_paths_failed = t->mpi_paths == NULL;
         for (size_t at = 0; t->mpi_paths && at < size; at += 4096)
             ((volatile char *)t->mpi_paths)[at] = 0;
     }
     if (!t->mpi_paths)
         return NULL;
-    /* the hash's top bits: hct_path_cache.c picks the set from lower ones */
-    return t->mpi_paths + (((uint64_t)(uintptr_t)site * 0x9e3779b97f4a7c15ull) >> 62) % PARTS;
+    return &t->mpi_paths->part[(site_hash(site) >> 62) % PARTS];
 }
 
 int hct_mpi_path(hct_thread *t, const void *site, const void *anchor, uintptr_t *frames)
@@ -49,4 +58,13 @@ int hct_mpi_path(hct_thread *t, const void *site, const void *anchor, uintptr_t 
             hct_path_cache_put(c, site, anchor, frames, n);
     }
     return n;
+}
+
+uint32_t hct_mpi_path_enter(hct_thread *t, const void *site, uint32_t key, const uintptr_t *frames, int n,
+                            uint32_t *unwind)
+{
+    if (!t->mpi_paths)
+        return hct_path_enter(&t->path, key, frames, n, unwind);
+    hct_path_memo *m = &t->mpi_paths->memo[(site_hash(site) >> 61) % MEMOS];
+    return hct_path_memo_enter(m, &t->path, key, frames, n, unwind);
 }

@@ -20,7 +20,7 @@
 #include "hct_boundary.h"
 #include "hct_comms.h"
 #include "hct_diag.h"
-#include "hct_fork_ctx.h"
+#include "hct_path_memo.h"
 #include "hct_locations.h"
 #include "hct_path_cache.h"
 #include "hct_sampling.h"
@@ -344,7 +344,7 @@ int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address
         }
     }
     f->nframes = n;
-    uint32_t cc = hct_fork_ctx_peek(&t->fork_ctx, &t->path, key, f->frames, n, &f->ctx);
+    uint32_t cc = hct_path_memo_peek(&t->fork_ctx, &t->path, key, f->frames, n, &f->ctx);
     if (cc == HCA_UNDEF) {
         t->dropped_events++;
         hct_tool_exit(t);

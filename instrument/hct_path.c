@@ -298,6 +298,45 @@ uint32_t hct_path_enter(hct_path *p, uint32_t key, const uintptr_t *frames, int 
     return p->now.cc[depth - 1];
 }
 
+uint32_t hct_path_enter_nodes(hct_path *p, const uintptr_t *frames, int n, int base, int j, const uint32_t *cc,
+                             int nnodes, uint32_t starts, uint32_t *unwind)
+{
+    if (p->nopen >= HCT_PATH_OPEN || nnodes <= 0 || nnodes > 32 || base + nnodes > HCT_PATH_MAX)
+        return HCA_UNDEF;
+    int old = p->now.depth, depth = base + nnodes, common = base;
+    while (common < depth && common < old && p->now.cc[common] == cc[common - base])
+        common++;
+    if (starts == (uint32_t)((1ull << nnodes) - 1) && nnodes == n - j + 1) {
+        /* every frame one node (most paths): each array in a loop of its own */
+        for (int i = 0; i < nnodes; i++)
+            p->now.cc[base + i] = cc[i];
+        for (int i = 0; i < nnodes - 1; i++)
+            p->addr[base + i] = frames[j + i];
+        p->addr[base + nnodes - 1] = 0;
+        for (int i = 0; i < nnodes; i++) {
+            p->level[base + i] = 0;
+            p->chain[base + i] = 1;
+        }
+    } else {
+        /* frame by frame (frames[n]: the region's node) */
+        for (int i = 0, g = j; i < nnodes; g++) {
+            uint64_t rest = (uint64_t)starts >> (i + 1);
+            int len = rest ? __builtin_ctzll(rest) + 1 : nnodes - i;
+            uintptr_t addr = g < n ? frames[g] : 0;
+            for (int k = 0; k < len; k++, i++) {
+                p->now.cc[base + i] = cc[i];
+                p->addr[base + i] = addr;
+                p->level[base + i] = (uint8_t)k;
+                p->chain[base + i] = (uint8_t)len;
+            }
+        }
+    }
+    p->now.depth = depth;
+    push_open(p, frames, n);
+    *unwind = distance(depth, common);
+    return cc[nnodes - 1];
+}
+
 uint32_t hct_path_peek(hct_path *p, uint32_t key, const uintptr_t *frames, int n, hct_ctx *out)
 {
     int common, depth = build(p, frames, n, key, out, &common);

@@ -67,6 +67,13 @@ int hct_path_unwind_from(const void *return_address, const void *ret, const void
  * the region's node becomes a child of the path that calls it. Returns its
  * context and sets *unwind; HCA_UNDEF (nothing changed) when the tables are full. */
 uint32_t hct_path_enter(hct_path *p, uint32_t key, const uintptr_t *frames, int n, uint32_t *unwind) HCT_PATH_HIDDEN;
+/* What hct_path_enter(p, key, frames, n, unwind) does when its nodes below
+ * the innermost open region are known (hct_path_memo.c): base and j as
+ * hct_path_base gives them, cc[0..nnodes-1] those nodes (the region's last),
+ * bit i of starts set where node i is the first of a frame's inline chain,
+ * frame j's the first. */
+uint32_t hct_path_enter_nodes(hct_path *p, const uintptr_t *frames, int n, int base, int j, const uint32_t *cc,
+                             int nnodes, uint32_t starts, uint32_t *unwind) HCT_PATH_HIDDEN;
 /* What hct_path_enter would give, as a whole path, without entering (p's
  * cache only is touched): the context an OpenMP team's threads enter. */
 uint32_t hct_path_peek(hct_path *p, uint32_t key, const uintptr_t *frames, int n, hct_ctx *out) HCT_PATH_HIDDEN;

@@ -10,7 +10,7 @@
 #include "hct_path.h"
 
 /* Sizes: the cache is 39 KiB of hct_thread. Above glibc's mmap threshold
- * (128 KiB; with hct_fork_ctx.h 145 KiB) hct_thread is mmap'ed: its pages
+ * (128 KiB; with hct_path_memo.h 145 KiB) hct_thread is mmap'ed: its pages
  * are touched when the thread registers (hct_locations.c), else they were
  * faulted in during the program's first region instances (+2.5 us each
  * under ASan: tests/e2e/first_instance.sh). */

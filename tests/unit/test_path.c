@@ -22,7 +22,7 @@
 
 #include "hca_defs.h"
 #include "hct_callsite.h"
-#include "hct_fork_ctx.h"
+#include "hct_path_memo.h"
 #include "hct_path.h"
 
 /* ---- the model tree in place of hct_callsite.c ---- */
@@ -312,7 +312,7 @@ static void chain_cut_by_a_team_context(void **state)
     assert_string_equal(path_of(enter(1, "aA", &ud)), "a,o,A,K1");
 }
 
-static hct_fork_ctx M; /* a thread's memo of its forks' contexts */
+static hct_path_memo M; /* a thread's memo of its forks' contexts */
 
 /* One fork's context from the memo, checked against hct_path_peek (every
  * node); *asked: whether the memo asked the process's table. */
@@ -320,7 +320,7 @@ static uint32_t fork_ctx(uint32_t key, const uintptr_t *f, int n, int *asked)
 {
     hct_ctx got, want;
     unsigned before = lookups;
-    uint32_t cc = hct_fork_ctx_peek(&M, &P, key, f, n, &got);
+    uint32_t cc = hct_path_memo_peek(&M, &P, key, f, n, &got);
     *asked = lookups != before;
     assert_int_equal(hct_path_peek(&P, key, f, n, &want), cc);
     assert_int_equal(got.depth, want.depth);
@@ -328,7 +328,47 @@ static uint32_t fork_ctx(uint32_t key, const uintptr_t *f, int n, int *asked)
     return cc;
 }
 
-/* The contexts of recurring forks found again (hct_fork_ctx.c): LULESH's
+/* A memo's answer for region `key` entered from frames f (fork_ctx, memo_enter). */
+typedef uint32_t (*memo_answer)(uint32_t key, const uintptr_t *f, int n, int *asked);
+
+/* Three time steps of `sites` enters from a's b, the last ones (from site
+ * `marked` on) inside a marker open from a's line m: site k's leaf frame
+ * leaf(k), its region key 100 + k % period, left again when `left` (an MPI
+ * call). Each site gets the same node every step, into first[k]; the
+ * process's table is asked in the first step only, the thread's cache of
+ * nodes emptied before each step. */
+static void three_steps(memo_answer answer, uint32_t sites, uint32_t marked, uintptr_t (*leaf)(uint32_t),
+                        uint32_t period, int left, uint32_t *first)
+{
+    uintptr_t f[HCT_PATH_FRAMES];
+    uint32_t ud = 0;
+    int asked;
+    for (int step = 0; step < 3; step++) {
+        memset(P.cache, 0, sizeof(P.cache));
+        for (uint32_t k = 0; k < sites; k++) {
+            if (k == marked)
+                enter(1, "am", &ud);
+            int n = frames_of("ab", f);
+            f[n++] = leaf(k);
+            uint32_t cc = answer(100 + k % period, f, n, &asked);
+            assert_int_not_equal(cc, HCA_UNDEF);
+            if (step == 0)
+                first[k] = cc;
+            assert_int_equal(cc, first[k]);
+            assert_int_equal(asked, step == 0);
+            if (left)
+                hct_path_leave(&P);
+        }
+        hct_path_leave(&P);
+    }
+}
+
+static uintptr_t fork_leaf(uint32_t k)
+{
+    return k == 30 ? DEEP : 0x100 + k % 50;
+}
+
+/* The contexts of recurring forks found again (hct_path_memo.c): LULESH's
  * time step forks from 50 sites under one caller, one of them in code
  * inlined 10 deep, and here 5 more inside an open marker. Every answer is
  * hct_path_peek's; from the second step on they come from the memo alone:
@@ -339,25 +379,10 @@ static void fork_contexts_found_again(void **state)
 {
     (void)state;
     uintptr_t f[HCT_PATH_FRAMES];
-    uint32_t ud = 0, first[55];
+    uint32_t first[55];
     int asked;
     memset(&M, 0, sizeof(M));
-    for (int step = 0; step < 3; step++) {
-        memset(P.cache, 0, sizeof(P.cache));
-        for (uint32_t k = 0; k < 55; k++) {
-            if (k == 50)
-                enter(1, "am", &ud); /* a marker open from a's line m */
-            int n = frames_of("ab", f);
-            f[n++] = k == 30 ? DEEP : 0x100 + k % 50;
-            uint32_t cc = fork_ctx(100 + k % 50, f, n, &asked);
-            assert_int_not_equal(cc, HCA_UNDEF);
-            if (step == 0)
-                first[k] = cc;
-            assert_int_equal(cc, first[k]);
-            assert_int_equal(asked, step == 0);
-        }
-        hct_path_leave(&P);
-    }
+    three_steps(fork_ctx, 55, 50, fork_leaf, 50, 0, first);
     assert_string_equal(path_of(first[1]), "a,b,\x01,K101");
     assert_string_equal(path_of(first[51]), "a,m,K1,b,\x01,K101"); /* under the marker */
     int n = frames_of("ab", f);
@@ -365,6 +390,78 @@ static void fork_contexts_found_again(void **state)
     assert_string_equal(path_of(fork_ctx(7, f, n, &asked)), "a,b,\x01,K7"); /* another key */
     f[1] = 'c';
     assert_string_equal(path_of(fork_ctx(101, f, n, &asked)), "a,c,\x01,K101"); /* another frame */
+}
+
+static hct_path_memo E; /* a thread's memo of its MPI calls' nodes */
+static hct_path Q;      /* P as hct_path_enter leaves it */
+
+/* An MPI call's enter from the memo, checked against hct_path_enter on a
+ * copy of P: the node, the unwind distance, the path with each node's frame
+ * address and place in its inline chain, the open regions. *asked: whether
+ * the memo asked the process's table. */
+static uint32_t memo_enter(uint32_t key, const uintptr_t *f, int n, int *asked)
+{
+    memcpy(&Q, &P, sizeof(Q));
+    unsigned before = lookups;
+    uint32_t ud = 0, uq = 0, cc = hct_path_memo_enter(&E, &P, key, f, n, &ud);
+    *asked = lookups != before;
+    assert_int_equal(hct_path_enter(&Q, key, f, n, &uq), cc);
+    assert_int_equal(ud, uq);
+    int d = Q.now.depth;
+    assert_int_equal(P.now.depth, d);
+    assert_memory_equal(P.now.cc, Q.now.cc, (size_t)d * sizeof(Q.now.cc[0]));
+    assert_memory_equal(P.addr, Q.addr, (size_t)d * sizeof(Q.addr[0]));
+    assert_memory_equal(P.level, Q.level, (size_t)d);
+    assert_memory_equal(P.chain, Q.chain, (size_t)d);
+    assert_int_equal(P.nopen, Q.nopen);
+    assert_memory_equal(P.open, Q.open, (size_t)Q.nopen * sizeof(Q.open[0]));
+    return cc;
+}
+
+static uintptr_t mpi_leaf(uint32_t k)
+{
+    return k == 5 ? DEEP : k % 2 ? 'C' + k % 8 : 'c' + k % 8;
+}
+
+/* MPI calls' nodes found again (hct_path_memo_enter): 12 call sites, some
+ * in inlined code (two nodes, one ten), 4 of them inside an open marker.
+ * Every enter is hct_path_enter's in every part of the path; from the
+ * second step on the nodes come from the memo alone (the thread's cache of
+ * nodes emptied before each step, the process's table not asked). The same
+ * frames under another enclosing region, with another key, or after another
+ * thread's context cut a frame's chain get their own nodes. */
+static void mpi_calls_found_again(void **state)
+{
+    (void)state;
+    uintptr_t f[HCT_PATH_FRAMES];
+    uint32_t ud = 0, first[12];
+    int asked;
+    memset(&E, 0, sizeof(E));
+    three_steps(memo_enter, 12, 8, mpi_leaf, 8, 1, first);
+    assert_string_equal(path_of(first[0]), "a,b,c,K100");
+    assert_string_equal(path_of(first[1]), "a,b,o,D,K101");
+    assert_string_equal(path_of(first[8]), "a,m,K1,b,c,K100");
+    int n = frames_of("abc", f);
+    enter(1, "an", &ud); /* another enclosing region: another marker's line */
+    assert_string_equal(path_of(memo_enter(100, f, n, &asked)), "a,n,K1,b,c,K100");
+    hct_path_leave(&P);
+    hct_path_leave(&P);
+    assert_string_equal(path_of(memo_enter(7, f, n, &asked)), "a,b,c,K7"); /* another key */
+    hct_path_leave(&P);
+    /* chain_cut_by_a_team_context's: the memo's nodes after the cut */
+    n = frames_of("aA", f);
+    assert_string_equal(path_of(memo_enter(1, f, n, &asked)), "a,o,A,K1");
+    hct_path_leave(&P);
+    hct_path other;
+    hct_ctx team;
+    memset(&other, 0, sizeof(other));
+    assert_string_equal(path_of(hct_path_peek(&other, 2, f, frames_of("aB", f), &team)), "a,o,B,K2");
+    assert_int_not_equal(hct_path_enter_ctx(&P, &team, f, frames_of("st", f), &ud), HCA_UNDEF);
+    hct_path_leave(&P);
+    n = frames_of("aA", f);
+    assert_string_equal(path_of(memo_enter(1, f, n, &asked)), "a,o,A,K1");
+    assert_int_equal(asked, 0);
+    hct_path_leave(&P);
 }
 
 static __attribute__((noinline)) int unwind_here(uintptr_t *frames)
@@ -459,6 +556,7 @@ int main(void)
         cmocka_unit_test_setup(recurring_sites_from_the_cache, setup),
         cmocka_unit_test_setup(chain_cut_by_a_team_context, setup),
         cmocka_unit_test_setup(fork_contexts_found_again, setup),
+        cmocka_unit_test_setup(mpi_calls_found_again, setup),
         cmocka_unit_test_setup(unwinds_up_to_the_call, setup),
         cmocka_unit_test_setup(unwinds_an_enter_later, setup),
     };
