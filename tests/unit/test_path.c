@@ -7,7 +7,7 @@
  * kept usable when the table is full, the thread's cache of nodes (recurring
  * call sites and long inline chains not asked of the process's table again),
  * a frame's chain cut by another thread's context, the contexts of recurring
- * forks found again (instrument/hct_fork_ctx.c),
+ * forks and MPI calls found again (instrument/hct_path_memo.c),
  * the stack unwound at a call, and an enter's stack unwound later, while its
  * caller runs (hct_path_unwind_from). */
 #include <setjmp.h>
