@@ -599,6 +599,16 @@ static int ps_alloc(pspline *s, size_t nint, const double *steps, size_t nsteps,
     return 0;
 }
 
+/* The spline with coefficients c at x (Bv: room for the basis). */
+static double ps_value(const pspline *s, gsl_vector *Bv, const double *c, double x)
+{
+    gsl_bspline_eval(x, Bv, s->bw);
+    double f = 0.0;
+    for (size_t j = 0; j < s->K; j++)
+        f += Bv->data[j] * c[j];
+    return f;
+}
+
 /* The non-zero basis functions at x: at most SPLINE_ORDER of them from index
  * *lo (their values in b[0..]); returns how many. */
 static size_t ps_basis(const pspline *s, double x, gsl_vector *Bv, size_t *lo, double *b)
@@ -1329,10 +1339,7 @@ static int fit_intervals(const fold_cloud *cloud, const fold_fit_options *o, siz
     out->cum[ng - 1] = 1.0;
     double se = 0.0;
     for (size_t i = 0; i < used; i++) {
-        gsl_bspline_eval(px[i], Bv, s.bw);
-        double f = 0.0;
-        for (size_t j = 0; j < K; j++)
-            f += Bv->data[j] * c[j];
+        double f = ps_value(&s, Bv, c, px[i]);
         se += (py[i] - f) * (py[i] - f);
         py[i] -= f; /* the residual, for the resolution below */
     }
@@ -1342,12 +1349,8 @@ static int fit_intervals(const fold_cloud *cloud, const fold_fit_options *o, siz
     double *edges = malloc((nbins + 1) * sizeof(*edges));
     if (!edges)
         goto done;
-    for (size_t b = 0; b <= nbins; b++) {
-        gsl_bspline_eval((double)b / (double)(nbins ? nbins : 1), Bv, s.bw);
-        edges[b] = 0.0;
-        for (size_t j = 0; j < K; j++)
-            edges[b] += Bv->data[j] * c[j];
-    }
+    for (size_t b = 0; b <= nbins; b++)
+        edges[b] = ps_value(&s, Bv, c, (double)b / (double)(nbins ? nbins : 1));
     int rres = curve_resolution(px, py, used, nbins, edges, out);
     free(edges);
     if (rres != 0)
