@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "hct_boundary.h"
+#include "hct_prefault.h"
 #include "hct_writer.h"
 
 static HCT_TLS hct_thread *tls_thread;
@@ -21,8 +22,7 @@ hct_thread *hct_thread_register(void)
     /* every page of the state touched now: calloc may hand out zero pages
      * not yet faulted in (its caches of call paths are large), and their
      * faults would count in the program's first regions */
-    for (size_t at = 0; at < sizeof(*t); at += 4096)
-        ((volatile char *)t)[at] = 0;
+    hct_prefault_touch(t, sizeof(*t));
     pthread_mutex_lock(&thread_lock);
     uint32_t index = atomic_load(&hct.nthreads);
     if (index >= HCT_MAX_THREADS) {

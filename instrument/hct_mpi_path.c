@@ -20,6 +20,7 @@
 #include <stdlib.h>
 
 #include "hct_path.h"
+#include "hct_prefault.h"
 
 #define PARTS HCT_MPI_PATH_PARTS
 #define MEMOS HCT_MPI_PATH_MEMOS
@@ -37,11 +38,10 @@ static inline uint64_t site_hash(const void *site)
 static hct_path_cache *cache_of(hct_thread *t, const void *site)
 {
     if (!t->mpi_paths && !t->mpi_paths_failed) {
-        size_t size = sizeof(*t->mpi_paths);
-        t->mpi_paths = calloc(1, size);
+        t->mpi_paths = calloc(1, sizeof(*t->mpi_paths));
         t->mpi_paths_failed = t->mpi_paths == NULL;
-        for (size_t at = 0; t->mpi_paths && at < size; at += 4096)
-            ((volatile char *)t->mpi_paths)[at] = 0;
+        if (t->mpi_paths)
+            hct_prefault_touch(t->mpi_paths, sizeof(*t->mpi_paths));
     }
     if (!t->mpi_paths)
         return NULL;

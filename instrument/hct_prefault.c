@@ -43,6 +43,12 @@ void hct_prefault_init(hct_prefault *p, void *base, size_t size)
     }
 }
 
+void hct_prefault_touch(void *base, size_t size)
+{
+    for (size_t at = 0; at < size; at += 4096)
+        ((volatile char *)base)[at] = 0;
+}
+
 void hct_prefault_slow(hct_prefault *p, size_t end)
 {
     /* whole steps past `end`: the base is page-aligned, so are the ranges */

@@ -27,6 +27,12 @@ typedef struct {
  * buffer, by writing zeros: the buffer must be fresh). */
 void hct_prefault_init(hct_prefault *p, void *base, size_t size) HCT_HIDDEN;
 
+/* Every page of [base, base + size) written now (a zero byte per 4 KiB): a
+ * fresh calloc'ed state whose zero pages calloc may not have faulted in yet,
+ * so that their faults are the tracer's now, not in the program's next
+ * region. Not for a signal handler's buffer (hct_prefault_init). */
+void hct_prefault_touch(void *base, size_t size) HCT_HIDDEN;
+
 /* Before bytes up to `end` (from base) are written: when they come within half a
  * step of what is resident, the next step is populated. Async-signal-safe (one
  * madvise per step); by the one writer only. */
