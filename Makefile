@@ -117,6 +117,8 @@ TOOLS += $(BUILD)/tests/cg_app_f
 endif
 # an MPI program that records its own exact CPU time and page faults (tests/e2e/fold_truth.sh)
 TOOLS += $(BUILD)/tests/truth_app
+# a hydrodynamics time step's stages recording their own boundaries (tests/e2e/fold_stages.sh)
+TOOLS += $(BUILD)/tests/stages_app
 # OpenMP: the cost of a parallel region
 TOOLS += $(BUILD)/bench/omp_region_cost
 # hcafold's reading side (fold/read, regions, points) and its test tools
@@ -219,6 +221,9 @@ $(BUILD)/tests/inline_app: tests/inline_app.cpp
 $(BUILD)/tests/truth_app: tests/truth_app.c tests/chain_work.h include/hcatrace.h
 	@mkdir -p $(dir $@)
 	$(MPICC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $<
+$(BUILD)/tests/stages_app: tests/stages_app.c tests/chain_work.h
+	@mkdir -p $(dir $@)
+	$(MPICC) -std=c11 -g -O2 -fopenmp -Wall -Wextra -Werror -o $@ $<
 $(BUILD)/bench/omp_region_cost: bench/omp_region_cost.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -fopenmp -Wall -Wextra -Werror -o $@ $<
