@@ -65,7 +65,11 @@ truth function that has a band) breaks one in the largest group (lines starting 
 2 on bad input.
 """
 import json
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from truth_fold import parse_args  # noqa: E402
 
 
 def read_truth(paths):
@@ -244,15 +248,7 @@ def compare(region, instances, opts):
 
 
 def main(argv):
-    args, opts = [], {}
-    i = 1
-    while i < len(argv):
-        if argv[i].startswith("--") and i + 1 < len(argv):
-            opts[argv[i][2:]] = argv[i + 1]
-            i += 2
-        else:
-            args.append(argv[i])
-            i += 1
+    args, opts = parse_args(argv)
     if len(args) < 2:
         print(__doc__, file=sys.stderr)
         return 2

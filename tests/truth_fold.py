@@ -255,7 +255,7 @@ def combined(groups):
 
 def parse_args(argv):
     """(arguments, {option: value}) of a command line whose options are "--name value" pairs
-    (also tests/truth_gaps.py's)"""
+    (also tests/truth_gaps.py's, truth_bands.py's and truth_samples.py's)"""
     args, opts = [], {}
     i = 1
     while i < len(argv):

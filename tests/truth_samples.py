@@ -17,9 +17,13 @@ python3-otf2 bindings (Debian's python3).
 """
 import bisect
 import collections
+import os
 import sys
 
 import otf2
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from truth_fold import parse_args  # noqa: E402
 
 
 def read_events(path):
@@ -65,15 +69,7 @@ def stack_name(cc, names):
 
 
 def main(argv):
-    args, opts = [], {}
-    i = 1
-    while i < len(argv):
-        if argv[i].startswith("--") and i + 1 < len(argv):
-            opts[argv[i][2:]] = argv[i + 1]
-            i += 2
-        else:
-            args.append(argv[i])
-            i += 1
+    args, opts = parse_args(argv)
     if len(args) != 2:
         print(__doc__, file=sys.stderr)
         return 2
