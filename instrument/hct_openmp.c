@@ -318,8 +318,9 @@ static int recording(const hct_thread *t)
 static void write_fork(hct_thread *t, hct_omp_fork *f)
 {
     f->held = 0;
-    hct_otf2_check(t, OTF2_EvtWriter_ThreadFork(t->writer, NULL, hct_timestamp_at(t, f->ts), OTF2_PARADIGM_OPENMP,
-                                                f->requested));
+    uint64_t ticks = hct_ticks_now(), mono = hca_clock_now(); /* its ticks as the monotonic time */
+    uint64_t ts = hct_timestamp_at(t, hct_ticks_mono_at(f->ts, ticks, mono));
+    hct_otf2_check(t, OTF2_EvtWriter_ThreadFork(t->writer, NULL, ts, OTF2_PARADIGM_OPENMP, f->requested));
 }
 
 int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address, uint32_t requested)
@@ -344,7 +345,12 @@ int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address
         }
     }
     f->nframes = n;
-    uint32_t cc = hct_path_memo_peek(&t->fork_ctx, &t->path, key, f->frames, n, &f->ctx);
+    /* kept back with a team of one and nothing kept back before it: the
+     * contexts only if its share is written, on this thread, whose path is
+     * then still the one of now (what is entered meanwhile writes the share
+     * first) */
+    f->ctx_later = f->mode == HCT_THIN_LAZY && requested == 1 && t->thin.npending == 0;
+    uint32_t cc = f->ctx_later ? HCT_CC_PENDING : hct_path_memo_peek(&t->fork_ctx, &t->path, key, f->frames, n, &f->ctx);
     if (cc == HCA_UNDEF) {
         t->dropped_events++;
         hct_tool_exit(t);
@@ -359,8 +365,11 @@ int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address
     f->requested = requested;
     atomic_store_explicit(&f->keep, 0, memory_order_relaxed);
     f->held = f->mode == HCT_THIN_LAZY;
-    if (f->held) { /* older records and samples now; the fork itself when needed */
-        f->ts = record_ts(t);
+    if (f->held) { /* older records and samples now; the fork itself when needed, its time in ticks */
+        hct_thin_flush(t);
+        if (t->extras)
+            hct_sampling_drain(t);
+        f->ts = hct_ticks_now();
         f->samples = hct_sampling_taken(t);
     } else {
         hct_otf2_check(t, OTF2_EvtWriter_ThreadFork(t->writer, NULL, record_ts(t), OTF2_PARADIGM_OPENMP, requested));
@@ -400,12 +409,28 @@ void hct_omp_fork_end(hct_omp_fork *f)
  * kept back too; then the share's begin at its own time, entered in the
  * thread's path only now (the unwind distance is against the location's
  * last written event). */
+/* The fork's contexts, found now if they were left for later (on its master,
+ * before anything is entered on the master's path after the fork). */
+static uint32_t fork_context(hct_thread *t, hct_omp_fork *f)
+{
+    if (f->ctx_later) {
+        f->ctx_later = 0;
+        f->cc = hct_path_memo_peek(&t->fork_ctx, &t->path, f->key, f->frames, f->nframes, &f->ctx);
+    }
+    return f->cc;
+}
+
 static uint32_t write_share(hct_thread *t, void *arg, uint64_t ts, const uintptr_t *frames, int n)
 {
     hct_omp_share *s = arg;
     if (!s->worker && s->fork->held)
         write_fork(t, s->fork);
-    uint32_t unwind = 0, cc = hct_path_enter_ctx(&t->path, &s->ctx, frames, n, &unwind);
+    const hct_ctx *ctx = &s->ctx; /* the master's own fork: its contexts, found now if left for later */
+    if (!s->worker && fork_context(t, s->fork) != HCA_UNDEF)
+        ctx = &s->fork->ctx;
+    else if (!s->worker)
+        ctx = NULL;
+    uint32_t unwind = 0, cc = ctx ? hct_path_enter_ctx(&t->path, ctx, frames, n, &unwind) : HCA_UNDEF;
     if (cc == HCA_UNDEF) {
         t->dropped_events++;
         return HCA_UNDEF;
@@ -444,20 +469,32 @@ int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint3
     s->pend = HCA_UNDEF;
     if (!s->worker && fork->held && hct_sampling_taken(t) != fork->samples)
         write_fork(t, fork); /* a sample since the fork: it lies between fork and join */
-    hct_thin_slot *slot = NULL;
+    hct_thin_slot *slot = NULL; /* the key's in this thread's table: the fork's on the master */
     s->lazy = fork->mode == HCT_THIN_LAZY && t->thin.npending < HCT_THIN_DEPTH &&
-              (slot = hct_thin_slot_of(&t->thin.keys, fork->key, NULL, NULL)) != NULL;
-    if (s->lazy) { /* kept back: the fork's context copied (the fork may end first on libomp) */
+              (slot = fork->t == t ? fork->slot : hct_thin_slot_of(&t->thin.keys, fork->key, NULL, NULL)) != NULL;
+    if (s->worker && fork->ctx_later) { /* a team of one has no worker: never */
+        t->dropped_events++;
+        hct_tool_exit(t);
+        return 0;
+    }
+    if (s->lazy) { /* kept back: a worker copies the fork's context (the fork may end first on libomp) */
         hct_thin_flush(t);
         if (t->extras)
             hct_sampling_drain(t); /* older samples: under the enclosing context */
-        s->ctx.depth = fork->ctx.depth;
-        memcpy(s->ctx.cc, fork->ctx.cc, (size_t)fork->ctx.depth * sizeof(fork->ctx.cc[0]));
+        if (s->worker) {
+            s->ctx.depth = fork->ctx.depth;
+            memcpy(s->ctx.cc, fork->ctx.cc, (size_t)fork->ctx.depth * sizeof(fork->ctx.cc[0]));
+        }
         hct_thin_defer_other(t, slot, write_share, s, frames, n, &s->pend);
         share_depth++;
         hct_omp_sync_begin(t, &fork->sync, team_size, fork->mode == HCT_THIN_LAZY);
         hct_tool_exit(t);
         return 1;
+    }
+    if (!s->worker && fork_context(t, fork) == HCA_UNDEF) {
+        t->dropped_events++;
+        hct_tool_exit(t);
+        return 0;
     }
     if (!s->worker && fork->held) /* not kept back after all (no room) */
         write_fork(t, fork);

@@ -52,6 +52,7 @@ typedef struct {
     uint32_t master; /* thread index of the master */
     uint32_t level;  /* nesting level of the new team (1: outermost) */
     hct_ctx ctx;     /* cc's path: the master's call path, then the region */
+    int ctx_later;   /* cc and ctx not found yet: a kept-back team of one (hct_omp_fork_context) */
     int nframes;     /* the master's physical stack at the fork, root first (hct_path_unwind) */
     uintptr_t frames[HCT_PATH_FRAMES];
     /* thinning (HCATRACE_THIN): the master decides per instance for the whole
@@ -61,7 +62,7 @@ typedef struct {
     int mode;            /* enum hct_thin_mode */
     int held;            /* the ThreadFork kept back, not written yet */
     uint32_t requested;  /* its thread count */
-    uint64_t ts;         /* its time */
+    uint64_t ts;         /* its time: kept back, in ticks (hct_ticks.h) */
     uint64_t samples;    /* the master's samples taken then */
     _Atomic int keep;    /* a thread of the team wrote its share: the fork and join are written */
     /* written in full and probed for the cost rule (hct_thin_probing): the

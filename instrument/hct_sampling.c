@@ -69,6 +69,7 @@ typedef struct {
 #define REC_TRUNCATED 1
 
 struct hct_smp_thread {
+    hct_smp_head head; /* first: hct_sampling_taken reads it */
     hct_thread *t;
     hct_ring ring;
     hct_prefault pages; /* the ring's pages resident ahead of the handler */
@@ -100,7 +101,6 @@ struct hct_smp_thread {
     volatile uint64_t deferred;                 /* samples taken at the tracer's exit (the handler only) */
     volatile uint64_t handler_ns;               /* time in the handler, samples taken */
     volatile uint64_t delivery_ns;              /* ... and delivering their interrupts, where known */
-    volatile uint64_t taken;                    /* samples put in the ring (the handler only) */
     uint64_t drain_ns;                          /* time writing samples into the trace */
     uint64_t stats_written[NSTATS];
     uint64_t samples, lost_no_context, truncated;
@@ -312,7 +312,7 @@ static void commit_copies(hct_smp_thread *s, sample_rec *r, int ncopies)
 {
     uint32_t size = r->size;
     hct_ring_commit(&s->ring, size);
-    s->taken++;
+    s->head.taken++;
     for (int k = 1; k < ncopies; k++) {
         sample_rec *copy = reserve(s, size);
         if (!copy) {
@@ -322,7 +322,7 @@ static void commit_copies(hct_smp_thread *s, sample_rec *r, int ncopies)
         memcpy(copy, r, size);
         copy->ts = s->wall_stamps[k];
         hct_ring_commit(&s->ring, size);
-        s->taken++;
+        s->head.taken++;
     }
 }
 
@@ -677,17 +677,24 @@ void hct_sampling_resume(hct_thread *t)
 
 /* ---- draining: outside the handler, inside the tracer (t->in_tool > 0) --------- */
 
+/* Whether a loss was counted since the statistics were written last. */
+static inline int losses_changed(const hct_smp_thread *s)
+{
+    return s->lost_in_tool != s->stats_written[HCA_STAT_LOST_IN_TOOL] ||
+           s->lost_full != s->stats_written[HCA_STAT_LOST_BUFFER_FULL] ||
+           s->lost_no_context != s->stats_written[HCA_STAT_LOST_NO_CONTEXT];
+}
+
 static void write_stats(hct_thread *t, uint64_t ts, int always)
 {
     hct_smp_thread *s = t->smp;
+    /* during the run only when something was lost: the analysis sees where */
+    if (!always && !losses_changed(s))
+        return;
     const uint64_t now[NSTATS] = { [HCA_STAT_SAMPLES] = s->samples, [HCA_STAT_LOST_IN_TOOL] = s->lost_in_tool,
                                    [HCA_STAT_LOST_BUFFER_FULL] = s->lost_full,
                                    [HCA_STAT_LOST_NO_CONTEXT] = s->lost_no_context,
                                    [HCA_STAT_TRUNCATED] = s->truncated };
-    /* during the run only when something was lost: the analysis sees where */
-    if (!always && now[1] == s->stats_written[1] && now[2] == s->stats_written[2] &&
-        now[3] == s->stats_written[3])
-        return;
     OTF2_Type types[NSTATS];
     OTF2_MetricValue values[NSTATS];
     for (int i = 0; i < NSTATS; i++) {
@@ -729,11 +736,8 @@ static uint32_t stack_cc(hct_thread *t, const uint64_t *frames, int nframes, uin
  * drain. A caller that forgot to enter the tracer once left such samples with
  * totals that missed the drain, and the total jumped by up to 250 ms after
  * them (docs/trace-format.md, "Tool time"). */
-static void drain_until(hct_thread *t, uint64_t limit)
+__attribute__((noinline)) static void drain_ring(hct_thread *t, hct_smp_thread *s, uint64_t limit)
 {
-    hct_smp_thread *s = t->smp;
-    if (!s)
-        return;
     int own = tls_smp == s; /* the owner: its tool time grows by the drain */
     uint64_t waited = hct_frame_keys_waited; /* the drain's own waits for libdw: in its time */
     if (own)
@@ -772,6 +776,15 @@ static void drain_until(hct_thread *t, uint64_t limit)
         hct_frame_keys_waited = waited;
         hct_tool_exit(t);
     }
+}
+
+/* The drain, called at most region boundaries: with nothing to write (no
+ * sample since the last, no loss) it returns before the work's set-up. */
+static inline void drain_until(hct_thread *t, uint64_t limit)
+{
+    hct_smp_thread *s = t->smp;
+    if (s && (!hct_ring_empty(&s->ring) || losses_changed(s)))
+        drain_ring(t, s, limit);
 }
 
 void hct_sampling_drain(hct_thread *t)
@@ -845,11 +858,6 @@ int hct_sampling_due_within(hct_thread *t, uint64_t now, uint64_t window)
     s->own_wall = now; /* close: the CPU time itself (a system call) */
     s->own_cpu = thread_cpu_ns();
     return due <= s->own_cpu + window;
-}
-
-uint64_t hct_sampling_taken(const hct_thread *t)
-{
-    return t->smp ? t->smp->taken : 0;
 }
 
 /* The end of a thread's samples: everything drained, final statistics.

@@ -43,8 +43,16 @@ static inline int hct_sampling_maybe_due(hct_thread *t, uint64_t at, uint64_t wi
         return 0;
     return t->smp && hct_sampling_due_within(t, hca_clock_now(), window);
 }
+/* The first member of a thread's sampling state (hct_sampling.c), read by the
+ * inline functions here: a few reads per region boundary without a call. */
+typedef struct {
+    volatile uint64_t taken; /* samples put in the ring (the handler only) */
+} hct_smp_head;
 /* Samples the thread's handler has put in its buffer so far. */
-uint64_t hct_sampling_taken(const hct_thread *t) HCT_HIDDEN;
+static inline uint64_t hct_sampling_taken(const hct_thread *t)
+{
+    return t->smp ? ((const hct_smp_head *)(const void *)t->smp)->taken : 0;
+}
 void hct_sampling_disarm(hct_thread *t) HCT_HIDDEN;
 /* An OpenMP worker parks in the runtime after its share of a parallel region
  * (t->omp_parked set): an interrupt that lands then takes no sample and is
