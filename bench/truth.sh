@@ -8,6 +8,8 @@
 #   sh bench/truth.sh [BUILD] [ITERATIONS]      (from the worktree root)
 #   LOAD=2 sh bench/truth.sh ...                 two busy loops pinned to CPUs 0 and 1
 #   CLOCKS="wall cpu" PERIODS="20ms 2ms" RANKS="1 2" select the runs; KEEP=1 keeps the traces
+#   FOLD_ARGS="--max-points 10000000" more hcafold options (here: fit every point, not 20,000)
+#   RESOLUTION=0.05 compare over cells of 0.05 (truth_fold.py --resolution; default 0.01)
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-build}
@@ -35,13 +37,13 @@ for np in ${RANKS:-1 2}; do
             (cd "$d" && HCATRACE_SAMPLING_CLOCK=$clock HCATRACE_SAMPLING=$period \
                 taskset -c 0,1 mpirun --allow-run-as-root --oversubscribe -x LD_PRELOAD="$BUILD/lib/libhcatrace.so" -x HCATRACE_SAMPLING_CLOCK \
                 -x HCATRACE_SAMPLING -np "$np" "$APP" "$N" truth > out 2> err) &&
-                "$FOLD" -q --mad 1000 -f json -r truth_iter -o "$d/fold" "$d"/hcatrace-*/traces.otf2 > /dev/null 2>&1 &&
-                "$FOLD" -q --keep-tool-time --mad 1000 -f json -r truth_iter -o "$d/kept" "$d"/hcatrace-*/traces.otf2 \
+                "$FOLD" -q ${FOLD_ARGS:-} --mad 1000 -f json -r truth_iter -o "$d/fold" "$d"/hcatrace-*/traces.otf2 > /dev/null 2>&1 &&
+                "$FOLD" -q ${FOLD_ARGS:-} --keep-tool-time --mad 1000 -f json -r truth_iter -o "$d/kept" "$d"/hcatrace-*/traces.otf2 \
                     > /dev/null 2>&1
             # default: the tracer's time removed; kept: the run as it ran, as the truth measured it
             for f in fold kept; do
                 printf '%s ranks %s clock %s, %s: ' "$np" "$clock" "$period" "$f"
-                python3 "$TOP/tests/truth_fold.py" "$d/$f/fold.json" "$d"/truth.* | tr '\n' ' '
+                python3 "$TOP/tests/truth_fold.py" "$d/$f/fold.json" "$d"/truth.* --resolution "${RESOLUTION:-0.01}" | tr '\n' ' '
                 echo
             done
         done

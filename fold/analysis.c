@@ -362,6 +362,7 @@ static int fold_counters(const fold_trace *t, const fold_points *p, const fold_o
             continue;
         }
         k->points_used = k->curve.used;
+        k->points_folded = cp->n;
         k->rate = malloc(k->curve.grid * sizeof(double));
         if (!k->rate || copy_points(cp->x, cp->y, cp->n, &k->px, &k->py, &k->npoints) != 0 ||
             copy_points(cp->ex_x, cp->ex_y, cp->nex, &k->ex, &k->ey, &k->nexcluded) != 0) {
@@ -752,11 +753,15 @@ static int fold_one(const fold_trace *t, const fold_region *f, size_t index, con
             widest = &g->counters[c];
     char w[600] = "";
     size_t wl = 0;
+    char todo[96] = "sample faster or run longer"; /* unless more samples would be capped away too */
+    if (widest && widest->points_used < widest->points_folded)
+        (void)snprintf(todo, sizeof todo, "raise --max-points (%zu of %zu points fitted)", widest->points_used,
+                       widest->points_folded);
     if (widest && widest->band_width > COARSE_BAND_WIDTH)
         wl += (size_t)snprintf(w, sizeof(w),
                                "the %.0f %% band of %s is +-%.1f %% of its mean rate on average (%.2f samples per "
-                               "instance): the fold is coarse; sample faster or run longer",
-                               100 * g->level, widest->name, 100 * widest->band_width, per_instance);
+                               "instance): the fold is coarse; %s",
+                               100 * g->level, widest->name, 100 * widest->band_width, per_instance, todo);
     else if (rc == 0 && g->replicates == 0 && per_instance < 0.5)
         wl += (size_t)snprintf(w, sizeof(w),
                                "%.2f samples per instance: the fold is coarse; sample faster or run longer",

@@ -29,6 +29,7 @@ typedef struct {
     double *phase_lo, *phase_hi; /* of phase_rate */
     double band_width;           /* mean half-width of the band over the mean rate */
     size_t points_used;
+    size_t points_folded;      /* the counter's points of the used instances, before the cap (--max-points) */
     double *px, *py;           /* folded points of used instances (after the cap), for plots */
     size_t npoints;
     double *ex, *ey;           /* folded points of excluded instances, for plots */
@@ -171,8 +172,10 @@ void fold_write_summary(const fold_report *r, FILE *out);
 /* The counters among g's first max_counters whose curves are resolved only
  * over more than FOLD_COARSE_RESOLUTION of the region (fit.h: their rates are
  * averages over that span), as "page-faults 0.14, context-switches 0.11 of the
- * region (why; what to do)" in buf (shared by the summary and report.html);
- * returns how many (0: buf is empty). */
+ * region (why; what to do)" in buf (shared by the summary and report.html):
+ * what to do is to raise --max-points when one of them was fitted from fewer
+ * points than were folded (more samples would be capped away too), else to
+ * sample faster or fold more instances; returns how many (0: buf is empty). */
 size_t fold_coarse_counters(const fold_region_result *g, size_t max_counters, char *buf, size_t size);
 /* report.html: one self-contained page (inline SVG and CSS, no script, no network) */
 int fold_write_html(const fold_report *r, const char *dir, char *err, size_t errlen);

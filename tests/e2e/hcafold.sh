@@ -59,6 +59,16 @@ ok $? "the summary names the noisy fold's instructions as resolved only over 0.1
 ! grep -q 'rates resolved only' classic/traces.fold/report.html &&
     grep -q 'warning: rates resolved only over instructions 0\.1[0-9] of the region' noisy/traces.fold/report.html
 ok $? "report.html says the same of the noisy fold, and nothing of the classic's"
+# fitted from fewer points than were folded (--max-points), more samples would be capped away too:
+# the warning says to raise the cap, not to sample faster (issue 17: truth_app beside a busy process,
+# 66,133 points folded and 20,000 fitted at 1 ms, docs/benchmarks.md "Beside a busy process")
+"$FOLD" --max-points 200 -f json,html -o noisy/capped noisy > capped.txt 2> /dev/null
+grep -q 'rates resolved only over instructions 0\.[0-9]* .*raise --max-points (200 of [0-9]* points fitted)$' capped.txt &&
+    grep -q 'raise --max-points (200 of [0-9]* points fitted)' noisy/capped/report.html &&
+    grep -q 'the fold is coarse; raise --max-points (200 of [0-9]* points fitted)' noisy/capped/fold.json &&
+    grep -q 'rates resolved only over instructions .*: finer changes are averaged out; sample faster or fold more instances$' noisy.txt &&
+    grep -q 'the fold is coarse; sample faster or run longer' noisy/traces.fold/fold.json
+ok $? "capped at --max-points 200, both warnings say to raise it ($(sed -n 's/.*rates.*(\(200 of [0-9]*\) points fitted).*/\1/p' capped.txt)); uncapped, to sample faster"
 
 # 2. coarse against 100x finer sampling of the same run
 "$SYNTH" --out fine --ranks 2 --instances 160 --duration-ms 20 --period-ms 14 --period-jitter 4 \
