@@ -1,8 +1,11 @@
 /* hct_mpi_env.c: the tracer inside an MPI job. At MPI_Init: agree on one fresh
  * experiment directory, open the job's archive with MPI collectives, measure
- * clock offsets. At MPI_Finalize (before PMPI_Finalize): measure offsets again,
- * unify definitions at rank 0 (gather, merge, scatter the ID maps), and write
- * local and global definitions. Only PMPI calls on private communicators. At an
+ * clock offsets. At MPI_Finalize (before PMPI_Finalize): each rank's own work
+ * first (its event files closed, its call sites named, its definitions
+ * serialized), then the ranks meet once, asleep until the last one arrives
+ * (hct_mpi_quiet.h), measure offsets again, unify definitions at rank 0
+ * (gather, merge, scatter the ID maps), and write local and global
+ * definitions. Only PMPI calls on private communicators. At an
  * end without MPI_Finalize (a signal, MPI_Abort, an exit): each rank writes its
  * events and its partial definitions (src/hca_partial.h), without MPI, for
  * hca_recover to unify afterwards. */
@@ -21,6 +24,7 @@
 #include "hct_journal.h"
 #include "hct_mpi.h"
 #include "hct_mpi_env.h"
+#include "hct_mpi_quiet.h"
 #include "hct_recording.h"
 #include "hct_regions.h"
 #include "hct_rescue.h"
@@ -37,7 +41,10 @@ static OTF2_ErrorCode set_mpi_collectives(OTF2_Archive *ar)
 }
 
 /* Offset of this rank's clock to rank 0's, by the ping-pong with the smallest
- * round trip (Cristian's method). Collective over hct_private_comm. */
+ * round trip (Cristian's method). Collective over hct_private_comm. Rank 0
+ * measures one peer after the other; a peer sleeps until rank 0 tells it its
+ * turn has come (sent one peer ahead, so that it wakes meanwhile) and answers
+ * that it is awake: every round trip is between two running ranks. */
 static void measure_clock_offset(void)
 {
     int rank = hct.rank, size = hct.size;
@@ -45,8 +52,16 @@ static void measure_clock_offset(void)
     double my_stddev = 0;
     uint64_t my_time = hca_clock_now();
     unsigned rounds = hct.cfg.clock_sync_rounds;
+    int turn = 1, awake_flag = 0;
     if (rank == 0) {
+        if (size > 1)
+            PMPI_Send(&turn, 1, MPI_INT, 1, 4, hct_private_comm);
         for (int peer = 1; peer < size; peer++) {
+            MPI_Request awake;
+            PMPI_Irecv(&awake_flag, 1, MPI_INT, peer, 5, hct_private_comm, &awake);
+            if (peer + 1 < size)
+                PMPI_Send(&turn, 1, MPI_INT, peer + 1, 4, hct_private_comm);
+            hct_quiet_wait(&awake);
             uint64_t best_rtt = UINT64_MAX;
             int64_t best = 0;
             for (unsigned k = 0; k < rounds; k++) {
@@ -63,6 +78,10 @@ static void measure_clock_offset(void)
             PMPI_Send(result, 2, MPI_INT64_T, peer, 3, hct_private_comm);
         }
     } else {
+        MPI_Request mine;
+        PMPI_Irecv(&turn, 1, MPI_INT, 0, 4, hct_private_comm, &mine);
+        hct_quiet_wait(&mine);
+        PMPI_Send(&turn, 1, MPI_INT, 0, 5, hct_private_comm);
         for (unsigned k = 0; k < rounds; k++) {
             uint64_t t0 = 0, now;
             PMPI_Recv(&t0, 1, MPI_UINT64_T, 0, 1, hct_private_comm, MPI_STATUS_IGNORE);
@@ -210,12 +229,11 @@ fail:
 }
 
 /* Returns 0 on every rank when the definitions were unified; rank 0 keeps the
- * global set in *global, every rank its map in *map. */
-static int unify(hca_defs *global, hca_defs_map *map)
+ * global set in *global, every rank its map in *map. mine: this rank's
+ * definitions serialized (NULL: failed), freed here. */
+static int unify(hca_defs *global, hca_defs_map *map, unsigned char *mine, size_t mine_len)
 {
-    unsigned char *mine = NULL;
-    size_t mine_len = 0;
-    int ok = hca_defs_serialize(&hct.defs, &mine, &mine_len) == 0 && mine_len < (size_t)INT32_MAX;
+    int ok = mine && mine_len < (size_t)INT32_MAX;
     int *lens = NULL, *displs = NULL;
     unsigned char *all = gather_blobs(mine, ok ? (int)mine_len : 0, &lens, &displs);
     free(mine);
@@ -250,7 +268,9 @@ static int unify(hca_defs *global, hca_defs_map *map)
         free(blobs);
     }
     int my_len = 0;
-    PMPI_Scatter(map_lens, 1, MPI_INT, &my_len, 1, MPI_INT, 0, hct_private_comm);
+    MPI_Request merged; /* the others wait for rank 0's merge */
+    PMPI_Iscatter(map_lens, 1, MPI_INT, &my_len, 1, MPI_INT, 0, hct_private_comm, &merged);
+    hct_quiet_wait(&merged);
     unsigned char *my_map = malloc((size_t)my_len + 1);
     PMPI_Scatterv(maps_out, map_lens, map_displs, MPI_BYTE, my_map, my_len, MPI_BYTE, 0, hct_private_comm);
     ok = my_map && my_len > 0 && deserialize_map(my_map, my_len, map) == 0;
@@ -276,17 +296,24 @@ void hct_mpi_finish(void)
         return;
     hct_stop_recording();
     uint64_t last_ts = hca_clock_now();
-    measure_clock_offset();
 
+    /* this rank's own work, while the others may still run or do theirs */
     hca_location_info *locs = NULL;
     uint32_t nlocs = hct_writer_close_locations(&locs);
     int ok = hct_callsite_define(hct_region_def) == 0 && hct_regions_define_thinned() == 0 && hct_comms_define() == 0;
+    unsigned char *mine = NULL;
+    size_t mine_len = 0;
+    if (hca_defs_serialize(&hct.defs, &mine, &mine_len) != 0)
+        mine = NULL;
 
+    /* then the ranks meet, asleep until the last one comes */
+    hct_quiet_barrier(hct_private_comm);
+    measure_clock_offset();
     hca_defs global;
     hca_defs_init(&global);
     hca_defs_map map;
     memset(&map, 0, sizeof(map));
-    int failed = unify(&global, &map) != 0 || !ok;
+    int failed = unify(&global, &map, mine, mine_len) != 0 || !ok;
     if (!failed)
         failed |= hct_writer_local_defs(&map, offsets, noffsets) != 0;
     else
@@ -338,7 +365,9 @@ void hct_mpi_finish(void)
     free(locs);
     failed |= hct_writer_close() != 0;
     int any_failed = 0;
-    PMPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, hct_private_comm);
+    MPI_Request written; /* the others wait for rank 0's global definitions */
+    PMPI_Iallreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, hct_private_comm, &written);
+    hct_quiet_wait(&written);
     if (hct.rank == 0)
         hct_writer_report(any_failed, nevents, total_locs);
     if (!any_failed)
