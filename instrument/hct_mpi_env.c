@@ -3,7 +3,8 @@
  * clock offsets. At MPI_Finalize (before PMPI_Finalize): each rank's own work
  * first (its event files closed, its call sites named, its definitions
  * serialized), then the ranks meet once, asleep until the last one arrives
- * (hct_mpi_quiet.h), measure offsets again, unify definitions at rank 0
+ * (hct_mpi_quiet.h; so are their later waits for each other), measure
+ * offsets again, unify definitions at rank 0
  * (gather, merge, scatter the ID maps), and write local and global
  * definitions. Only PMPI calls on private communicators. At an
  * end without MPI_Finalize (a signal, MPI_Abort, an exit): each rank writes its
@@ -42,9 +43,9 @@ static OTF2_ErrorCode set_mpi_collectives(OTF2_Archive *ar)
 
 /* Offset of this rank's clock to rank 0's, by the ping-pong with the smallest
  * round trip (Cristian's method). Collective over hct_private_comm. Rank 0
- * measures one peer after the other; a peer sleeps until rank 0 tells it its
- * turn has come (sent one peer ahead, so that it wakes meanwhile) and answers
- * that it is awake: every round trip is between two running ranks. */
+ * measures one peer after the other; a peer sleeps until its turn comes
+ * (hct_quiet_wait), and rank 0 until the peer has woken: that first
+ * ping-pong is not measured, the next ones are between two running ranks. */
 static void measure_clock_offset(void)
 {
     int rank = hct.rank, size = hct.size;
@@ -52,16 +53,13 @@ static void measure_clock_offset(void)
     double my_stddev = 0;
     uint64_t my_time = hca_clock_now();
     unsigned rounds = hct.cfg.clock_sync_rounds;
-    int turn = 1, awake_flag = 0;
+    uint64_t wake = 0;
+    MPI_Request req;
     if (rank == 0) {
-        if (size > 1)
-            PMPI_Send(&turn, 1, MPI_INT, 1, 4, hct_private_comm);
         for (int peer = 1; peer < size; peer++) {
-            MPI_Request awake;
-            PMPI_Irecv(&awake_flag, 1, MPI_INT, peer, 5, hct_private_comm, &awake);
-            if (peer + 1 < size)
-                PMPI_Send(&turn, 1, MPI_INT, peer + 1, 4, hct_private_comm);
-            hct_quiet_wait(&awake);
+            PMPI_Send(&wake, 1, MPI_UINT64_T, peer, 1, hct_private_comm);
+            PMPI_Irecv(&wake, 1, MPI_UINT64_T, peer, 2, hct_private_comm, &req);
+            hct_quiet_wait(&req);
             uint64_t best_rtt = UINT64_MAX;
             int64_t best = 0;
             for (unsigned k = 0; k < rounds; k++) {
@@ -78,10 +76,9 @@ static void measure_clock_offset(void)
             PMPI_Send(result, 2, MPI_INT64_T, peer, 3, hct_private_comm);
         }
     } else {
-        MPI_Request mine;
-        PMPI_Irecv(&turn, 1, MPI_INT, 0, 4, hct_private_comm, &mine);
-        hct_quiet_wait(&mine);
-        PMPI_Send(&turn, 1, MPI_INT, 0, 5, hct_private_comm);
+        PMPI_Irecv(&wake, 1, MPI_UINT64_T, 0, 1, hct_private_comm, &req);
+        hct_quiet_wait(&req);
+        PMPI_Send(&wake, 1, MPI_UINT64_T, 0, 2, hct_private_comm);
         for (unsigned k = 0; k < rounds; k++) {
             uint64_t t0 = 0, now;
             PMPI_Recv(&t0, 1, MPI_UINT64_T, 0, 1, hct_private_comm, MPI_STATUS_IGNORE);
@@ -166,7 +163,9 @@ static unsigned char *gather_blobs(const void *mine, int len, int **lens_out, in
         lens = calloc((size_t)hct.size, sizeof(int));
         displs = calloc((size_t)hct.size, sizeof(int));
     }
-    PMPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, hct_private_comm);
+    MPI_Request req; /* waits asleep: a rank may be off its CPU (hct_mpi_quiet.h) */
+    PMPI_Igather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, hct_private_comm, &req);
+    hct_quiet_wait(&req);
     if (hct.rank == 0) {
         size_t total = 0;
         for (int r = 0; r < hct.size; r++) {
@@ -175,7 +174,8 @@ static unsigned char *gather_blobs(const void *mine, int len, int **lens_out, in
         }
         all = malloc(total + 1);
     }
-    PMPI_Gatherv(mine, len, MPI_BYTE, all, lens, displs, MPI_BYTE, 0, hct_private_comm);
+    PMPI_Igatherv(mine, len, MPI_BYTE, all, lens, displs, MPI_BYTE, 0, hct_private_comm, &req);
+    hct_quiet_wait(&req);
     *lens_out = lens;
     *displs_out = displs;
     return all;
@@ -268,11 +268,12 @@ static int unify(hca_defs *global, hca_defs_map *map, unsigned char *mine, size_
         free(blobs);
     }
     int my_len = 0;
-    MPI_Request merged; /* the others wait for rank 0's merge */
+    MPI_Request merged; /* the others wait for rank 0's merge, asleep */
     PMPI_Iscatter(map_lens, 1, MPI_INT, &my_len, 1, MPI_INT, 0, hct_private_comm, &merged);
     hct_quiet_wait(&merged);
     unsigned char *my_map = malloc((size_t)my_len + 1);
-    PMPI_Scatterv(maps_out, map_lens, map_displs, MPI_BYTE, my_map, my_len, MPI_BYTE, 0, hct_private_comm);
+    PMPI_Iscatterv(maps_out, map_lens, map_displs, MPI_BYTE, my_map, my_len, MPI_BYTE, 0, hct_private_comm, &merged);
+    hct_quiet_wait(&merged);
     ok = my_map && my_len > 0 && deserialize_map(my_map, my_len, map) == 0;
     free(my_map);
     free(maps_out);
@@ -282,7 +283,8 @@ static int unify(hca_defs *global, hca_defs_map *map, unsigned char *mine, size_
     free(lens);
     free(displs);
     int all_ok = 0;
-    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, hct_private_comm);
+    PMPI_Iallreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, hct_private_comm, &merged);
+    hct_quiet_wait(&merged);
     if (ok && !all_ok)
         hca_defs_map_free(map);
     return all_ok ? 0 : -1;
@@ -331,11 +333,14 @@ void hct_mpi_finish(void)
     int64_t begin = (int64_t)hct.program_begin_ts + offsets[0].offset;
     int64_t end = (int64_t)last_ts + offsets[noffsets - 1].offset;
     int64_t range[2] = { begin, -end }, grange[2];
-    PMPI_Reduce(range, grange, 2, MPI_INT64_T, MPI_MIN, 0, hct_private_comm);
+    MPI_Request req;
+    PMPI_Ireduce(range, grange, 2, MPI_INT64_T, MPI_MIN, 0, hct_private_comm, &req);
+    hct_quiet_wait(&req);
     uint64_t nevents_local = 0, nevents = 0;
     for (uint32_t i = 0; i < nlocs; i++)
         nevents_local += locs[i].nevents;
-    PMPI_Reduce(&nevents_local, &nevents, 1, MPI_UINT64_T, MPI_SUM, 0, hct_private_comm);
+    PMPI_Ireduce(&nevents_local, &nevents, 1, MPI_UINT64_T, MPI_SUM, 0, hct_private_comm, &req);
+    hct_quiet_wait(&req);
     uint32_t total_locs = 0;
     if (hct.rank == 0 && hosts && all_locs && lens) {
         const char **host_names = calloc((size_t)hct.size, sizeof(char *));
@@ -365,9 +370,9 @@ void hct_mpi_finish(void)
     free(locs);
     failed |= hct_writer_close() != 0;
     int any_failed = 0;
-    MPI_Request written; /* the others wait for rank 0's global definitions */
-    PMPI_Iallreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, hct_private_comm, &written);
-    hct_quiet_wait(&written);
+    /* the others wait for rank 0's global definitions */
+    PMPI_Iallreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, hct_private_comm, &req);
+    hct_quiet_wait(&req);
     if (hct.rank == 0)
         hct_writer_report(any_failed, nevents, total_locs);
     if (!any_failed)
