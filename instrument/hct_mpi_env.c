@@ -166,7 +166,7 @@ static unsigned char *gather_blobs(const void *mine, int len, int **lens_out, in
     MPI_Request req; /* waits asleep: a rank may be off its CPU (hct_mpi_quiet.h) */
     PMPI_Igather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, hct_private_comm, &req);
     hct_quiet_wait(&req);
-    if (hct.rank == 0) {
+    if (hct.rank == 0 && lens && displs) {
         size_t total = 0;
         for (int r = 0; r < hct.size; r++) {
             displs[r] = (int)total;

@@ -16,11 +16,7 @@ DELAY=3
 
 dir=$(fresh_dir)
 cd "$dir" || exit 1
-plain_mpirun $NP "$APP" $DELAY > plain.out 2> plain.err
-plain_rc=$?
-traced_mpirun $NP "$APP" $DELAY > traced.out 2> traced.err
-traced_rc=$?
-ok $((plain_rc != 0 || traced_rc != 0)) "quiet end: both runs succeed ($plain_rc, $traced_rc)"
+plain_and_traced $NP "quiet end" "$APP" $DELAY
 # the program's output without its measurements
 shape() { sed 's/cpu_ms [0-9.]* wall_ms [0-9.]*/cpu_ms - wall_ms -/' "$1" | sort; }
 shape plain.out > plain.shape
