@@ -4,9 +4,8 @@
 
 #include <time.h>
 
-unsigned long hct_quiet_polls;
-
-long hct_quiet_sleep_ns(unsigned poll)
+/* The sleep after the poll-th test that found the request pending. */
+static long sleep_ns(unsigned poll)
 {
     if (poll < HCT_QUIET_SPINS)
         return 0;
@@ -24,8 +23,7 @@ int hct_quiet_wait(MPI_Request *req)
         int rc = PMPI_Test(req, &done, MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS || done)
             return rc;
-        hct_quiet_polls++;
-        long ns = hct_quiet_sleep_ns(poll);
+        long ns = sleep_ns(poll);
         if (ns > 0) {
             struct timespec ts = { 0, ns };
             nanosleep(&ts, NULL);

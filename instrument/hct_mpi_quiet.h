@@ -18,18 +18,12 @@
 #define HCT_QUIET_MAX_NS 1000000L  /* the longest: 1 ms, a wakeup costs a few us */
 #define HCT_QUIET_SPINS 4          /* tests before the first sleep */
 
-/* The sleep after the poll-th test that found the request pending (0: none,
- * the first HCT_QUIET_SPINS of them). */
-long hct_quiet_sleep_ns(unsigned poll) HCT_HIDDEN;
-
-/* Waits for the request (PMPI_Test, then hct_quiet_sleep_ns); MPI's code. */
+/* Waits for the request: PMPI_Test, HCT_QUIET_SPINS times at once, then
+ * with a sleep between tests from HCT_QUIET_MIN_NS doubling to
+ * HCT_QUIET_MAX_NS; MPI's code. */
 int hct_quiet_wait(MPI_Request *req) HCT_HIDDEN;
 
 /* A barrier over comm whose waiting ranks sleep (PMPI_Ibarrier). */
 int hct_quiet_barrier(MPI_Comm comm) HCT_HIDDEN;
-
-/* The tests that found a request pending since the process started: a rank's
- * count of wakeups while it waited (HCATRACE_VERBOSE=2). */
-extern unsigned long hct_quiet_polls HCT_HIDDEN;
 
 #endif
