@@ -78,6 +78,8 @@ TOOLS += $(BUILD)/tests/maps_app
 TOOLS += $(BUILD)/tests/sampling_app $(BUILD)/bench/sample_cost $(BUILD)/tests/fd_app
 # abnormal ends of an MPI job (tests/e2e/survive.sh)
 TOOLS += $(BUILD)/tests/fault_app
+# a rank that reaches MPI_Finalize late (tests/e2e/quiet_end.sh)
+TOOLS += $(BUILD)/tests/late_rank_app
 # known flat and stepped CPU rates: the folding skew (tests/e2e/fold_flat.sh, bench/skew.sh)
 TOOLS += $(BUILD)/tests/flat_app
 # many tiny OpenMP critical sections and user regions: thinning (tests/e2e/thin.sh)
@@ -234,6 +236,9 @@ $(BUILD)/tests/mpi_path_app: tests/mpi_path_app.c
 	@mkdir -p $(dir $@)
 	$(MPICC) -std=c11 -g -O2 -Wall -Wextra -Werror -o $@ $<
 $(BUILD)/tests/fault_app: tests/fault_app.c
+	@mkdir -p $(dir $@)
+	$(MPICC) -std=c11 -g -O2 -Wall -Wextra -Werror -o $@ $<
+$(BUILD)/tests/late_rank_app: tests/late_rank_app.c
 	@mkdir -p $(dir $@)
 	$(MPICC) -std=c11 -g -O2 -Wall -Wextra -Werror -o $@ $<
 $(BUILD)/tests/burst_app: tests/burst_app.c

@@ -1,8 +1,12 @@
 /* hct_mpi_env.c: the tracer inside an MPI job. At MPI_Init: agree on one fresh
  * experiment directory, open the job's archive with MPI collectives, measure
- * clock offsets. At MPI_Finalize (before PMPI_Finalize): measure offsets again,
- * unify definitions at rank 0 (gather, merge, scatter the ID maps), and write
- * local and global definitions. Only PMPI calls on private communicators. At an
+ * clock offsets. At MPI_Finalize (before PMPI_Finalize): each rank's own work
+ * first (its event files closed, its call sites named, its definitions
+ * serialized), then the ranks meet once, asleep until the last one arrives
+ * (hct_mpi_quiet.h; so are their later waits for each other), measure
+ * offsets again, unify definitions at rank 0
+ * (gather, merge, scatter the ID maps), and write local and global
+ * definitions. Only PMPI calls on private communicators. At an
  * end without MPI_Finalize (a signal, MPI_Abort, an exit): each rank writes its
  * events and its partial definitions (src/hca_partial.h), without MPI, for
  * hca_recover to unify afterwards. */
@@ -21,6 +25,7 @@
 #include "hct_journal.h"
 #include "hct_mpi.h"
 #include "hct_mpi_env.h"
+#include "hct_mpi_quiet.h"
 #include "hct_recording.h"
 #include "hct_regions.h"
 #include "hct_rescue.h"
@@ -37,7 +42,10 @@ static OTF2_ErrorCode set_mpi_collectives(OTF2_Archive *ar)
 }
 
 /* Offset of this rank's clock to rank 0's, by the ping-pong with the smallest
- * round trip (Cristian's method). Collective over hct_private_comm. */
+ * round trip (Cristian's method). Collective over hct_private_comm. Rank 0
+ * measures one peer after the other; a peer sleeps until its turn comes
+ * (hct_quiet_wait), and rank 0 until the peer has woken: that first
+ * ping-pong is not measured, the next ones are between two running ranks. */
 static void measure_clock_offset(void)
 {
     int rank = hct.rank, size = hct.size;
@@ -45,8 +53,13 @@ static void measure_clock_offset(void)
     double my_stddev = 0;
     uint64_t my_time = hca_clock_now();
     unsigned rounds = hct.cfg.clock_sync_rounds;
+    uint64_t wake = 0;
+    MPI_Request req;
     if (rank == 0) {
         for (int peer = 1; peer < size; peer++) {
+            PMPI_Send(&wake, 1, MPI_UINT64_T, peer, 1, hct_private_comm);
+            PMPI_Irecv(&wake, 1, MPI_UINT64_T, peer, 2, hct_private_comm, &req);
+            hct_quiet_wait(&req);
             uint64_t best_rtt = UINT64_MAX;
             int64_t best = 0;
             for (unsigned k = 0; k < rounds; k++) {
@@ -63,6 +76,9 @@ static void measure_clock_offset(void)
             PMPI_Send(result, 2, MPI_INT64_T, peer, 3, hct_private_comm);
         }
     } else {
+        PMPI_Irecv(&wake, 1, MPI_UINT64_T, 0, 1, hct_private_comm, &req);
+        hct_quiet_wait(&req);
+        PMPI_Send(&wake, 1, MPI_UINT64_T, 0, 2, hct_private_comm);
         for (unsigned k = 0; k < rounds; k++) {
             uint64_t t0 = 0, now;
             PMPI_Recv(&t0, 1, MPI_UINT64_T, 0, 1, hct_private_comm, MPI_STATUS_IGNORE);
@@ -147,8 +163,10 @@ static unsigned char *gather_blobs(const void *mine, int len, int **lens_out, in
         lens = calloc((size_t)hct.size, sizeof(int));
         displs = calloc((size_t)hct.size, sizeof(int));
     }
-    PMPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, hct_private_comm);
-    if (hct.rank == 0) {
+    MPI_Request req; /* waits asleep: a rank may be off its CPU (hct_mpi_quiet.h) */
+    PMPI_Igather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, hct_private_comm, &req);
+    hct_quiet_wait(&req);
+    if (hct.rank == 0 && lens && displs) {
         size_t total = 0;
         for (int r = 0; r < hct.size; r++) {
             displs[r] = (int)total;
@@ -156,7 +174,8 @@ static unsigned char *gather_blobs(const void *mine, int len, int **lens_out, in
         }
         all = malloc(total + 1);
     }
-    PMPI_Gatherv(mine, len, MPI_BYTE, all, lens, displs, MPI_BYTE, 0, hct_private_comm);
+    PMPI_Igatherv(mine, len, MPI_BYTE, all, lens, displs, MPI_BYTE, 0, hct_private_comm, &req);
+    hct_quiet_wait(&req);
     *lens_out = lens;
     *displs_out = displs;
     return all;
@@ -210,12 +229,11 @@ fail:
 }
 
 /* Returns 0 on every rank when the definitions were unified; rank 0 keeps the
- * global set in *global, every rank its map in *map. */
-static int unify(hca_defs *global, hca_defs_map *map)
+ * global set in *global, every rank its map in *map. mine: this rank's
+ * definitions serialized (NULL: failed), freed here. */
+static int unify(hca_defs *global, hca_defs_map *map, unsigned char *mine, size_t mine_len)
 {
-    unsigned char *mine = NULL;
-    size_t mine_len = 0;
-    int ok = hca_defs_serialize(&hct.defs, &mine, &mine_len) == 0 && mine_len < (size_t)INT32_MAX;
+    int ok = mine && mine_len < (size_t)INT32_MAX;
     int *lens = NULL, *displs = NULL;
     unsigned char *all = gather_blobs(mine, ok ? (int)mine_len : 0, &lens, &displs);
     free(mine);
@@ -250,9 +268,12 @@ static int unify(hca_defs *global, hca_defs_map *map)
         free(blobs);
     }
     int my_len = 0;
-    PMPI_Scatter(map_lens, 1, MPI_INT, &my_len, 1, MPI_INT, 0, hct_private_comm);
+    MPI_Request merged; /* the others wait for rank 0's merge, asleep */
+    PMPI_Iscatter(map_lens, 1, MPI_INT, &my_len, 1, MPI_INT, 0, hct_private_comm, &merged);
+    hct_quiet_wait(&merged);
     unsigned char *my_map = malloc((size_t)my_len + 1);
-    PMPI_Scatterv(maps_out, map_lens, map_displs, MPI_BYTE, my_map, my_len, MPI_BYTE, 0, hct_private_comm);
+    PMPI_Iscatterv(maps_out, map_lens, map_displs, MPI_BYTE, my_map, my_len, MPI_BYTE, 0, hct_private_comm, &merged);
+    hct_quiet_wait(&merged);
     ok = my_map && my_len > 0 && deserialize_map(my_map, my_len, map) == 0;
     free(my_map);
     free(maps_out);
@@ -262,7 +283,8 @@ static int unify(hca_defs *global, hca_defs_map *map)
     free(lens);
     free(displs);
     int all_ok = 0;
-    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, hct_private_comm);
+    PMPI_Iallreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, hct_private_comm, &merged);
+    hct_quiet_wait(&merged);
     if (ok && !all_ok)
         hca_defs_map_free(map);
     return all_ok ? 0 : -1;
@@ -276,17 +298,24 @@ void hct_mpi_finish(void)
         return;
     hct_stop_recording();
     uint64_t last_ts = hca_clock_now();
-    measure_clock_offset();
 
+    /* this rank's own work, while the others may still run or do theirs */
     hca_location_info *locs = NULL;
     uint32_t nlocs = hct_writer_close_locations(&locs);
     int ok = hct_callsite_define(hct_region_def) == 0 && hct_regions_define_thinned() == 0 && hct_comms_define() == 0;
+    unsigned char *mine = NULL;
+    size_t mine_len = 0;
+    if (hca_defs_serialize(&hct.defs, &mine, &mine_len) != 0)
+        mine = NULL;
 
+    /* then the ranks meet, asleep until the last one comes */
+    hct_quiet_barrier(hct_private_comm);
+    measure_clock_offset();
     hca_defs global;
     hca_defs_init(&global);
     hca_defs_map map;
     memset(&map, 0, sizeof(map));
-    int failed = unify(&global, &map) != 0 || !ok;
+    int failed = unify(&global, &map, mine, mine_len) != 0 || !ok;
     if (!failed)
         failed |= hct_writer_local_defs(&map, offsets, noffsets) != 0;
     else
@@ -304,11 +333,14 @@ void hct_mpi_finish(void)
     int64_t begin = (int64_t)hct.program_begin_ts + offsets[0].offset;
     int64_t end = (int64_t)last_ts + offsets[noffsets - 1].offset;
     int64_t range[2] = { begin, -end }, grange[2];
-    PMPI_Reduce(range, grange, 2, MPI_INT64_T, MPI_MIN, 0, hct_private_comm);
+    MPI_Request req;
+    PMPI_Ireduce(range, grange, 2, MPI_INT64_T, MPI_MIN, 0, hct_private_comm, &req);
+    hct_quiet_wait(&req);
     uint64_t nevents_local = 0, nevents = 0;
     for (uint32_t i = 0; i < nlocs; i++)
         nevents_local += locs[i].nevents;
-    PMPI_Reduce(&nevents_local, &nevents, 1, MPI_UINT64_T, MPI_SUM, 0, hct_private_comm);
+    PMPI_Ireduce(&nevents_local, &nevents, 1, MPI_UINT64_T, MPI_SUM, 0, hct_private_comm, &req);
+    hct_quiet_wait(&req);
     uint32_t total_locs = 0;
     if (hct.rank == 0 && hosts && all_locs && lens) {
         const char **host_names = calloc((size_t)hct.size, sizeof(char *));
@@ -338,7 +370,9 @@ void hct_mpi_finish(void)
     free(locs);
     failed |= hct_writer_close() != 0;
     int any_failed = 0;
-    PMPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, hct_private_comm);
+    /* the others wait for rank 0's global definitions */
+    PMPI_Iallreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, hct_private_comm, &req);
+    hct_quiet_wait(&req);
     if (hct.rank == 0)
         hct_writer_report(any_failed, nevents, total_locs);
     if (!any_failed)

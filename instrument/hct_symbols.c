@@ -125,6 +125,9 @@ static Dwfl_Module *module_of(hct_symbolizer *s, uintptr_t address)
         dwfl_report_begin_add(s->dwfl);
         if (report_modules(s->dwfl) == 0)
             mod = dwfl_addrmodule(s->dwfl, (Dwarf_Addr)address);
+        pthread_mutex_lock(&s->files_lock);
+        hct_image_files_forget(&s->files);
+        pthread_mutex_unlock(&s->files_lock);
     }
     return mod;
 }

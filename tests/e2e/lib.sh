@@ -61,6 +61,20 @@ plain_mpirun() {
     "$MPIRUN" $MPIRUN_FLAGS -np "$np" "$@"
 }
 
+# plain_and_traced NP LABEL PROGRAM ARGS...: the program untraced (plain.out,
+# plain.err) and traced (traced.out, traced.err) in the current directory; one
+# case: both succeed.
+plain_and_traced() {
+    pt_np=$1
+    pt_label=$2
+    shift 2
+    plain_mpirun "$pt_np" "$@" > plain.out 2> plain.err
+    pt_plain=$?
+    traced_mpirun "$pt_np" "$@" > traced.out 2> traced.err
+    pt_traced=$?
+    ok $((pt_plain != 0 || pt_traced != 0)) "$pt_label: both runs succeed ($pt_plain, $pt_traced)"
+}
+
 # The single experiment directory created in the current directory.
 the_trace() {
     set -- hcatrace-*/traces.otf2

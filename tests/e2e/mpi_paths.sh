@@ -17,11 +17,7 @@ NP=2
 
 dir=$(fresh_dir)
 cd "$dir" || exit 1
-plain_mpirun $NP "$MPA" $ITER > plain.out 2> plain.err
-plain_rc=$?
-traced_mpirun $NP "$MPA" $ITER > traced.out 2> traced.err
-traced_rc=$?
-ok $((plain_rc != 0 || traced_rc != 0)) "mpi paths: both runs succeed ($plain_rc, $traced_rc)"
+plain_and_traced $NP "mpi paths" "$MPA" $ITER
 sort plain.out > plain.sorted
 sort traced.out > traced.sorted
 check "mpi paths: stdout identical with and without the tracer" cmp plain.sorted traced.sorted

@@ -3,7 +3,9 @@
  * of a listed file at offset 0, read whole, is no longer resident afterwards
  * (its Rss in /proc/self/smaps) and still reads as the file; a mapping with a
  * page written keeps its pages and the byte written; a file not listed, a
- * read-only mapping and a mapping at another offset are left alone. */
+ * read-only mapping and a mapping at another offset are left alone; the maps
+ * file is read once for the same files, again after a file was added or the
+ * mappings forgotten. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -101,7 +103,7 @@ static void listed_clean_mapping_dropped(void **state)
     char *p = map(path_a, PROT_READ | PROT_WRITE, 0, FILE_BYTES);
     unsigned sum = touch(p, FILE_BYTES);
     assert_true(rss_kb(p) >= FILE_BYTES / 1024);
-    hct_image_files f = { { 0 }, 0 };
+    hct_image_files f = { 0 };
     hct_image_files_add(&f, path_a);
     hct_image_files_add(&f, path_a); /* once */
     assert_int_equal(f.n, 1);
@@ -128,7 +130,7 @@ static void written_or_other_mappings_kept(void **state)
     touch(readonly, FILE_BYTES);
     touch(offset, FILE_BYTES - 4096);
     dirty[8192] = 'Z';
-    hct_image_files f = { { 0 }, 0 };
+    hct_image_files f = { 0 };
     hct_image_files_add(&f, path_a);
     hct_image_files_add(&f, NULL);
     assert_int_equal(f.n, 1);
@@ -153,8 +155,35 @@ static void written_or_other_mappings_kept(void **state)
 static void unreadable_maps(void **state)
 {
     (void)state;
-    hct_image_files f = { { 0 }, 0 };
+    hct_image_files f = { 0 };
     assert_int_equal(hct_image_pages_release(&f, "/nonexistent/maps"), -1);
+}
+
+/* A second release uses the ranges found by the first: the maps file named
+ * then (here one that does not exist) is not read. A file added, or the
+ * mappings forgotten, make the next release read it. */
+static void maps_read_once_per_files(void **state)
+{
+    (void)state;
+    char *p = map(path_a, PROT_READ | PROT_WRITE, 0, FILE_BYTES);
+    hct_image_files f = { 0 };
+    hct_image_files_add(&f, path_a);
+    touch(p, FILE_BYTES);
+    assert_true(hct_image_pages_release(&f, "/proc/self/maps") >= FILE_BYTES / 1024);
+    unsigned sum = touch(p, FILE_BYTES);
+    assert_true(rss_kb(p) >= FILE_BYTES / 1024);
+    assert_true(hct_image_pages_release(&f, "/nonexistent/maps") >= FILE_BYTES / 1024);
+    assert_int_equal(rss_kb(p), 0);
+    assert_int_equal(touch(p, FILE_BYTES), sum);
+    hct_image_files_forget(&f);
+    assert_int_equal(hct_image_pages_release(&f, "/nonexistent/maps"), -1);
+    assert_true(hct_image_pages_release(&f, "/proc/self/maps") >= FILE_BYTES / 1024);
+    hct_image_files_add(&f, path_a); /* known: the ranges stay */
+    assert_true(hct_image_pages_release(&f, "/nonexistent/maps") >= FILE_BYTES / 1024);
+    hct_image_files_add(&f, path_b);
+    assert_int_equal(hct_image_pages_release(&f, "/nonexistent/maps"), -1);
+    munmap(p, FILE_BYTES);
+    hct_image_files_free(&f);
 }
 
 int main(void)
@@ -163,6 +192,7 @@ int main(void)
         cmocka_unit_test(listed_clean_mapping_dropped),
         cmocka_unit_test(written_or_other_mappings_kept),
         cmocka_unit_test(unreadable_maps),
+        cmocka_unit_test(maps_read_once_per_files),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
