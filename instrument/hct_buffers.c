@@ -7,6 +7,8 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#include "hct_config.h"
+
 typedef struct {
     void **chunk;
     size_t n, used, cap;
@@ -70,6 +72,25 @@ static void chunk_free_all(void *user, OTF2_FileType type, OTF2_LocationRef loca
     free(l->chunk);
     free(l);
     *per_buffer = NULL;
+}
+
+size_t hct_buffers_budget(unsigned mib, int set, const char *local_ranks)
+{
+    if (!set) {
+        char *end = NULL;
+        unsigned long n = local_ranks ? strtoul(local_ranks, &end, 10) : 0;
+        if (n > 1 && end && *end == 0 && end != local_ranks)
+            mib = (unsigned)(mib / n);
+        if (mib < HCT_MIN_TOTAL_MEMORY_MIB)
+            mib = HCT_MIN_TOTAL_MEMORY_MIB;
+    }
+    return (size_t)mib << 20;
+}
+
+const char *hct_buffers_local_ranks(void)
+{
+    const char *n = getenv("OMPI_COMM_WORLD_LOCAL_SIZE"); /* Open MPI */
+    return n ? n : getenv("MPI_LOCALNRANKS");             /* MPICH's Hydra */
 }
 
 static const OTF2_MemoryCallbacks callbacks = { chunk_allocate, chunk_free_all };
