@@ -27,7 +27,8 @@
 
 #define MIB ((size_t)1 << 20)
 
-static char dir[64];
+#define TEST_TMPDIR_NAME "test_otf2_direct"
+#include "test_tmpdir.h"
 
 typedef struct {
     off_t before_close[2]; /* the event file's size before its close: flushing, not */
@@ -35,21 +36,6 @@ typedef struct {
 } run;
 
 static run buffered, direct;
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(dir, sizeof(dir), "/tmp/test_otf2_direct.XXXXXX");
-    return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    return system(cmd) == 0 ? 0 : -1;
-}
 
 /* the peak RSS is the process's own: not under gcc's -fsanitize=address (the
  * build's SANITIZE=1: its allocator's), nor in the aarch64 build, which runs
