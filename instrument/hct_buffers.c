@@ -16,6 +16,7 @@ typedef struct {
 } chunk_list;
 
 static size_t budget;
+static void (*near_full)(void);
 static atomic_size_t event_bytes;
 
 static void *chunk_allocate(void *user, OTF2_FileType type, OTF2_LocationRef location, void **per_buffer,
@@ -50,7 +51,9 @@ static void *chunk_allocate(void *user, OTF2_FileType type, OTF2_LocationRef loc
     l->used = l->n;
     if (counted) {
         l->bytes += size;
-        atomic_fetch_add(&event_bytes, size);
+        size_t now = atomic_fetch_add(&event_bytes, size) + size;
+        if (near_full && l->n > 1 && now + size > budget)
+            near_full(); /* the next full chunk of this buffer flushes */
     }
     return chunk;
 }
@@ -95,8 +98,9 @@ const char *hct_buffers_local_ranks(void)
 
 static const OTF2_MemoryCallbacks callbacks = { chunk_allocate, chunk_free_all };
 
-OTF2_ErrorCode hct_buffers_attach(OTF2_Archive *archive, size_t budget_bytes)
+OTF2_ErrorCode hct_buffers_attach(OTF2_Archive *archive, size_t budget_bytes, void (*near_full_fn)(void))
 {
     budget = budget_bytes;
+    near_full = near_full_fn;
     return OTF2_Archive_SetMemoryCallbacks(archive, &callbacks, NULL);
 }

@@ -15,6 +15,7 @@
 #include "hct_diag.h"
 #include "hct_expdir.h"
 #include "hct_frame_keys.h"
+#include "hct_journal.h"
 #include "hct_otf2_direct.h"
 
 static uint64_t flush_time(void *user)
@@ -47,8 +48,10 @@ int hct_writer_open(OTF2_ErrorCode (*set_collectives)(OTF2_Archive *),
     }
     OTF2_ErrorCode rc = hca_archive_set_flush(ar, &flush_clock);
     if (rc == OTF2_SUCCESS)
-        rc = hct_buffers_attach(ar, hct_buffers_budget(hct.cfg.total_memory_mib, hct.cfg.total_memory_set,
-                                                       hct_buffers_local_ranks()));
+        rc = hct_buffers_attach(ar,
+                                hct_buffers_budget(hct.cfg.total_memory_mib, hct.cfg.total_memory_set,
+                                                   hct_buffers_local_ranks()),
+                                before_flush ? hct_journal_prepare : NULL);
     if (rc == OTF2_SUCCESS)
         rc = set_collectives ? set_collectives(ar) : OTF2_Archive_SetSerialCollectiveCallbacks(ar);
     if (rc == OTF2_SUCCESS)

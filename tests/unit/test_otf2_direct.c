@@ -99,7 +99,7 @@ static off_t write_events(const char *name, size_t budget, size_t bytes, long *g
                                          OTF2_CHUNK_SIZE_MIN, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     assert_non_null(ar);
     assert_int_equal(OTF2_Archive_SetFlushCallbacks(ar, &flush_callbacks, NULL), OTF2_SUCCESS);
-    assert_int_equal(hct_buffers_attach(ar, budget), OTF2_SUCCESS);
+    assert_int_equal(hct_buffers_attach(ar, budget, NULL), OTF2_SUCCESS);
     assert_int_equal(OTF2_Archive_SetSerialCollectiveCallbacks(ar), OTF2_SUCCESS);
     assert_int_equal(OTF2_Archive_OpenEvtFiles(ar), OTF2_SUCCESS);
     OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(ar, 0);
