@@ -8,7 +8,9 @@
  * close of a file of 3 MiB of events adds less than 1.5 MiB to the process's peak
  * RSS (VmHWM reset before it; with OTF2's buffer it copies the events: more than
  * 2 MiB; not checked under ASan, whose allocator makes the peak, nor under
- * qemu-user, the aarch64 cross tests). */
+ * qemu-user, the aarch64 cross tests). The budget's near_full hook comes once,
+ * when the buffer takes the chunk after which the budget leaves none, before the
+ * first flush. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -93,13 +95,24 @@ static off_t file_size(const char *path)
 
 /* Writes bytes of Enter/Leave events on one location into DIR/NAME with a budget;
  * the file's size before the close; the peak RSS the close added (kB). */
+static int near_full_calls;
+static off_t near_full_on_disk = -1; /* the event file's size when near_full came */
+static char near_full_path[256];
+
+static void near_full(void)
+{
+    struct stat st;
+    near_full_calls++;
+    near_full_on_disk = stat(near_full_path, &st) == 0 ? st.st_size : 0;
+}
+
 static off_t write_events(const char *name, size_t budget, size_t bytes, long *growth_kb)
 {
     OTF2_Archive *ar = OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, OTF2_CHUNK_SIZE_EVENTS_DEFAULT,
                                          OTF2_CHUNK_SIZE_MIN, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     assert_non_null(ar);
     assert_int_equal(OTF2_Archive_SetFlushCallbacks(ar, &flush_callbacks, NULL), OTF2_SUCCESS);
-    assert_int_equal(hct_buffers_attach(ar, budget, NULL), OTF2_SUCCESS);
+    assert_int_equal(hct_buffers_attach(ar, budget, near_full), OTF2_SUCCESS);
     assert_int_equal(OTF2_Archive_SetSerialCollectiveCallbacks(ar), OTF2_SUCCESS);
     assert_int_equal(OTF2_Archive_OpenEvtFiles(ar), OTF2_SUCCESS);
     OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(ar, 0);
@@ -126,9 +139,17 @@ static void write_both(run *r, const char *prefix)
     char name[64];
     long unused;
     snprintf(name, sizeof(name), "%s-flushing", prefix);
+    snprintf(near_full_path, sizeof(near_full_path), "%s/%s/0.evt", dir, name);
+    near_full_calls = 0;
     r->before_close[0] = write_events(name, 2 * MIB, 7 * MIB / 2, &unused);
+    /* the buffer's second chunk leaves the 2 MiB budget none: near_full once, before
+     * the first flush (the chunks reused after it ask for no more) */
+    assert_int_equal(near_full_calls, 1);
+    assert_int_equal(near_full_on_disk, 0);
+    near_full_calls = 0;
     snprintf(name, sizeof(name), "%s-at-close", prefix);
     r->before_close[1] = write_events(name, 16 * MIB, 3 * MIB, &r->close_growth_kb);
+    assert_int_equal(near_full_calls, 0); /* 3 MiB within 16: never near full */
 }
 
 static int same_bytes(const char *a, const char *b)
