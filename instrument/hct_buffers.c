@@ -7,6 +7,8 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#include "hct_config.h"
+
 typedef struct {
     void **chunk;
     size_t n, used, cap;
@@ -14,6 +16,7 @@ typedef struct {
 } chunk_list;
 
 static size_t budget;
+static void (*near_full)(void);
 static atomic_size_t event_bytes;
 
 static void *chunk_allocate(void *user, OTF2_FileType type, OTF2_LocationRef location, void **per_buffer,
@@ -48,7 +51,9 @@ static void *chunk_allocate(void *user, OTF2_FileType type, OTF2_LocationRef loc
     l->used = l->n;
     if (counted) {
         l->bytes += size;
-        atomic_fetch_add(&event_bytes, size);
+        size_t now = atomic_fetch_add(&event_bytes, size) + size;
+        if (near_full && l->n > 1 && now + size > budget)
+            near_full(); /* the next full chunk of this buffer flushes */
     }
     return chunk;
 }
@@ -72,10 +77,30 @@ static void chunk_free_all(void *user, OTF2_FileType type, OTF2_LocationRef loca
     *per_buffer = NULL;
 }
 
+size_t hct_buffers_budget(unsigned mib, int set, const char *local_ranks)
+{
+    if (!set) {
+        char *end = NULL;
+        unsigned long n = local_ranks ? strtoul(local_ranks, &end, 10) : 0;
+        if (n > 1 && end && *end == 0 && end != local_ranks)
+            mib = (unsigned)(mib / n);
+        if (mib < HCT_MIN_TOTAL_MEMORY_MIB)
+            mib = HCT_MIN_TOTAL_MEMORY_MIB;
+    }
+    return (size_t)mib << 20;
+}
+
+const char *hct_buffers_local_ranks(void)
+{
+    const char *n = getenv("OMPI_COMM_WORLD_LOCAL_SIZE"); /* Open MPI */
+    return n ? n : getenv("MPI_LOCALNRANKS");             /* MPICH's Hydra */
+}
+
 static const OTF2_MemoryCallbacks callbacks = { chunk_allocate, chunk_free_all };
 
-OTF2_ErrorCode hct_buffers_attach(OTF2_Archive *archive, size_t budget_bytes)
+OTF2_ErrorCode hct_buffers_attach(OTF2_Archive *archive, size_t budget_bytes, void (*near_full_fn)(void))
 {
     budget = budget_bytes;
+    near_full = near_full_fn;
     return OTF2_Archive_SetMemoryCallbacks(archive, &callbacks, NULL);
 }

@@ -12,7 +12,19 @@
 
 #include "hct.h"
 
+/* The budget in bytes: set_mib when HCATRACE_TOTAL_MEMORY was set (set != 0);
+ * unset, default_mib shared by the ranks the launcher started on this node
+ * (local_ranks: its count, OMPI_COMM_WORLD_LOCAL_SIZE or MPI_LOCALNRANKS; NULL or
+ * not a number: 1), at least HCT_MIN_TOTAL_MEMORY_MIB: 8 ranks on a node keep
+ * 2 MiB of events each, not 16, the rest on disk (docs/benchmarks.md, "At 8 ranks"). */
+size_t hct_buffers_budget(unsigned mib, int set, const char *local_ranks) HCT_HIDDEN;
+/* The launcher's count of ranks on this node, as a string (NULL: none said). */
+const char *hct_buffers_local_ranks(void) HCT_HIDDEN;
+
 /* Installs the memory callbacks on an archive, before any writer is made. */
-OTF2_ErrorCode hct_buffers_attach(OTF2_Archive *archive, size_t budget_bytes) HCT_HIDDEN;
+/* near_full (or NULL) is called when an event buffer takes a chunk after which the
+ * budget leaves none: the next full chunk flushes (the journal names the calling
+ * contexts then, while fewer chunks are full). */
+OTF2_ErrorCode hct_buffers_attach(OTF2_Archive *archive, size_t budget_bytes, void (*near_full)(void)) HCT_HIDDEN;
 
 #endif

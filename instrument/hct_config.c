@@ -213,6 +213,7 @@ int hct_config_read(hct_config *cfg, char *const *envp, void (*report)(const cha
     cfg->sampling_jitter_pct = HCT_DEFAULT_SAMPLING_JITTER_PCT;
     cfg->sampling_buffer_kib = HCT_DEFAULT_SAMPLING_BUFFER_KIB;
     cfg->total_memory_mib = HCT_DEFAULT_TOTAL_MEMORY_MIB;
+    cfg->total_memory_set = 0;
     cfg->thin_full = HCT_DEFAULT_THIN_FULL;
     cfg->thin_ns = HCT_DEFAULT_THIN_NS;
     cfg->thin_cost = 1;
@@ -278,9 +279,11 @@ int hct_config_read(hct_config *cfg, char *const *envp, void (*report)(const cha
             if (!bad)
                 cfg->sampling_buffer_kib = u;
         } else if (strcmp(name, "HCATRACE_TOTAL_MEMORY") == 0) {
-            bad = parse_uint(v, 2, 1048576, &u);
-            if (!bad)
+            bad = parse_uint(v, HCT_MIN_TOTAL_MEMORY_MIB, 1048576, &u);
+            if (!bad) {
                 cfg->total_memory_mib = u;
+                cfg->total_memory_set = 1;
+            }
         } else if (strcmp(name, "HCATRACE_THIN") == 0) {
             unsigned n;
             uint64_t t;

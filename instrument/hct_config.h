@@ -32,6 +32,7 @@ typedef struct {
     unsigned sampling_jitter_pct; /* +- percent of the period */
     unsigned sampling_buffer_kib; /* HCATRACE_SAMPLING_BUFFER: per-thread sample buffer */
     unsigned total_memory_mib;    /* HCATRACE_TOTAL_MEMORY: the process's event buffers */
+    int total_memory_set;         /* it was set (unset: shared by a node's ranks, hct_buffers_budget) */
     /* HCATRACE_THIN: per thread and region key, the first thin_full instances
      * in full, then only those lasting thin_ns or more (or holding a sample,
      * or something nested); thin_full = 0: everything in full;
@@ -61,7 +62,8 @@ enum { HCT_CLOCK_WALL, HCT_CLOCK_CPU };
 #define HCT_DEFAULT_SAMPLING_JITTER_PCT 10u
 #define HCT_DEFAULT_ROTATE_NS 100000000ull /* 100 ms */
 #define HCT_DEFAULT_SAMPLING_BUFFER_KIB 1024u
-#define HCT_DEFAULT_TOTAL_MEMORY_MIB 16u
+#define HCT_DEFAULT_TOTAL_MEMORY_MIB 16u /* a node's, unset: shared by its ranks */
+#define HCT_MIN_TOTAL_MEMORY_MIB 2u
 #define HCT_DEFAULT_THIN_FULL 1000u    /* instances of a region key recorded in full, per thread */
 #define HCT_DEFAULT_THIN_NS 50000ull   /* then: instances of at least 50 us */ /* event buffers per process, flushed when full */
 

@@ -81,6 +81,16 @@ fail:
                 "only what was flushed before", hct.expdir, strerror(errno));
 }
 
+void hct_journal_prepare(void)
+{
+    if ((hct.mode != HCT_SERIAL && hct.mode != HCT_MPI) || !atomic_load(&hct.active) || hct.write_error[0])
+        return;
+    pthread_mutex_lock(&lock);
+    if (!failed && (hct_callsite_define(hct_region_def) != 0 || hct_comms_define() != 0))
+        failed = 1;
+    pthread_mutex_unlock(&lock);
+}
+
 int hct_journal_before_flush(void *user, OTF2_FileType type, bool final)
 {
     (void)user;

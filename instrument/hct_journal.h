@@ -19,6 +19,10 @@
  * write of the trace failed (a full disk): OTF2's file layer is not written again
  * after an error, and what is on disk stays readable. */
 int hct_journal_before_flush(void *user, OTF2_FileType type, bool final) HCT_HIDDEN;
+/* Before a flush comes: names the calling contexts, regions and communicators made
+ * so far (the definitions the next record appends), while the event chunks are not
+ * all full; the flush's record then names only what comes after. */
+void hct_journal_prepare(void) HCT_HIDDEN;
 /* The clock offset of this process to the job's, measured at MPI_Init. */
 void hct_journal_clock_offset(uint64_t time, int64_t offset) HCT_HIDDEN;
 /* At an end that wrote the definitions: the journal is not needed; removed. */

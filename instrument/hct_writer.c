@@ -15,6 +15,8 @@
 #include "hct_diag.h"
 #include "hct_expdir.h"
 #include "hct_frame_keys.h"
+#include "hct_journal.h"
+#include "hct_otf2_direct.h"
 
 static uint64_t flush_time(void *user)
 {
@@ -36,6 +38,7 @@ int hct_writer_open(OTF2_ErrorCode (*set_collectives)(OTF2_Archive *),
                     int (*before_flush)(void *user, OTF2_FileType type, bool final), char *err, size_t errlen)
 {
     flush_clock.before = before_flush;
+    hct_otf2_direct_install(); /* or OTF2 buffers as before */
     OTF2_Archive *ar = OTF2_Archive_Open(hct.expdir, HCA_ARCHIVE_NAME, OTF2_FILEMODE_WRITE, OTF2_CHUNK_SIZE_EVENTS_DEFAULT,
                                          DEFINITIONS_CHUNK_SIZE, OTF2_SUBSTRATE_POSIX,
                                          OTF2_COMPRESSION_NONE);
@@ -45,7 +48,10 @@ int hct_writer_open(OTF2_ErrorCode (*set_collectives)(OTF2_Archive *),
     }
     OTF2_ErrorCode rc = hca_archive_set_flush(ar, &flush_clock);
     if (rc == OTF2_SUCCESS)
-        rc = hct_buffers_attach(ar, (size_t)hct.cfg.total_memory_mib << 20);
+        rc = hct_buffers_attach(ar,
+                                hct_buffers_budget(hct.cfg.total_memory_mib, hct.cfg.total_memory_set,
+                                                   hct_buffers_local_ranks()),
+                                before_flush ? hct_journal_prepare : NULL);
     if (rc == OTF2_SUCCESS)
         rc = set_collectives ? set_collectives(ar) : OTF2_Archive_SetSerialCollectiveCallbacks(ar);
     if (rc == OTF2_SUCCESS)
@@ -80,10 +86,10 @@ OTF2_EvtWriter *hct_writer_location(uint64_t location_id)
     return hct.archive ? OTF2_Archive_GetEvtWriter(hct.archive, location_id) : NULL;
 }
 
-/* At the end, each location's events are in memory twice while its file is
- * written (its chunks, and OTF2's file buffer that copies them), then the frames
- * are named (libdw's line tables): the peak of a traced process's resident
- * memory (docs/benchmarks.md, "Peak resident memory"). Before them, the pages
+/* At the end, each location's chunks are written to its file (straight from
+ * them: hct_otf2_direct.h), then the frames are named (libdw's line tables): the
+ * peak of a traced process's resident memory (docs/benchmarks.md, "Peak
+ * resident memory"). Before them, the pages
  * the run no longer needs are given back: the debug sections the frames worker
  * read, and the free pages of the heaps (what the tracer and the program
  * freed); after the event files, the pages of their chunks. */

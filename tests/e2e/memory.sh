@@ -4,7 +4,8 @@
 # not mapped during the run; counter names still resolve through libpfm4; the
 # pages of the program's DWARF libdw read are given back after the lookups; the
 # tracer adds a bounded amount to a small program's peak RSS, whatever the size of
-# its sample buffers.
+# its sample buffers; events beyond the budget are on disk, not held a second time
+# in OTF2's file buffer, and the budget's default is shared by a node's ranks.
 . "$(dirname "$0")/lib.sh"
 
 dir=$(fresh_dir)
@@ -50,9 +51,13 @@ peak_kb() {
 if [ "${SANITIZED:-0}" = 1 ]; then
     ok 0 "the tracer adds at most 12 MiB to markers_app's peak RSS # SKIP under ASan: peak RSS is the sanitizer's allocator (checked in the plain pass)"
     ok 0 "a 64 MiB sample buffer is not resident whole # SKIP under ASan (as above)"
+    ok 0 "9 MB of events with a 2 MiB budget # SKIP under ASan (as above)"
+    ok 0 "one of 8 ranks on a node keeps 2 MiB of events # SKIP under ASan (as above)"
 elif [ ! -x /usr/bin/time ]; then
     ok 0 "the tracer adds at most 12 MiB to markers_app's peak RSS # SKIP no /usr/bin/time (GNU time)"
     ok 0 "a 64 MiB sample buffer is not resident whole # SKIP no /usr/bin/time (GNU time)"
+    ok 0 "9 MB of events with a 2 MiB budget # SKIP no /usr/bin/time (GNU time)"
+    ok 0 "one of 8 ranks on a node keeps 2 MiB of events # SKIP no /usr/bin/time (GNU time)"
 else
     plain=$(peak_kb "$BUILD/tests/markers_app" 20000)
     traced=$(peak_kb env -u DEBUGINFOD_URLS LD_PRELOAD="$PRELOAD" "$BUILD/tests/markers_app" 20000)
@@ -63,5 +68,19 @@ else
     big=$(peak_kb env -u DEBUGINFOD_URLS HCATRACE_SAMPLING_BUFFER=65536 LD_PRELOAD="$PRELOAD" \
         "$BUILD/tests/markers_app" 20000)
     ok $((big - plain > 12 * 1024)) "a 64 MiB sample buffer is not resident whole: the tracer still adds at most 12 MiB ($big kB traced)"
+    # 9 MB of events through a 2 MiB budget: flushed during the run, each chunk
+    # written from the tracer's memory (hct_otf2_direct.c), none kept in OTF2's 4 MiB
+    # file buffer: +7.9 MiB (2026-11-27); +12.1 with main's library, whose flushes
+    # filled that buffer
+    plain=$(peak_kb "$BUILD/tests/markers_app" 50000)
+    flushing=$(peak_kb env -u DEBUGINFOD_URLS HCATRACE_THIN=off HCATRACE_TOTAL_MEMORY=2 LD_PRELOAD="$PRELOAD" \
+        "$BUILD/tests/markers_app" 50000)
+    ok $((flushing - plain > 10 * 1024)) "9 MB of events with a 2 MiB budget: the tracer adds at most 10 MiB ($plain kB untraced, $flushing kB traced)"
+    # HCATRACE_TOTAL_MEMORY unset, one of 8 ranks on its node (Open MPI's variable):
+    # the 16 MiB default shared, 2 MiB each (hct_buffers_budget); with main's
+    # library 16 MiB each: +26.9 MiB
+    shared=$(peak_kb env -u DEBUGINFOD_URLS -u HCATRACE_TOTAL_MEMORY HCATRACE_THIN=off OMPI_COMM_WORLD_LOCAL_SIZE=8 \
+        LD_PRELOAD="$PRELOAD" "$BUILD/tests/markers_app" 50000)
+    ok $((shared - plain > 10 * 1024)) "one of 8 ranks on a node keeps 2 MiB of events: the tracer adds at most 10 MiB ($shared kB traced)"
 fi
 cd / && rm -rf "$dir"

@@ -254,8 +254,8 @@ else
 fi
 
 # memory stays flat, journal included: peak RSS over a 5x longer run within 10 % (the
-# shorter run long enough for the steady state: the 2 MiB of buffers and OTF2's 4 MiB
-# file buffer in use; with HCATRACE_TOTAL_MEMORY=1024, nothing flushed, this fails)
+# shorter run long enough for the steady state: the 2 MiB of buffers in use, each
+# flush written straight from them; with HCATRACE_TOTAL_MEMORY=1024, nothing flushed, this fails)
 dir=$(fresh_dir)
 cd "$dir" || exit 1
 peak_kb() {

@@ -20,22 +20,8 @@
 #include "hca_defs.h"
 #include "hca_journal.h"
 
-static char dir[64];
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(dir, sizeof(dir), "/tmp/test_journal.XXXXXX");
-    return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    return system(cmd) == 0 ? 0 : -1;
-}
+#define TEST_TMPDIR_NAME "test_journal"
+#include "test_tmpdir.h"
 
 static hca_partial_header header(uint64_t end_ts, uint32_t nlocs)
 {
