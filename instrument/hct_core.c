@@ -62,7 +62,7 @@ static void serial_start(void)
         hct_message("%s", err);
     hct.rank = 0;
     hct.size = 1;
-    if (hct_writer_open(NULL, hct_journal_before_flush, err, sizeof(err)) != 0) {
+    if (hct_writer_open(NULL, hct_journal_before_flush, hct_journal_prepare, err, sizeof(err)) != 0) {
         hct_message("%s; running untraced", err);
         hct.mode = HCT_OFF;
         return;

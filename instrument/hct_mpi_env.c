@@ -129,7 +129,8 @@ int hct_mpi_start(void)
     snprintf(hct.expdir, sizeof(hct.expdir), "%s", claim.text);
 
     char err[512] = "";
-    int ok = hct_writer_open(set_mpi_collectives, hct_journal_before_flush, err, sizeof(err)) == 0, all_ok = 0;
+    int ok = hct_writer_open(set_mpi_collectives, hct_journal_before_flush, hct_journal_prepare, err,
+                             sizeof(err)) == 0, all_ok = 0;
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, hct_private_comm);
     if (!all_ok) {
         if (!ok)

@@ -15,7 +15,6 @@
 #include "hct_diag.h"
 #include "hct_expdir.h"
 #include "hct_frame_keys.h"
-#include "hct_journal.h"
 #include "hct_otf2_direct.h"
 
 static uint64_t flush_time(void *user)
@@ -35,7 +34,8 @@ static uint64_t flush_time(void *user)
 static hca_flush_clock flush_clock = { flush_time, NULL, NULL };
 
 int hct_writer_open(OTF2_ErrorCode (*set_collectives)(OTF2_Archive *),
-                    int (*before_flush)(void *user, OTF2_FileType type, bool final), char *err, size_t errlen)
+                    int (*before_flush)(void *user, OTF2_FileType type, bool final), void (*near_full)(void),
+                    char *err, size_t errlen)
 {
     flush_clock.before = before_flush;
     hct_otf2_direct_install(); /* or OTF2 buffers as before */
@@ -51,7 +51,7 @@ int hct_writer_open(OTF2_ErrorCode (*set_collectives)(OTF2_Archive *),
         rc = hct_buffers_attach(ar,
                                 hct_buffers_budget(hct.cfg.total_memory_mib, hct.cfg.total_memory_set,
                                                    hct_buffers_local_ranks()),
-                                before_flush ? hct_journal_prepare : NULL);
+                                near_full);
     if (rc == OTF2_SUCCESS)
         rc = set_collectives ? set_collectives(ar) : OTF2_Archive_SetSerialCollectiveCallbacks(ar);
     if (rc == OTF2_SUCCESS)

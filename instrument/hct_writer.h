@@ -20,9 +20,11 @@ typedef struct {
 
 /* Opens hct.expdir/traces. set_collectives(archive) installs the collective
  * callbacks (NULL: serial ones); before_flush (or NULL) is called before a buffer
- * is written, and says whether to write it (hct_journal.h). */
+ * is written, and says whether to write it; near_full (or NULL) when a buffer
+ * takes its last chunk within the budget (hct_journal.h). */
 int hct_writer_open(OTF2_ErrorCode (*set_collectives)(OTF2_Archive *),
-                    int (*before_flush)(void *user, OTF2_FileType type, bool final), char *err, size_t errlen);
+                    int (*before_flush)(void *user, OTF2_FileType type, bool final), void (*near_full)(void),
+                    char *err, size_t errlen);
 OTF2_EvtWriter *hct_writer_location(uint64_t location_id);
 /* Closes every event writer and the event files; *out gets one entry per
  * location (malloc'ed). Returns the count. */
