@@ -97,6 +97,12 @@ static void test_no_faults_where_populated(void **state)
     hct_prefault_ahead(&p, 3 * HCT_PREFAULT_STEP);
     size_t done = p.done;
     assert_true(done >= 4 * HCT_PREFAULT_STEP);
+    /* the counting loop run once on a resident page first: under qemu-user its
+     * first run faults in the emulator's own translation (1 fault in 1 of about
+     * 10 runs), which is not the buffer's */
+    unsigned char warm[64];
+    memset(warm, 0, sizeof(warm));
+    write_faults(warm, 0, 1);
     assert_int_equal(write_faults(base, 0, done), 0);
     if (done < BYTES) /* the pages not populated fault: the count can tell */
         assert_true(write_faults(base, done, BYTES) >= (long)((BYTES - done) / page) / 2);
