@@ -4,13 +4,18 @@ record of where it was (the truth files of tests/truth_bands.py: "B"/"E"
 around each instance, "+ NAME" / "- NAME" around each function, times in ns of
 CLOCK_MONOTONIC, which is the trace's clock).
 
-    truth_samples.py TRACE.otf2 TRUTH_FILE [--location NAME] [--min-match F]
+    truth_samples.py TRACE.otf2 TRUTH_FILE [--location NAME] [--min-match F] [--recorder NAME]
 
 For every sample of the location (default "master thread") taken inside a
 truth instance: the innermost truth function open at the sample's time, and
 the innermost frame of the sample's calling context named like a truth
 function. Printed: the pairs (truth, stack) and their counts, the fraction of
-samples whose stack names the function the truth says. With --min-match,
+samples whose stack names the function the truth says. With --recorder, the
+samples taken inside the program's own recording function NAME are counted
+apart and left out of that fraction: the record's time is read before the
+rest of its work (the CPU clock: a system call, where a loaded machine
+preempts the thread), so a sample there can fall after the time recorded for
+the next function while the program is still recording. With --min-match,
 exit status 1 when that fraction is below F (a sample placed at the wrong
 time, or a stack naming the wrong function), else 0; 2 on bad input. Needs the
 python3-otf2 bindings (Debian's python3).
@@ -58,6 +63,15 @@ def truth_at(ev, times, t):
     return open_[-1] if open_ else ""
 
 
+def in_function(cc, name):
+    """whether a frame of the calling context is the function name"""
+    while cc is not None:
+        if cc.region is not None and cc.region.name.split("(")[0] == name:
+            return True
+        cc = cc.parent
+    return False
+
+
 def stack_name(cc, names):
     """the innermost frame named like a truth function ("" if none)"""
     while cc is not None:
@@ -82,12 +96,16 @@ def main(argv):
     times = [e[0] for e in ev]
     where = opts.get("location", "master thread")
     pairs = collections.Counter()
+    recorder, recording = opts.get("recorder"), 0
     with otf2.reader.open(args[0]) as r:
         for loc, e in r.events:
             if loc.name != where or not isinstance(e, otf2.events.CallingContextSample):
                 continue
             t = truth_at(ev, times, e.time)
             if t is None:
+                continue
+            if recorder and in_function(e.calling_context, recorder):
+                recording += 1
                 continue
             pairs[(t, stack_name(e.calling_context, names))] += 1
     total = sum(pairs.values())
@@ -97,6 +115,8 @@ def main(argv):
     match = sum(v for (t, s), v in pairs.items() if t == s)
     for (t, s), v in sorted(pairs.items(), key=lambda kv: -kv[1]):
         print("truth %-28s stack %-28s %d" % (t or "-", s or "-", v))
+    if recorder:
+        print("%d samples in %s (the program recording its truth) left out" % (recording, recorder))
     print("%d samples, %.1f %% name the function the truth says" % (total, 100.0 * match / total))
     if "min-match" in opts and match < float(opts["min-match"]) * total:
         print("FAIL: %.3f of the samples match, below %s" % (match / total, opts["min-match"]))

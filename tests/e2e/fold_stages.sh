@@ -8,7 +8,10 @@
 # OpenMP threads, 2 ms wall-clock sampling:
 # - every sample of the master thread inside a time step names in its stack
 #   the stage the program's record says it was in at the sample's time
-#   (tests/truth_samples.py; LULESH 99.8 %, this proxy 99.9 %): at least 97 %;
+#   (tests/truth_samples.py; LULESH 99.8 %, this proxy 99.9 %): at least 97 %,
+#   the samples inside the program's own recording (mark) left out: with two
+#   busy loops on the cores, 7-10 % of the samples fell there, preempted at
+#   its CPU-clock system call after the next stage's time was recorded;
 # - the fold that keeps the tracer's time (the program's record holds it too)
 #   against that record (tests/truth_bands.py): the region's CPU share within
 #   0.02; lagrange_nodal and lagrange_elements banded, their bands' starts and
@@ -33,10 +36,13 @@ for T in 1 2; do
     (cd t$T && OMP_NUM_THREADS=$T HCATRACE_SAMPLING=2ms traced_mpirun 1 "$APP" 300 truth > out 2> err)
     ok $? "traced run of stages_app, $T thread(s), 300 time steps, wall-clock sampling every 2 ms"
     trace=$dir/t$T/$(cd t$T && the_trace)
-    "$OTF2_PYTHON" "$TOP/tests/truth_samples.py" "$trace" t$T/truth.0 --min-match 0.97 > t$T/samples
+    "$OTF2_PYTHON" "$TOP/tests/truth_samples.py" "$trace" t$T/truth.0 --min-match 0.97 --recorder mark > t$T/samples
     ok $? "$T thread(s): the samples' stacks name the stage the program was in ($(tail -1 t$T/samples))"
-    "$FOLD" -q --mad 1000 --keep-tool-time -f json -o t$T/kept "$trace" > /dev/null 2> t$T/kept.err &&
-        "$FOLD" -q --mad 1000 -f json -o t$T/fold "$trace" > /dev/null 2> t$T/fold.err
+    # every instance folded, as the record holds every one: an instance preempted for 20 ms
+    # or more lies beyond --mad 1000 (1000 x 0.5 % of a 4.4 ms median) and its CPU share
+    # would be in the record only (seen under ASan: 0.993 folded against 0.965)
+    "$FOLD" -q --mad 1000000 --keep-tool-time -f json -o t$T/kept "$trace" > /dev/null 2> t$T/kept.err &&
+        "$FOLD" -q --mad 1000000 -f json -o t$T/fold "$trace" > /dev/null 2> t$T/fold.err
     ok $? "hcafold folds it, the tracer's time kept and removed"
     share=$(python3 "$TOP/tests/truth_bands.py" t$T/kept/fold.json t$T/truth.0 --region "$REGION" |
         sed -n 's/.*CPU share truth \([0-9.]*\),.*/\1/p' | tail -1)
