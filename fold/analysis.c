@@ -753,15 +753,13 @@ static int fold_one(const fold_trace *t, const fold_region *f, size_t index, con
             widest = &g->counters[c];
     char w[600] = "";
     size_t wl = 0;
-    char todo[96] = "sample faster or run longer"; /* unless more samples would be capped away too */
-    if (widest && widest->points_used < widest->points_folded)
-        (void)snprintf(todo, sizeof todo, "raise --max-points (%zu of %zu points fitted)", widest->points_used,
-                       widest->points_folded);
+    char advice[96];
+    fold_coarse_advice(widest, "sample faster or run longer", advice, sizeof advice);
     if (widest && widest->band_width > COARSE_BAND_WIDTH)
         wl += (size_t)snprintf(w, sizeof(w),
                                "the %.0f %% band of %s is +-%.1f %% of its mean rate on average (%.2f samples per "
                                "instance): the fold is coarse; %s",
-                               100 * g->level, widest->name, 100 * widest->band_width, per_instance, todo);
+                               100 * g->level, widest->name, 100 * widest->band_width, per_instance, advice);
     else if (rc == 0 && g->replicates == 0 && per_instance < 0.5)
         wl += (size_t)snprintf(w, sizeof(w),
                                "%.2f samples per instance: the fold is coarse; sample faster or run longer",
@@ -948,6 +946,14 @@ enum fold_analysis_status fold_analyze(const char *trace_path, const fold_option
         return FOLD_ANALYSIS_NOTHING;
     }
     return FOLD_ANALYSIS_OK;
+}
+
+void fold_coarse_advice(const fold_counter_result *k, const char *otherwise, char *buf, size_t size)
+{
+    if (k && k->points_used < k->points_folded)
+        (void)snprintf(buf, size, "raise --max-points (%zu of %zu points fitted)", k->points_used, k->points_folded);
+    else
+        (void)snprintf(buf, size, "%s", otherwise);
 }
 
 void fold_report_free(fold_report *r)

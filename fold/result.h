@@ -149,6 +149,11 @@ typedef struct fold_report {
 } fold_report;
 
 void fold_report_free(fold_report *r);
+/* What to do about a coarse fold of counter k, in buf: raise --max-points when
+ * k was fitted from fewer points than were folded (more samples would be capped
+ * away too), else `otherwise` (also when k is NULL). Shared by the coarse-band
+ * warning (analysis.c) and the resolution's (fold_coarse_counters). */
+void fold_coarse_advice(const fold_counter_result *k, const char *otherwise, char *buf, size_t size);
 
 /* The output formats of hcafold -f: a set of these bits. */
 enum fold_format {

@@ -101,7 +101,8 @@ static int thinned_region(const fold_report *r, const char *name)
 
 size_t fold_coarse_counters(const fold_region_result *g, size_t max_counters, char *buf, size_t size)
 {
-    size_t n = 0, used = 0, fitted = 0, folded = 0; /* fitted < folded: a named counter's points were capped */
+    size_t n = 0, used = 0;
+    const fold_counter_result *capped = NULL; /* the named counter whose points were capped the most */
     if (size)
         buf[0] = '\0';
     for (size_t c = 0; c < g->ncounters && c < max_counters; c++) {
@@ -109,10 +110,9 @@ size_t fold_coarse_counters(const fold_region_result *g, size_t max_counters, ch
         double r = k->curve.resolution;
         if (r <= FOLD_COARSE_RESOLUTION)
             continue;
-        if (k->points_used < k->points_folded && k->points_folded - k->points_used > folded - fitted) {
-            fitted = k->points_used; /* the most capped one */
-            folded = k->points_folded;
-        }
+        if (k->points_used < k->points_folded &&
+            (!capped || k->points_folded - k->points_used > capped->points_folded - capped->points_used))
+            capped = k;
         int w = snprintf(buf + used, size - used, "%s%s %.2f", n ? ", " : "", k->name, r);
         if (w < 0 || (size_t)w >= size - used) {
             buf[used] = '\0'; /* what fits */
@@ -123,15 +123,12 @@ size_t fold_coarse_counters(const fold_region_result *g, size_t max_counters, ch
     }
     if (n == 0)
         return 0;
-    char todo[96]; /* more samples would be capped away as these were */
-    if (folded > fitted)
-        (void)snprintf(todo, sizeof todo, "raise --max-points (%zu of %zu points fitted)", fitted, folded);
-    else
-        (void)snprintf(todo, sizeof todo, "sample faster or fold more instances");
+    char advice[96];
+    fold_coarse_advice(capped, "sample faster or fold more instances", advice, sizeof advice);
     (void)snprintf(buf + used, size - used, /* truncated at the buffer's end if it must be */
                    " of the region (their points' scatter at %.1f samples per instance; 1: only the mean rate): "
                    "finer changes are averaged out; %s",
-                   g->instances_used ? (double)g->samples_used / (double)g->instances_used : 0.0, todo);
+                   g->instances_used ? (double)g->samples_used / (double)g->instances_used : 0.0, advice);
     return n;
 }
 
