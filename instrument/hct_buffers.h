@@ -21,8 +21,8 @@ size_t hct_buffers_budget(unsigned mib, int set, const char *local_ranks) HCT_HI
 /* The launcher's count of ranks on this node, as a string (NULL: none said). */
 const char *hct_buffers_local_ranks(void) HCT_HIDDEN;
 
-/* Installs the memory callbacks on an archive, before any writer is made. */
-/* near_full (or NULL) is called when an event buffer takes a chunk after which the
+/* Installs the memory callbacks on an archive, before any writer is made.
+ * near_full (or NULL) is called when an event buffer takes a chunk after which the
  * budget leaves none: the next full chunk flushes (the journal names the calling
  * contexts then, while fewer chunks are full). */
 OTF2_ErrorCode hct_buffers_attach(OTF2_Archive *archive, size_t budget_bytes, void (*near_full)(void)) HCT_HIDDEN;

@@ -426,10 +426,8 @@ static uint32_t write_share(hct_thread *t, void *arg, uint64_t ts, const uintptr
     if (!s->worker && s->fork->held)
         write_fork(t, s->fork);
     const hct_ctx *ctx = &s->ctx; /* the master's own fork: its contexts, found now if left for later */
-    if (!s->worker && fork_context(t, s->fork) != HCA_UNDEF)
-        ctx = &s->fork->ctx;
-    else if (!s->worker)
-        ctx = NULL;
+    if (!s->worker)
+        ctx = fork_context(t, s->fork) != HCA_UNDEF ? &s->fork->ctx : NULL;
     uint32_t unwind = 0, cc = ctx ? hct_path_enter_ctx(&t->path, ctx, frames, n, &unwind) : HCA_UNDEF;
     if (cc == HCA_UNDEF) {
         t->dropped_events++;

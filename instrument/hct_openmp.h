@@ -52,7 +52,7 @@ typedef struct {
     uint32_t master; /* thread index of the master */
     uint32_t level;  /* nesting level of the new team (1: outermost) */
     hct_ctx ctx;     /* cc's path: the master's call path, then the region */
-    int ctx_later;   /* cc and ctx not found yet: a kept-back team of one (hct_omp_fork_context) */
+    int ctx_later;   /* cc and ctx not found yet: a kept-back team of one (fork_context, hct_openmp.c) */
     int nframes;     /* the master's physical stack at the fork, root first (hct_path_unwind) */
     uintptr_t frames[HCT_PATH_FRAMES];
     /* thinning (HCATRACE_THIN): the master decides per instance for the whole
