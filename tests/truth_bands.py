@@ -69,7 +69,17 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from truth_fold import parse_args  # noqa: E402
+from truth_fold import parse_args, split_lines  # noqa: E402
+
+
+def stage_records(path):
+    """the well-formed records of a truth file, in file order: (kind, name, t, cpu), kind
+    "B" or "E" (name None) or "+" or "-" (also truth_samples.py's)"""
+    for p in split_lines(path):
+        if p[0] in ("B", "E") and len(p) == 3:
+            yield p[0], None, int(p[1]), int(p[2])
+        elif p[0] in ("+", "-") and len(p) == 4:
+            yield p[0], p[1], int(p[2]), int(p[3])
 
 
 def read_truth(paths):
@@ -77,33 +87,27 @@ def read_truth(paths):
     instances = []
     for path in paths:
         cur = None
-        with open(path) as f:
-            for line in f:
-                p = line.split()
-                if not p:
-                    continue
-                if p[0] == "B" and len(p) == 3:
-                    cur = {"t0": int(p[1]), "c0": int(p[2]), "open": {}, "calls": {}, "pts": [(int(p[1]), int(p[2]))], "bad": False}
-                elif cur is None:
-                    continue
-                elif p[0] in "+-" and len(p) == 4:
-                    name, t, c = p[1], int(p[2]), int(p[3])
-                    cur["pts"].append((t, c))
-                    if p[0] == "+":
-                        if name in cur["open"]:
-                            cur["bad"] = True
-                        cur["open"][name] = (t, c)
-                    elif name not in cur["open"]:
+        for kind, name, t, c in stage_records(path):
+            if kind == "B":
+                cur = {"t0": t, "c0": c, "open": {}, "calls": {}, "pts": [(t, c)], "bad": False}
+            elif cur is None:
+                continue
+            elif kind in ("+", "-"):
+                cur["pts"].append((t, c))
+                if kind == "+":
+                    if name in cur["open"]:
                         cur["bad"] = True
-                    else:
-                        ti, ci = cur["open"].pop(name)
-                        cur["calls"].setdefault(name, []).append((ti, t, ci, c))
-                elif p[0] == "E" and len(p) == 3:
-                    t, c = int(p[1]), int(p[2])
-                    cur["pts"].append((t, c))
-                    if not cur["bad"] and not cur["open"] and t > cur["t0"]:
-                        instances.append((cur["t0"], t, cur["calls"], cur["pts"]))
-                    cur = None
+                    cur["open"][name] = (t, c)
+                elif name not in cur["open"]:
+                    cur["bad"] = True
+                else:
+                    ti, ci = cur["open"].pop(name)
+                    cur["calls"].setdefault(name, []).append((ti, t, ci, c))
+            else:
+                cur["pts"].append((t, c))
+                if not cur["bad"] and not cur["open"] and t > cur["t0"]:
+                    instances.append((cur["t0"], t, cur["calls"], cur["pts"]))
+                cur = None
     return instances
 
 

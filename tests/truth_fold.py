@@ -58,6 +58,15 @@ import sys
 STEP_MARGIN = 0.05  # grid points this close to a truth phase change are "at a step"
 
 
+def split_lines(path):
+    """the non-empty lines of a truth file, split at white space (also truth_bands.py's)"""
+    with open(path) as f:
+        for line in f:
+            p = line.split()
+            if p:
+                yield p
+
+
 def read_truth(paths):
     """[(records)] per instance: records are (t_ns, cpu_ns, faults, phase, thread_cpu_ns): cpu_ns is
     perf's task-clock when truth_app could open it (the quantity the fold's task-clock is),
@@ -65,19 +74,15 @@ def read_truth(paths):
     instances = []
     for path in paths:
         cur = None
-        with open(path) as f:
-            for line in f:
-                p = line.split()
-                if not p:
-                    continue
-                if p[0] == "I":
-                    cur = []
-                    instances.append(cur)
-                elif p[0] == "R" and cur is not None:
-                    # the CPU time: perf's task-clock (what the tracer counts) when
-                    # recorded, else CLOCK_THREAD_CPUTIME_ID; the latter kept last
-                    tc = int(p[5]) if len(p) > 5 and int(p[5]) >= 0 else int(p[2])
-                    cur.append((int(p[1]), tc, int(p[3]), int(p[4]), int(p[2])))
+        for p in split_lines(path):
+            if p[0] == "I":
+                cur = []
+                instances.append(cur)
+            elif p[0] == "R" and cur is not None:
+                # the CPU time: perf's task-clock (what the tracer counts) when
+                # recorded, else CLOCK_THREAD_CPUTIME_ID; the latter kept last
+                tc = int(p[5]) if len(p) > 5 and int(p[5]) >= 0 else int(p[2])
+                cur.append((int(p[1]), tc, int(p[3]), int(p[4]), int(p[2])))
     return [r for r in instances if len(r) >= 2 and r[-1][0] > r[0][0]]
 
 

@@ -28,19 +28,13 @@ import sys
 import otf2
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from truth_bands import stage_records  # noqa: E402
 from truth_fold import parse_args  # noqa: E402
 
 
 def read_events(path):
     """[(t, kind, name)] sorted by time; kind "B", "E", "+" or "-" """
-    ev = []
-    with open(path) as f:
-        for line in f:
-            p = line.split()
-            if len(p) == 4 and p[0] in "+-":
-                ev.append((int(p[2]), p[0], p[1]))
-            elif len(p) == 3 and p[0] in ("B", "E"):
-                ev.append((int(p[1]), p[0], None))
+    ev = [(t, kind, name) for kind, name, t, _ in stage_records(path)]
     ev.sort(key=lambda e: e[0])
     return ev
 
