@@ -13,7 +13,7 @@
 
 /* Every variable the tracer knows, also those read by other parts. */
 static const char *const known_names[] = {
-    "HCATRACE_ENABLE", "HCATRACE_DIR", "HCATRACE_VERBOSE", "HCATRACE_CALLSITES",
+    "HCATRACE_ENABLE", "HCATRACE_DIR", "HCATRACE_VERBOSE", "HCATRACE_CALLSITES", "HCATRACE_NODE_SYMBOLS",
     "HCATRACE_CLOCK_SYNC_ROUNDS", "HCATRACE_COUNTERS", "HCATRACE_COUNTERS_ROTATE",
     "HCATRACE_SAMPLING", "HCATRACE_SAMPLING_BUFFER", "HCATRACE_SAMPLING_CLOCK", "HCATRACE_MODEL",
     "HCATRACE_MODEL_PATH", "HCATRACE_TOTAL_MEMORY", "HCATRACE_THIN", "HCATRACE_FILTER",
@@ -201,6 +201,7 @@ int hct_config_read(hct_config *cfg, char *const *envp, void (*report)(const cha
     cfg->enable = 1;
     cfg->verbose = 0;
     cfg->callsites = 1;
+    cfg->node_symbols = 1;
     cfg->dir = NULL;
     cfg->clock_sync_rounds = 10;
     cfg->counters = NULL;
@@ -239,6 +240,8 @@ int hct_config_read(hct_config *cfg, char *const *envp, void (*report)(const cha
             bad = parse_bool(v, &cfg->enable);
         } else if (strcmp(name, "HCATRACE_CALLSITES") == 0) {
             bad = parse_bool(v, &cfg->callsites);
+        } else if (strcmp(name, "HCATRACE_NODE_SYMBOLS") == 0) {
+            bad = parse_bool(v, &cfg->node_symbols);
         } else if (strcmp(name, "HCATRACE_VERBOSE") == 0) {
             bad = parse_uint(v, 0, 2, &u);
             if (!bad)

@@ -12,6 +12,7 @@ typedef struct {
     int enable;        /* HCATRACE_ENABLE: 0 leaves the program untraced */
     int verbose;       /* HCATRACE_VERBOSE: 0 quiet, 1 summary, 2 details */
     int callsites;     /* HCATRACE_CALLSITES: record the caller of each MPI call */
+    int node_symbols;  /* HCATRACE_NODE_SYMBOLS: symbolization shared by the ranks of a node */
     const char *dir;   /* HCATRACE_DIR: experiment directory, or NULL */
     unsigned clock_sync_rounds; /* HCATRACE_CLOCK_SYNC_ROUNDS: ping-pongs per peer */
     /* HCATRACE_COUNTERS: "ev,ev;ev,..." (sets separated by ';'), NULL = the

@@ -16,18 +16,32 @@
  * it read once its lookups took RELEASE_NAMING_PAGES page faults: the peak of
  * a rank's memory is at the end (docs/benchmarks.md, "Peak resident memory").
  * Page faults, not CPU time: the naming's lookups are short, and their CPU
- * time depends on the machine's load (a 1 ms rule released under load only). */
+ * time depends on the machine's load (a 1 ms rule released under load only).
+ *
+ * In an MPI job with several ranks on the node, the answers are shared
+ * (hct_node_symbols.h): an address's file and offset (hct_code_files.h) is
+ * looked up in the node's table first, then asked of the node's owner, the
+ * process that attached first, whose server thread answers the others from
+ * its libdw session; only the owner opens libdw (or a process whose owner
+ * is gone or could not answer). Keys are then mixed with the file's
+ * identity rather than the module's load address, the same for an answer
+ * read or computed. Every libdw use of the process (the worker, the
+ * server, the naming at the end) holds N.libdw. */
 #include "hct_frame_keys.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
 #include "hca_clock.h"
+#include "hct_code_files.h"
+#include "hct_diag.h"
+#include "hct_node_symbols.h"
 #include "hct_tooltime.h"
 
 #define RELEASE_AFTER_MS 50
@@ -36,6 +50,10 @@
  * (each maps up to 16 pages of a file); on LULESH 1 rank, 4: 21.7 MiB peak,
  * +20 ms CPU; 8: 21.8, +3 ms; 16: 22.0; 64: 22.5, as never (docs/benchmarks.md) */
 #define RELEASE_NAMING_PAGES 8
+/* how long a process waits for the node's owner to answer one address */
+#define OWNER_LIMIT_NS 2000000000ull
+/* how often a process reads its maps file again for an address in none */
+#define MAPS_READS 16
 
 typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
@@ -52,6 +70,17 @@ static struct {
 } W = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, { 0 }, 0,
         NULL, 0, 0 };
 
+/* Sharing with the node's other processes (hct_node_symbols.h). */
+static struct {
+    pthread_mutex_t libdw; /* one libdw user at a time in the process */
+    pthread_mutex_t files_lock;
+    hct_code_files files;
+    int decided, shared, owner, closed;
+    hct_symbol names[HCT_INLINE_MAX]; /* under libdw: the chain published */
+    uint64_t keys[HCT_INLINE_MAX];    /* under libdw: the server's */
+} N = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, { NULL, 0, 0 }, 0, 0, 0, 0, { { "", "", "", 0, 0 } },
+        { 0 } };
+
 hct_symbolizer *hct_frame_symbolizer(void)
 {
     if (!W.symbols && !W.symbols_failed) {
@@ -61,13 +90,162 @@ hct_symbolizer *hct_frame_symbolizer(void)
     return W.symbols;
 }
 
-static int compute(uintptr_t address, uint64_t *keys)
+static uint64_t tagged(uint64_t tag, uint64_t key)
+{
+    uint64_t h = tag ^ (key + 0x9e3779b97f4a7c15ull + (tag << 6) + (tag >> 2));
+    return (h * 0xff51afd7ed558ccdull) | 1;
+}
+
+/* address -> its file and offset; the maps file read again (a library loaded
+ * since) at most MAPS_READS times. 0, or -1. */
+static int code_file_of(uintptr_t address, uint64_t *file, uint64_t *offset)
+{
+    pthread_mutex_lock(&N.files_lock);
+    int rc = hct_code_files_find(&N.files, address, file, offset);
+    if (rc != 0 && N.files.reads < MAPS_READS && hct_code_files_read(&N.files, "/proc/self/maps") == 0)
+        rc = hct_code_files_find(&N.files, address, file, offset);
+    pthread_mutex_unlock(&N.files_lock);
+    return rc;
+}
+
+static uintptr_t address_of(uint64_t file, uint64_t offset)
+{
+    pthread_mutex_lock(&N.files_lock);
+    uintptr_t a = hct_code_files_address(&N.files, file, offset);
+    if (!a && N.files.reads < MAPS_READS && hct_code_files_read(&N.files, "/proc/self/maps") == 0)
+        a = hct_code_files_address(&N.files, file, offset);
+    pthread_mutex_unlock(&N.files_lock);
+    return a;
+}
+
+/* libdw's keys of address with this process's symbolizer (N.libdw held);
+ * shared: its names too, published for the node's other processes, and
+ * the keys mixed with the file's identity. */
+static int lookup(uintptr_t address, uint64_t *keys)
 {
     hct_symbolizer *s = hct_frame_symbolizer();
-    if (s)
-        return hct_symbol_keys(s, address, keys);
-    keys[0] = ((uint64_t)address << 1) | 1; /* no symbols at all: the address is the node */
+    if (!s) {
+        keys[0] = ((uint64_t)address << 1) | 1; /* no symbols at all: the address is the node */
+        return 1;
+    }
+    uint64_t module = 0, file = 0, offset = 0;
+    int n = hct_symbol_keys(s, address, keys, &module);
+    if (!module)
+        return n;
+    if (N.shared && code_file_of(address, &file, &offset) == 0) {
+        int m = hct_symbolize_inline(s, address, N.names, HCT_INLINE_MAX);
+        hct_node_symbols_publish(file, offset, keys, n, N.names, m);
+        module = file;
+    }
+    for (int i = 0; i < n; i++)
+        keys[i] = tagged(module, keys[i]);
+    return n;
+}
+
+/* The owner's server: another process's address, by file and offset. */
+static void serve_one(uint64_t file, uint64_t offset, void *arg)
+{
+    (void)arg;
+    uintptr_t address = address_of(file, offset);
+    if (!address)
+        return;
+    pthread_mutex_lock(&N.libdw);
+    lookup(address, N.keys);
+    pthread_mutex_unlock(&N.libdw);
+}
+
+static void *server(void *arg)
+{
+    (void)arg;
+    hct_node_symbols_serve(serve_one, NULL);
+    return NULL;
+}
+
+static int start_thread(void *(*fn)(void *));
+
+/* Shared with the node's processes? Decided once: the file attached (or
+ * not) before the job's ranks have all met (hct_frame_keys_node_joined);
+ * the first process to attach owns the work and starts its server. */
+static int node_shared(void)
+{
+    pthread_mutex_lock(&N.files_lock);
+    if (!N.decided && !N.closed) {
+        char path[256];
+        N.decided = 1;
+        N.shared = hct.cfg.node_symbols && hct_node_symbols_path(path, sizeof(path)) == 0 &&
+                   hct_node_symbols_attach(path) == 0;
+        if (N.shared && hct_node_symbols_claim()) {
+            N.owner = 1;
+            if (start_thread(server) != 0) {
+                N.shared = 0; /* the others find no server and no answers: they ask their own libdw */
+                N.owner = 0;
+            }
+        }
+    }
+    int shared = N.shared;
+    pthread_mutex_unlock(&N.files_lock);
+    return shared;
+}
+
+/* The node's answer for address: keys (tagged) and up to max names. 1 if
+ * found or given by the owner, else 0. */
+static int node_answer(uintptr_t address, uint64_t *keys, int *nkeys, hct_symbol *names, int max, int *nnames)
+{
+    uint64_t file = 0, offset = 0;
+    hct_node_answer a;
+    if (!node_shared() || code_file_of(address, &file, &offset) != 0)
+        return 0;
+    if (!hct_node_symbols_find(file, offset, &a, names, max) &&
+        (N.owner || !hct_node_symbols_request(file, offset, OWNER_LIMIT_NS) ||
+         !hct_node_symbols_find(file, offset, &a, names, max)))
+        return 0;
+    if (a.nkeys < 1 || (names && a.nnames < 1))
+        return 0;
+    if (keys) {
+        for (int i = 0; i < a.nkeys; i++)
+            keys[i] = tagged(file, a.keys[i]);
+        *nkeys = a.nkeys;
+    }
+    if (nnames)
+        *nnames = a.nnames;
     return 1;
+}
+
+static int compute(uintptr_t address, uint64_t *keys)
+{
+    int n = 0;
+    if (node_answer(address, keys, &n, NULL, 0, NULL))
+        return n;
+    pthread_mutex_lock(&N.libdw);
+    n = lookup(address, keys);
+    pthread_mutex_unlock(&N.libdw);
+    return n;
+}
+
+void hct_frame_keys_node_join(void)
+{
+    node_shared();
+}
+
+void hct_frame_keys_node_joined(void)
+{
+    char path[256];
+    pthread_mutex_lock(&N.files_lock);
+    N.closed = 1; /* a process not attached by now never creates the file again */
+    pthread_mutex_unlock(&N.files_lock);
+    if (N.shared && hct_node_symbols_path(path, sizeof(path)) == 0)
+        hct_node_symbols_unlink(path);
+}
+
+void hct_frame_keys_node_report(int rank)
+{
+    hct_node_stats st;
+    hct_node_symbols_stats(&st);
+    hct_message("rank %d: frames symbolized %s; libdw %s; %llu answers read from the node's table, %llu asked of "
+                "its owner, %llu published",
+                rank, !N.shared ? "alone" : N.owner ? "for the node (its owner)" : "by the node's owner",
+                W.symbols ? "opened" : "not opened", (unsigned long long)st.found, (unsigned long long)st.asked,
+                (unsigned long long)st.published);
 }
 
 static void *worker(void *arg)
@@ -75,8 +253,13 @@ static void *worker(void *arg)
     (void)arg;
     pthread_mutex_lock(&W.lock);
     /* the modules reported now, and libdw's one-time loads done, before the
-     * first drain or region enter waits for the worker */
-    hct_symbolizer_warm(hct_frame_symbolizer());
+     * first drain or region enter waits for the worker; shared with the
+     * node: only by the owner (the others may never need libdw) */
+    if (!node_shared() || N.owner) {
+        pthread_mutex_lock(&N.libdw);
+        hct_symbolizer_warm(hct_frame_symbolizer());
+        pthread_mutex_unlock(&N.libdw);
+    }
     for (;;) {
         while (!W.pending) {
             if (!W.unreleased) {
@@ -133,13 +316,28 @@ static long minor_faults(void)
 int hct_frame_name(uintptr_t address, hct_symbol *out, int max)
 {
     static long unreleased; /* pages the lookups touched since the last release */
+    int n = 0;
+    if (max > 0 && node_answer(address, NULL, NULL, out, max, &n))
+        return n;
+    /* not forever: the end may come from a signal handler that interrupted
+     * this process's libdw user (the owner's server serves on meanwhile) */
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 5;
+    if (pthread_mutex_timedlock(&N.libdw, &until) != 0) {
+        memset(out, 0, sizeof(*out));
+        snprintf(out->function, sizeof(out->function), "0x%lx", (unsigned long)address);
+        snprintf(out->signature, sizeof(out->signature), "0x%lx", (unsigned long)address);
+        return max > 0;
+    }
     long faults = minor_faults();
-    int n = hct_symbolize_inline(hct_frame_symbolizer(), address, out, max);
+    n = hct_symbolize_inline(hct_frame_symbolizer(), address, out, max);
     unreleased += minor_faults() - faults;
     if (unreleased > RELEASE_NAMING_PAGES) {
         hct_symbolizer_release_pages(W.symbols);
         unreleased = 0;
     }
+    pthread_mutex_unlock(&N.libdw);
     return n;
 }
 
@@ -152,24 +350,31 @@ static void after_fork_in_child(void)
     W.started = W.failed = W.pending = 0;
 }
 
-/* Called with W.lock held. */
-static void start_worker(void)
+/* A detached thread of the tracer's own running fn, created with the real
+ * pthread_create (never traced), blocking every signal. 0, or -1. */
+static int start_thread(void *(*fn)(void *))
 {
     create_fn real = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
     sigset_t all, old;
     sigfillset(&all);
     pthread_t th;
     pthread_attr_t attr;
-    W.failed = 1;
     if (!real || pthread_attr_init(&attr) != 0)
-        return;
+        return -1;
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    /* the worker inherits a mask that blocks every signal */
+    /* the thread inherits a mask that blocks every signal */
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = real(&th, &attr, worker, NULL);
+    int rc = real(&th, &attr, fn, NULL);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&attr);
-    if (rc == 0) {
+    return rc == 0 ? 0 : -1;
+}
+
+/* Called with W.lock held. */
+static void start_worker(void)
+{
+    W.failed = 1;
+    if (start_thread(worker) == 0) {
         W.failed = 0;
         W.started = 1;
         pthread_atfork(NULL, NULL, after_fork_in_child);

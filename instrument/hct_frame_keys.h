@@ -41,4 +41,15 @@ void hct_frame_keys_release(void) HCT_HIDDEN;
  * run's frames does not hold every unit's DWARF at once. */
 int hct_frame_name(uintptr_t address, hct_symbol *out, int max) HCT_HIDDEN;
 
+/* In an MPI job with several ranks on this node: attaches the node's shared
+ * symbolization (hct_node_symbols.h), before the ranks first meet. */
+void hct_frame_keys_node_join(void) HCT_HIDDEN;
+/* Once every rank has joined (after a collective of all ranks that follows
+ * every rank's join): the shared file's name removed (the mappings stay),
+ * and a process that did not attach does not any more. */
+void hct_frame_keys_node_joined(void) HCT_HIDDEN;
+/* HCATRACE_VERBOSE=2: one line of what the node's table gave this process,
+ * whether it did the node's work and whether it opened libdw for frames. */
+void hct_frame_keys_node_report(int rank) HCT_HIDDEN;
+
 #endif

@@ -22,6 +22,7 @@
 #include "hct_comms.h"
 #include "hct_diag.h"
 #include "hct_expdir.h"
+#include "hct_frame_keys.h"
 #include "hct_journal.h"
 #include "hct_mpi.h"
 #include "hct_mpi_env.h"
@@ -105,6 +106,9 @@ int hct_mpi_start(void)
     PMPI_Comm_size(MPI_COMM_WORLD, &hct.size);
     PMPI_Comm_dup(MPI_COMM_WORLD, &hct_private_comm);
 
+    /* the node's shared symbolization attached by every rank before they meet */
+    hct_frame_keys_node_join();
+
     /* rank 0 claims the directory; everybody learns its name or the failure */
     struct {
         int ok;
@@ -132,6 +136,7 @@ int hct_mpi_start(void)
     int ok = hct_writer_open(set_mpi_collectives, hct_journal_before_flush, hct_journal_prepare, err,
                              sizeof(err)) == 0, all_ok = 0;
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, hct_private_comm);
+    hct_frame_keys_node_joined(); /* every rank has joined: the file's name removed */
     if (!all_ok) {
         if (!ok)
             hct_message("rank %d: %s; running untraced", hct.rank, err);
@@ -148,6 +153,7 @@ int hct_mpi_start(void)
     hct_rescue_arm(NULL, NULL); /* ahead of the handlers the MPI runtime installed */
     return 1;
 off:
+    hct_frame_keys_node_joined();
     hct.mode = HCT_OFF;
     PMPI_Comm_free(&hct_private_comm);
     return 0;
@@ -304,6 +310,8 @@ void hct_mpi_finish(void)
     hca_location_info *locs = NULL;
     uint32_t nlocs = hct_writer_close_locations(&locs);
     int ok = hct_callsite_define(hct_region_def) == 0 && hct_regions_define_thinned() == 0 && hct_comms_define() == 0;
+    if (hct.cfg.verbose >= 2)
+        hct_frame_keys_node_report(hct.rank);
     unsigned char *mine = NULL;
     size_t mine_len = 0;
     if (hca_defs_serialize(&hct.defs, &mine, &mine_len) != 0)

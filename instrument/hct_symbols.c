@@ -443,18 +443,21 @@ static uint64_t call_identity(Dwarf_Die *cu, Dwarf_Die *inlined)
     return mix_key(name_hash(site.file), site.line);
 }
 
-int hct_symbol_keys(hct_symbolizer *s, uintptr_t address, uint64_t *keys)
+int hct_symbol_keys(hct_symbolizer *s, uintptr_t address, uint64_t *keys, uint64_t *module_key)
 {
     Dwfl_Module *mod = module_of(s, address);
     if (!mod) {
         keys[0] = mix_key(1, address) | 1;
+        *module_key = 0;
         return 1;
     }
     Dwarf_Addr base = 0;
     dwfl_module_info(mod, NULL, &base, NULL, NULL, NULL, NULL, NULL);
+    *module_key = mix_key(2, base);
     Dwarf_Die *cu = NULL, fns[HCT_INLINE_MAX];
     int n = address_scopes(s, mod, address, &cu, fns);
-    uint64_t module = mix_key(2, base);
+    /* the same in every process that loaded the module: no load address */
+    uint64_t module = mix_key(2, 0);
     /* outer functions: the function and where it calls the next one */
     for (int k = n - 1; k > 0; k--)
         keys[n - 1 - k] = mix_key(mix_key(mix_key(module, 3), function_identity(&fns[k])),
@@ -472,8 +475,9 @@ int hct_symbol_keys(hct_symbolizer *s, uintptr_t address, uint64_t *keys)
         memset(&line, 0, sizeof(line));
         address_line(s, mod, (Dwarf_Addr)address, NULL, &line);
         leaf = dwfl_module_addrinfo(mod, (Dwarf_Addr)address, &offset, &sym, NULL, NULL, NULL)
-                   ? mix_key(mix_key(mix_key(module, 5), address - offset), mix_key(name_hash(line.file), line.line))
-                   : mix_key(mix_key(module, 6), address);
+                   ? mix_key(mix_key(mix_key(module, 5), address - offset - base),
+                             mix_key(name_hash(line.file), line.line))
+                   : mix_key(mix_key(module, 6), address - base);
         n = 1;
     }
     keys[n - 1] = leaf | 1;

@@ -35,8 +35,12 @@ void hct_symbolize(hct_symbolizer *s, uintptr_t address, hct_symbol *out) HCT_HI
  * innermost's: the address's line; without a DWARF scope, as for gfortran's
  * module procedures: the symbol and the address's line, if any). Addresses with
  * equal keys symbolize to equal nodes, so nodes are shared as the definitions
- * share them. Reads no names: cheap enough when samples are drained. */
-int hct_symbol_keys(hct_symbolizer *s, uintptr_t address, uint64_t *keys) HCT_HIDDEN;
+ * share them. Reads no names: cheap enough when samples are drained. The keys
+ * do not depend on where the module was loaded (the same in every process
+ * running its file): the caller mixes in the module, *module_key, (or
+ * another name of its file) before using them; *module_key is 0 for an
+ * address in no module, whose one key is the address's own, whole. */
+int hct_symbol_keys(hct_symbolizer *s, uintptr_t address, uint64_t *keys, uint64_t *module_key) HCT_HIDDEN;
 /* The functions `address` lies in, outermost (the physical function) first,
  * into out[0 .. max-1]; each one's line is where it calls the next (the call
  * site of the inlined function), the innermost one's the address's own line.
