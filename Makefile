@@ -326,6 +326,8 @@ $(BUILD)/tests/test_debuginfo: $(call lib_obj,instrument/hct_debuginfo.c)
 $(BUILD)/tests/test_debuginfo: TEST_LIBS += $(DW_LIBS) -ldl
 # the resident pages of mapped files given back (hct_symbolizer_release_pages)
 $(BUILD)/tests/test_image_pages: $(call lib_obj,instrument/hct_image_pages.c)
+# the node's shared table of symbolized addresses, threads and processes; code files
+$(BUILD)/tests/test_node_symbols: $(call lib_obj,instrument/hct_node_symbols.c instrument/hct_code_files.c)
 # a buffer's pages populated a step ahead of its writer (the sample buffers)
 $(BUILD)/tests/test_prefault: $(call lib_obj,instrument/hct_prefault.c)
 # OTF2's files written without its file buffer, against OTF2 as it is; the event budget

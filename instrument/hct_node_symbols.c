@@ -175,7 +175,7 @@ static void copy_names(const node_record *r, hct_symbol *names, int max)
         o->line = h.line;
         o->function_line = h.function_line;
         char *dst[3] = { o->function, o->signature, o->file };
-        size_t cap[3] = { sizeof(o->function), sizeof(o->signature), sizeof(o->file) };
+        const size_t cap[3] = { sizeof(o->function), sizeof(o->signature), sizeof(o->file) };
         for (int k = 0; k < 3; k++) {
             size_t len = h.len[k];
             if (p + len > end || len >= cap[k])
