@@ -76,9 +76,10 @@ static struct {
     pthread_mutex_t files_lock;
     hct_code_files files;
     int decided, shared, owner, closed;
+    int no_owner; /* the owner gone or silent once: not asked again */
     hct_symbol names[HCT_INLINE_MAX]; /* under libdw: the chain published */
     uint64_t keys[HCT_INLINE_MAX];    /* under libdw: the server's */
-} N = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, { NULL, 0, 0 }, 0, 0, 0, 0, { { "", "", "", 0, 0 } },
+} N = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, { NULL, 0, 0 }, 0, 0, 0, 0, 0, { { "", "", "", 0, 0 } },
         { 0 } };
 
 hct_symbolizer *hct_frame_symbolizer(void)
@@ -195,10 +196,14 @@ static int node_answer(uintptr_t address, uint64_t *keys, int *nkeys, hct_symbol
     hct_node_answer a;
     if (!node_shared() || code_file_of(address, &file, &offset) != 0)
         return 0;
-    if (!hct_node_symbols_find(file, offset, &a, names, max) &&
-        (N.owner || !hct_node_symbols_request(file, offset, OWNER_LIMIT_NS) ||
-         !hct_node_symbols_find(file, offset, &a, names, max)))
-        return 0;
+    if (!hct_node_symbols_find(file, offset, &a, names, max)) {
+        if (N.owner || N.no_owner)
+            return 0;
+        int asked = hct_node_symbols_request(file, offset, OWNER_LIMIT_NS);
+        N.no_owner = asked < 0;
+        if (asked <= 0 || !hct_node_symbols_find(file, offset, &a, names, max))
+            return 0;
+    }
     if (a.nkeys < 1 || (names && a.nnames < 1))
         return 0;
     if (keys) {

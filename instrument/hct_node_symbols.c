@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -113,7 +114,13 @@ int hct_node_symbols_attach(const char *path)
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0)
         return -1;
-    off_t size = lseek(fd, 0, SEEK_END);
+    struct stat st;
+    /* only a file of this user's, not another's to feed it names */
+    if (fstat(fd, &st) != 0 || st.st_uid != getuid() || (st.st_mode & 077) || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return -1;
+    }
+    off_t size = st.st_size;
     if (size != (off_t)NODE_BYTES && (size > (off_t)NODE_BYTES || ftruncate(fd, (off_t)NODE_BYTES) != 0)) {
         close(fd);
         return -1;
@@ -282,10 +289,10 @@ static long futex(_Atomic uint32_t *word, int op, uint32_t value)
 int hct_node_symbols_request(uint64_t file, uint64_t offset, uint64_t limit_ns)
 {
     if (!base)
-        return 0;
+        return -1;
     int32_t owner = atomic_load(&header()->owner);
     if (owner == 0 || owner == (int32_t)getpid() || !alive(owner))
-        return 0;
+        return -1;
     node_request *q = NULL;
     for (uint32_t i = 0; i < NREQ && !q; i++) {
         uint32_t free_state = REQ_FREE;
@@ -293,7 +300,7 @@ int hct_node_symbols_request(uint64_t file, uint64_t offset, uint64_t limit_ns)
             q = &requests()[i];
     }
     if (!q)
-        return 0;
+        return 0; /* all taken: this one not asked */
     q->pid = (int32_t)getpid();
     q->file = file;
     q->offset = offset;
@@ -312,7 +319,7 @@ int hct_node_symbols_request(uint64_t file, uint64_t offset, uint64_t limit_ns)
             uint32_t posted = REQ_POSTED;
             /* not taken: withdrawn; taken by an owner now gone: left as it is */
             if (atomic_compare_exchange_strong(&q->state, &posted, REQ_FREE) || !alive(owner))
-                return 0;
+                return -1;
         }
         struct timespec ts = { 0, sleep_ns };
         nanosleep(&ts, NULL);

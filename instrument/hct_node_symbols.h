@@ -49,7 +49,8 @@ int hct_node_symbols_publish(uint64_t file, uint64_t offset, const uint64_t *key
 int hct_node_symbols_claim(void) HCT_HIDDEN;
 /* Asks the owner to publish (file, offset) and waits asleep (10 us doubling
  * to 1 ms) until it did or gave up; at most `limit_ns`, and not if the owner
- * is gone. 1 if the answer is published now, else 0. */
+ * is gone. 1 if the answer is published now, 0 if not (the owner could not
+ * answer it), -1 if there is no owner to ask or it did not answer in time. */
 int hct_node_symbols_request(uint64_t file, uint64_t offset, uint64_t limit_ns) HCT_HIDDEN;
 /* The owner's server: answers the other processes' requests with
  * publish(file, offset, arg), forever; run on a thread of its own. */

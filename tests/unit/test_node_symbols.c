@@ -4,8 +4,9 @@
  * four threads publishing the same answers in different orders while a fifth
  * reads leave each answer once and whole, and the reader never sees a part
  * of one; processes killed while they publish leave only whole answers; a
- * request is answered by the owner's server in another process, and once the
- * owner is gone a request gives up at once and the claim passes on; a code
+ * request is answered by the owner's server in another process; an owner
+ * stopped makes it give up after its limit, and once the owner is gone a
+ * request gives up at once and the claim passes on; a code
  * address maps to its file and offset and back. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -217,13 +218,16 @@ static void request_served_by_owner_then_owner_gone(void **state)
     }
     hct_node_symbols_stats(&after);
     assert_int_equal(after.asked - before.asked, 50);
+    kill(owner, SIGSTOP); /* alive but silent: the request gives up after its limit */
+    assert_int_equal(hct_node_symbols_request(FILE_R, 998, 50000000ull), -1);
+    assert_int_equal(check(FILE_R, 998), 0);
     kill(owner, SIGKILL);
     waitpid(owner, NULL, 0);
     /* the owner gone: no wait, no answer; the claim is this process's now */
-    assert_int_equal(hct_node_symbols_request(FILE_R, 999, 5000000000ull), 0);
+    assert_int_equal(hct_node_symbols_request(FILE_R, 999, 5000000000ull), -1);
     assert_int_equal(check(FILE_R, 999), 0);
     assert_int_equal(hct_node_symbols_claim(), 1);
-    assert_int_equal(hct_node_symbols_request(FILE_R, 999, 5000000000ull), 0); /* not of itself */
+    assert_int_equal(hct_node_symbols_request(FILE_R, 999, 5000000000ull), -1); /* not of itself */
     close(ready[0]);
     close(ready[1]);
 }
