@@ -242,6 +242,15 @@ void hct_frame_keys_node_joined(void)
         hct_node_symbols_unlink(path);
 }
 
+/* A process that shared but never passed hct_mpi_start (a program that is
+ * not an MPI program, started by mpirun): the name removed as it exits. */
+__attribute__((destructor)) static void node_unlink_at_exit(void)
+{
+    char path[256];
+    if (N.shared && !N.closed && hct_node_symbols_path(path, sizeof(path)) == 0)
+        hct_node_symbols_unlink(path);
+}
+
 void hct_frame_keys_node_report(int rank)
 {
     hct_node_stats st;

@@ -66,7 +66,7 @@ typedef struct {
 #define ARENA_AT (REQ_AT + NREQ * (uint32_t)sizeof(node_request))
 
 static unsigned char *base;
-static hct_node_stats stats;
+static _Atomic uint64_t found, asked, published;
 
 static node_header *header(void)
 {
@@ -194,7 +194,7 @@ static void copy_names(const node_record *r, hct_symbol *names, int max)
     }
 }
 
-int hct_node_symbols_find(uint64_t file, uint64_t offset, hct_node_answer *a, hct_symbol *names, int max)
+static int find(uint64_t file, uint64_t offset, hct_node_answer *a, hct_symbol *names, int max)
 {
     if (!base)
         return 0;
@@ -211,10 +211,17 @@ int hct_node_symbols_find(uint64_t file, uint64_t offset, hct_node_answer *a, hc
         memcpy(a->keys, r + 1, (size_t)r->nkeys * sizeof(uint64_t));
         if (names && max > 0)
             copy_names(r, names, max);
-        stats.found++;
         return 1;
     }
     return 0;
+}
+
+int hct_node_symbols_find(uint64_t file, uint64_t offset, hct_node_answer *a, hct_symbol *names, int max)
+{
+    int hit = find(file, offset, a, names, max);
+    if (hit)
+        atomic_fetch_add_explicit(&found, 1, memory_order_relaxed);
+    return hit;
 }
 
 int hct_node_symbols_publish(uint64_t file, uint64_t offset, const uint64_t *keys, int nkeys,
@@ -252,7 +259,7 @@ int hct_node_symbols_publish(uint64_t file, uint64_t offset, const uint64_t *key
         _Atomic uint64_t *slot = &slots()[(hash + i) % NSLOTS];
         uint64_t seen = 0;
         if (atomic_compare_exchange_strong_explicit(slot, &seen, at, memory_order_release, memory_order_acquire)) {
-            stats.published++;
+            atomic_fetch_add_explicit(&published, 1, memory_order_relaxed);
             return 0;
         }
         const node_record *o = record_at(seen);
@@ -328,10 +335,9 @@ int hct_node_symbols_request(uint64_t file, uint64_t offset, uint64_t limit_ns)
             sleep_ns *= 2;
     }
     hct_node_answer a;
-    if (!hct_node_symbols_find(file, offset, &a, NULL, 0))
+    if (!find(file, offset, &a, NULL, 0))
         return 0;
-    stats.found--; /* counted as asked */
-    stats.asked++;
+    atomic_fetch_add_explicit(&asked, 1, memory_order_relaxed);
     return 1;
 }
 
@@ -354,5 +360,7 @@ void hct_node_symbols_serve(void (*publish)(uint64_t file, uint64_t offset, void
 
 void hct_node_symbols_stats(hct_node_stats *out)
 {
-    *out = stats;
+    out->found = atomic_load(&found);
+    out->asked = atomic_load(&asked);
+    out->published = atomic_load(&published);
 }

@@ -69,8 +69,8 @@ static int check(uint64_t file, uint64_t offset)
     if (a.nkeys != n || a.nnames != n || memcmp(a.keys, keys, (size_t)n * sizeof(*keys)) != 0)
         return -1;
     for (int i = 0; i < n; i++)
-        if (strcmp(got[i].function, names[i].function) || strcmp(got[i].signature, names[i].signature) ||
-            strcmp(got[i].file, names[i].file) || got[i].line != names[i].line ||
+        if (strcmp(got[i].function, names[i].function) != 0 || strcmp(got[i].signature, names[i].signature) != 0 ||
+            strcmp(got[i].file, names[i].file) != 0 || got[i].line != names[i].line ||
             got[i].function_line != names[i].function_line)
             return -1;
     return 1;
@@ -114,7 +114,7 @@ static _Atomic long torn_seen, whole_seen;
 
 static void *writer(void *arg)
 {
-    long id = (long)arg;
+    long id = *(const long *)arg;
     for (long i = 0; i < N_T; i++) {
         long k = id % 2 ? N_T - 1 - i : (i * 7 + id) % N_T; /* different orders */
         publish(FILE_T, (uint64_t)k * 8);
@@ -140,9 +140,10 @@ static void threads_publish_concurrently(void **state)
 {
     (void)state;
     pthread_t w[4], r;
+    static const long ids[4] = { 0, 1, 2, 3 };
     assert_int_equal(pthread_create(&r, NULL, reader, NULL), 0);
     for (long i = 0; i < 4; i++)
-        assert_int_equal(pthread_create(&w[i], NULL, writer, (void *)i), 0);
+        assert_int_equal(pthread_create(&w[i], NULL, writer, (void *)&ids[i]), 0);
     for (int i = 0; i < 4; i++)
         pthread_join(w[i], NULL);
     atomic_store(&writers_done, 1);
