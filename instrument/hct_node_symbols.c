@@ -269,9 +269,24 @@ int hct_node_symbols_publish(uint64_t file, uint64_t offset, const uint64_t *key
     return -1;
 }
 
+/* Is the process there, and not a zombie (ended, not yet reaped: a rank
+ * that called MPI_Abort, while its peers are being ended)? */
 static int alive(int32_t pid)
 {
-    return pid > 0 && (kill(pid, 0) == 0 || errno != ESRCH);
+    if (pid <= 0 || (kill(pid, 0) != 0 && errno == ESRCH))
+        return 0;
+    char path[64], stat[256];
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 1; /* no /proc: as kill says */
+    ssize_t n = read(fd, stat, sizeof(stat) - 1);
+    close(fd);
+    if (n <= 0)
+        return 1;
+    stat[n] = '\0';
+    const char *state = strrchr(stat, ')'); /* "pid (comm) S ...": comm may hold anything */
+    return !(state && state[1] == ' ' && (state[2] == 'Z' || state[2] == 'X'));
 }
 
 int hct_node_symbols_claim(void)
