@@ -5,10 +5,9 @@
  * reads leave each answer once and whole, and the reader never sees a part
  * of one; processes killed while they publish leave only whole answers; a
  * request is answered by the owner's server in another process; an owner
- * stopped makes it give up after its limit, and once the owner is gone (ended,
- * even not yet reaped) a
- * request gives up at once and the claim passes on; a code
- * address maps to its file and offset and back. */
+ * stopped makes it give up after its limit, and once the owner is gone
+ * (ended, even not yet reaped) a request gives up at once and the claim
+ * passes on; a code address maps to its file and offset and back. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
