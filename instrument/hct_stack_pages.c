@@ -19,13 +19,16 @@ long hct_stack_pages_release(size_t keep)
     long page = sysconf(_SC_PAGESIZE);
     if (rc != 0 || page <= 0)
         return -1;
-    uintptr_t mask = ~((uintptr_t)page - 1);
-    uintptr_t here = (uintptr_t)__builtin_frame_address(0);
-    uintptr_t start = ((uintptr_t)low + (uintptr_t)page - 1) & mask;
-    if (here < start + keep || here > (uintptr_t)low + size)
-        return here > (uintptr_t)low + size ? -1 : 0;
-    uintptr_t end = (here - keep) & mask;
-    if (end <= start || madvise((void *)start, end - start, MADV_DONTNEED) != 0)
+    size_t p = (size_t)page;
+    char *base = low, *top = base + size, *here = __builtin_frame_address(0);
+    if (here <= base || here > top)
+        return -1;
+    char *start = base + (p - (uintptr_t)base % p) % p; /* the first whole page */
+    if ((size_t)(here - start) <= keep)
+        return 0;
+    char *end = here - keep;
+    end -= (uintptr_t)end % p;
+    if (end <= start || madvise(start, (size_t)(end - start), MADV_DONTNEED) != 0)
         return 0;
     return (long)(end - start);
 }
