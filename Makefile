@@ -330,6 +330,8 @@ $(BUILD)/tests/test_image_pages: $(call lib_obj,instrument/hct_image_pages.c)
 $(BUILD)/tests/test_node_symbols: $(call lib_obj,instrument/hct_node_symbols.c instrument/hct_code_files.c)
 # a buffer's pages populated a step ahead of its writer (the sample buffers)
 $(BUILD)/tests/test_prefault: $(call lib_obj,instrument/hct_prefault.c)
+# a thread's stack pages below its frame given back (the frames worker's)
+$(BUILD)/tests/test_stack_pages: $(call lib_obj,instrument/hct_stack_pages.c)
 # OTF2's files written without its file buffer, against OTF2 as it is; the event budget
 $(BUILD)/tests/test_otf2_direct: $(call lib_obj,instrument/hct_otf2_direct.c instrument/hct_buffers.c)
 $(BUILD)/tests/test_model_sets: $(call lib_obj,instrument/hct_model_sets.c) $(MODEL_OBJ) $(UNIT_OBJ)

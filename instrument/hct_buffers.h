@@ -16,7 +16,8 @@
  * unset, default_mib shared by the ranks the launcher started on this node
  * (local_ranks: its count, OMPI_COMM_WORLD_LOCAL_SIZE or MPI_LOCALNRANKS; NULL or
  * not a number: 1), at least HCT_MIN_TOTAL_MEMORY_MIB: 8 ranks on a node keep
- * 2 MiB of events each, not 16, the rest on disk (docs/benchmarks.md, "At 8 ranks"). */
+ * 1 MiB of events each (one chunk), not 8, the rest on disk (docs/benchmarks.md,
+ * "At 8 ranks" and "At 8 ranks, LULESH"). */
 size_t hct_buffers_budget(unsigned mib, int set, const char *local_ranks) HCT_HIDDEN;
 /* The launcher's count of ranks on this node, as a string (NULL: none said). */
 const char *hct_buffers_local_ranks(void) HCT_HIDDEN;

@@ -63,8 +63,8 @@ enum { HCT_CLOCK_WALL, HCT_CLOCK_CPU };
 #define HCT_DEFAULT_SAMPLING_JITTER_PCT 10u
 #define HCT_DEFAULT_ROTATE_NS 100000000ull /* 100 ms */
 #define HCT_DEFAULT_SAMPLING_BUFFER_KIB 1024u
-#define HCT_DEFAULT_TOTAL_MEMORY_MIB 16u /* a node's, unset: shared by its ranks */
-#define HCT_MIN_TOTAL_MEMORY_MIB 2u
+#define HCT_DEFAULT_TOTAL_MEMORY_MIB 8u /* a node's, unset: shared by its ranks */
+#define HCT_MIN_TOTAL_MEMORY_MIB 1u /* one event chunk (OTF2's 1 MiB) */
 #define HCT_DEFAULT_THIN_FULL 1000u    /* instances of a region key recorded in full, per thread */
 #define HCT_DEFAULT_THIN_NS 50000ull   /* then: instances of at least 50 us */ /* event buffers per process, flushed when full */
 

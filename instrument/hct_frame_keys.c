@@ -15,6 +15,8 @@
  * (hct_frame_keys_release), and naming the frames (hct_frame_name) drops what
  * it read once its lookups took RELEASE_NAMING_PAGES page faults: the peak of
  * a rank's memory is at the end (docs/benchmarks.md, "Peak resident memory").
+ * The worker's own stack pages below its idle frame go with them (up to 0.2 MiB
+ * after a unit's DIE tree was walked: hct_stack_pages_release).
  * Page faults, not CPU time: the naming's lookups are short, and their CPU
  * time depends on the machine's load (a 1 ms rule released under load only).
  *
@@ -42,6 +44,7 @@
 #include "hct_code_files.h"
 #include "hct_diag.h"
 #include "hct_node_symbols.h"
+#include "hct_stack_pages.h"
 #include "hct_tooltime.h"
 
 #define RELEASE_AFTER_MS 50
@@ -54,6 +57,7 @@
 #define OWNER_LIMIT_NS 2000000000ull
 /* how often a process reads its maps file again for an address in none */
 #define MAPS_READS 16
+#define STACK_KEEP (16u << 10) /* of the worker's stack below its idle frame */
 
 typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
@@ -262,6 +266,14 @@ void hct_frame_keys_node_report(int rank)
                 (unsigned long long)st.published);
 }
 
+/* The worker's release: libdw's pages and its own stack's. Called with W.lock held. */
+static void worker_release(void)
+{
+    hct_symbolizer_release_pages(W.symbols);
+    hct_stack_pages_release(STACK_KEEP);
+    W.unreleased = 0;
+}
+
 static void *worker(void *arg)
 {
     (void)arg;
@@ -287,20 +299,16 @@ static void *worker(void *arg)
                 until.tv_sec++;
                 until.tv_nsec -= 1000000000L;
             }
-            if (pthread_cond_timedwait(&W.request, &W.lock, &until) == ETIMEDOUT && !W.pending) {
-                hct_symbolizer_release_pages(W.symbols);
-                W.unreleased = 0;
-            }
+            if (pthread_cond_timedwait(&W.request, &W.lock, &until) == ETIMEDOUT && !W.pending)
+                worker_release();
         }
         uint64_t cpu0 = hct_thread_cpu_ns();
         W.nkeys = compute(W.address, W.keys);
         W.unreleased = 1;
         /* the worker's own CPU time: a lookup merely waiting for a core on a
          * loaded machine is not taken for a unit's DIE tree walked */
-        if (hct_thread_cpu_ns() - cpu0 > RELEASE_LOOKUP_NS) {
-            hct_symbolizer_release_pages(W.symbols);
-            W.unreleased = 0;
-        }
+        if (hct_thread_cpu_ns() - cpu0 > RELEASE_LOOKUP_NS)
+            worker_release();
         W.pending = 0;
         pthread_cond_signal(&W.answer);
     }

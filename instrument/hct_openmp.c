@@ -20,6 +20,7 @@
 #include "hct_boundary.h"
 #include "hct_comms.h"
 #include "hct_diag.h"
+#include "hct_frame_keys.h"
 #include "hct_path_memo.h"
 #include "hct_locations.h"
 #include "hct_path_cache.h"
@@ -105,7 +106,15 @@ uint32_t hct_omp_parallel_key(const void *fn, const void *codeptr)
     return key;
 }
 
-/* Names, files and lines of the parallel regions, found once at the end. */
+/* Names, files and lines of the parallel regions, found once (at the first
+ * naming: the journal's first flush, or the end). With the frames' symbolizer
+ * (hct_frame_name: the Dwfl the run's frames already read, its pages given back
+ * as it goes); a symbolizer of its own, which reads separate debug files too,
+ * only for a function left without a line there (its module holds no DWARF).
+ * Opened for all of them, that second Dwfl read the program's DWARF a second
+ * time while the first full event chunk waited for the journal: LULESH's
+ * largest unit's line table and its scope index, +1.5 MiB of a rank's peak
+ * for a moment (docs/benchmarks.md, "At 8 ranks, LULESH"). */
 static hct_symbol *fn_symbols;
 static uint32_t nfn_symbols;
 
@@ -113,17 +122,29 @@ static void symbolize_fns(void)
 {
     uint32_t n = atomic_load(&nfns);
     fn_symbols = calloc(n + 1, sizeof(*fn_symbols));
-    if (!fn_symbols)
+    hct_symbol *chain = malloc(HCT_INLINE_MAX * sizeof(*chain));
+    if (!fn_symbols || !chain) {
+        free(chain);
         return;
-    hct_symbolizer *s = hct_symbolizer_open(1);
+    }
+    hct_symbolizer *separate = NULL;
+    int frames = hct_frame_symbolizer() != NULL;
     for (uint32_t i = 0; i < n; i++) {
         uintptr_t a = fn_address[i];
         if (a >> 63)
-            hct_symbolize(s, (a & ~((uintptr_t)1 << 63)) - 1, &fn_symbols[i]); /* the call before the return address */
-        else
-            hct_symbolize(s, a, &fn_symbols[i]);
+            a = (a & ~((uintptr_t)1 << 63)) - 1; /* the call before the return address */
+        int k = frames ? hct_frame_name(a, chain, HCT_INLINE_MAX) : 0;
+        if (k > 0)
+            fn_symbols[i] = chain[k - 1];
+        if (k > 0 && fn_symbols[i].line)
+            continue;
+        if (!separate)
+            separate = hct_symbolizer_open(1);
+        if (separate)
+            hct_symbolize(separate, a, &fn_symbols[i]);
     }
-    hct_symbolizer_close(s);
+    hct_symbolizer_close(separate);
+    free(chain);
     nfn_symbols = n;
 }
 

@@ -53,6 +53,11 @@
 #define MAX_FRAMES 64
 #define MAX_VALUES 16
 #define SKIP_MAX 8 /* frames of the handler and the signal trampoline */
+/* sampled calling contexts the tables are sized and touched for when sampling
+ * starts (they grow past it): a LULESH job at 8 ranks makes 812 in all, a
+ * rank's fewer; 8,192 held 0.7 MiB of every rank resident (docs/benchmarks.md,
+ * "At 8 ranks, LULESH") */
+#define HCT_SAMPLE_CC_RESERVE 2048u
 #define MAX_CATCHUP 128 /* SRC_WALL: expiries one signal stands for, at most (docs/trace-format.md, "Samples") */
 #define HCT_CPU_DUE_MARGIN_NS 250000u /* the CPU-time sources' interrupts against their due time */
 
@@ -555,7 +560,7 @@ void hct_sampling_setup(void)
         return;
     }
     S.installed = 1;
-    hct_sample_cc_reserve(8192);
+    hct_sample_cc_reserve(HCT_SAMPLE_CC_RESERVE);
     char name[160];
     snprintf(name, sizeof(name), "%s, every %.3g ms +- %u %% of the thread's %s time%s",
              S.source == SRC_PERF   ? "perf_event task-clock overflow"

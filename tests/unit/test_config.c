@@ -42,7 +42,7 @@ static void defaults_without_variables(void **state)
     assert_int_equal(cfg.verbose, 0);
     assert_null(cfg.dir);
     assert_int_equal(cfg.clock_sync_rounds, 10);
-    assert_int_equal(cfg.total_memory_mib, 16);
+    assert_int_equal(cfg.total_memory_mib, 8); /* a node's, shared by its ranks */
 }
 
 static void valid_values(void **state)
@@ -101,6 +101,22 @@ static void model_variables(void **state)
     assert_int_equal(read_env(&cfg, typo), 1);
     assert_string_equal(reported[0], "unknown variable HCATRACE_MODL (did you mean HCATRACE_MODEL?); ignored");
     assert_null(cfg.model);
+}
+
+/* HCATRACE_TOTAL_MEMORY: 1 MiB (one event chunk) at least, set or shared */
+static void total_memory(void **state)
+{
+    (void)state;
+    hct_config cfg;
+    char *one[] = { "HCATRACE_TOTAL_MEMORY=1", NULL };
+    assert_int_equal(read_env(&cfg, one), 0);
+    assert_int_equal(cfg.total_memory_mib, 1);
+    assert_int_equal(cfg.total_memory_set, 1);
+    char *zero[] = { "HCATRACE_TOTAL_MEMORY=0", NULL };
+    assert_int_equal(read_env(&cfg, zero), 1);
+    assert_string_equal(reported[0], "invalid value '0' for HCATRACE_TOTAL_MEMORY; using the default");
+    assert_int_equal(cfg.total_memory_mib, HCT_DEFAULT_TOTAL_MEMORY_MIB);
+    assert_int_equal(cfg.total_memory_set, 0);
 }
 
 /* HCATRACE_SAMPLING_CLOCK: wall by default (issue 17), cpu on request, a bad
@@ -187,6 +203,7 @@ int main(void)
         cmocka_unit_test(defaults_without_variables),
         cmocka_unit_test(valid_values),
         cmocka_unit_test(bad_values_fall_back_with_one_line_each),
+        cmocka_unit_test(total_memory),
         cmocka_unit_test(unknown_names_suggest_the_closest),
         cmocka_unit_test(model_variables),
         cmocka_unit_test(sampling_clock),

@@ -214,13 +214,14 @@ static void test_direct(void **state)
 static void test_budget(void **state)
 {
     (void)state;
-    assert_int_equal(hct_buffers_budget(16, 0, NULL), 16 * MIB);
-    assert_int_equal(hct_buffers_budget(16, 0, "1"), 16 * MIB);
-    assert_int_equal(hct_buffers_budget(16, 0, "2"), 8 * MIB);
-    assert_int_equal(hct_buffers_budget(16, 0, "8"), 2 * MIB);
-    assert_int_equal(hct_buffers_budget(16, 0, "64"), 2 * MIB); /* never under the minimum */
-    assert_int_equal(hct_buffers_budget(16, 0, "x8"), 16 * MIB);
-    assert_int_equal(hct_buffers_budget(16, 0, ""), 16 * MIB);
+    assert_int_equal(hct_buffers_budget(8, 0, NULL), 8 * MIB);
+    assert_int_equal(hct_buffers_budget(8, 0, "1"), 8 * MIB);
+    assert_int_equal(hct_buffers_budget(8, 0, "2"), 4 * MIB);
+    assert_int_equal(hct_buffers_budget(8, 0, "8"), 1 * MIB); /* one event chunk each */
+    assert_int_equal(hct_buffers_budget(8, 0, "64"), 1 * MIB); /* never under the minimum */
+    assert_int_equal(hct_buffers_budget(8, 0, "x8"), 8 * MIB);
+    assert_int_equal(hct_buffers_budget(8, 0, ""), 8 * MIB);
+    assert_int_equal(hct_buffers_budget(HCT_DEFAULT_TOTAL_MEMORY_MIB, 0, "8"), 1 * MIB); /* the default's share */
     assert_int_equal(hct_buffers_budget(64, 1, "8"), 64 * MIB); /* set: the user's */
 }
 
