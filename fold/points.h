@@ -59,7 +59,7 @@ typedef struct {
  * program's time, not the tracer's (docs/trace-format.md, "Tool time"), and
  * on a loaded machine the scheduler preempts a thread at the tracer's
  * CPU-clock reads: tests/stages_app with one thread beside two busy loops
- * had 610 expiries missed, 495 of them in lagrange_nodal, whose samples per
+ * had 615 expiries missed, 495 of them in lagrange_nodal, whose samples per
  * ms of its time were 0.35 against lagrange_elements' 0.44
  * (docs/benchmarks.md, "Bands under contention and threads"). */
 static inline uint32_t fold_sample_expiries(uint64_t t, uint64_t prev, uint64_t period_ns)

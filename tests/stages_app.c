@@ -58,7 +58,7 @@ static long long now_ns(clockid_t c)
     return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* inlined into each stage's caller, as LULESH's recorder is (docs/proxy-apps.md):
+/* inlined where it records, as LULESH's recorder is (docs/proxy-apps.md):
  * a stage's last mark called as a function was a tail call, and a thread
  * preempted there (at its CPU-clock system call: the scheduler checks the
  * thread's slice when its CPU time is read) had no frame of the stage in its
