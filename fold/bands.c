@@ -178,23 +178,6 @@ static void refine_edge(const fold_stack_sample *s, size_t n, const size_t *orde
     b->share = b->end - b->start;
 }
 
-/* How many of k sorted keys (function << 32 | line) are of `function`. */
-static size_t keys_of_function(const uint64_t *keys, size_t k, uint32_t function)
-{
-    size_t lo = 0, hi = k;
-    while (lo < hi) { /* the first key of the function */
-        size_t mid = lo + (hi - lo) / 2;
-        if (keys[mid] >> 32 < function)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    size_t end = lo;
-    while (end < k && keys[end] >> 32 == function)
-        end++;
-    return end - lo;
-}
-
 /* The shares of one depth's bands b[0..nb) (sorted by start, not
  * overlapping): a function's share of region time is the fraction of all n
  * samples whose frame at `depth` runs it (wall-clock samples fall in each
@@ -205,31 +188,38 @@ static size_t keys_of_function(const uint64_t *keys, size_t k, uint32_t function
  * instances' stages overlap in normalized time (a loaded machine moves them
  * by preemptions), a stage's samples lie partly in its neighbours' bands and
  * its bands split, so the extents' sum missed up to half of a stage's share
- * (docs/benchmarks.md, "Bands under contention and threads"). keys: room
- * for n keys; inband: for nb counts. */
+ * (docs/benchmarks.md, "Bands under contention and threads"). count: room
+ * for 2 nb counts. */
 static void count_shares(const fold_stack_sample *s, size_t n, const size_t *order, uint32_t depth, fold_band *b,
-                         size_t nb, uint64_t *keys, size_t *inband)
+                         size_t nb, size_t *count)
 {
-    size_t k = frame_keys(s, order, 0, n, depth, keys);
-    for (size_t i = 0; i < nb; i++)
-        inband[i] = 0;
+    size_t *inband = count, *total = count + nb; /* total: at the first band of each function */
+    for (size_t i = 0; i < 2 * nb; i++)
+        count[i] = 0;
     for (size_t i = 0, j = 0; i < n && nb; i++) { /* samples by x, bands by start */
         const fold_stack_sample *si = &s[order[i]];
+        uint32_t f = function_at(si, depth);
         while (j + 1 < nb && si->x >= b[j].end)
             j++;
-        if (si->x >= b[j].start && (si->x < b[j].end || b[j].end >= 1.0) && function_at(si, depth) == b[j].function)
+        if (si->x >= b[j].start && (si->x < b[j].end || b[j].end >= 1.0) && f == b[j].function)
             inband[j]++;
+        for (size_t k = 0; k < nb; k++)
+            if (b[k].function == f) {
+                total[k]++;
+                break;
+            }
     }
     for (size_t i = 0; i < nb; i++) {
-        size_t in = 0, total = keys_of_function(keys, k, b[i].function);
+        size_t in = 0, first = nb;
         double extent = 0.0;
         for (size_t j = 0; j < nb; j++)
             if (b[j].function == b[i].function) {
+                first = first < j ? first : j;
                 in += inband[j];
                 extent += b[j].end - b[j].start;
             }
         double part = in ? (double)inband[i] / (double)in : extent > 0 ? (b[i].end - b[i].start) / extent : 0.0;
-        b[i].share = n ? (double)total / (double)n * part : b[i].end - b[i].start;
+        b[i].share = n ? (double)total[first] / (double)n * part : b[i].end - b[i].start;
     }
 }
 
@@ -270,7 +260,7 @@ int fold_bands(const fold_stack_sample *s, size_t n, const fold_band_options *op
     size_t *bin_start = calloc(o.bins + 1, sizeof(*bin_start));
     bin_winner *w = malloc(o.bins * sizeof(*w));
     uint64_t *keys = malloc((n + 1) * sizeof(*keys));
-    size_t *inband = malloc(o.bins * sizeof(*inband)); /* a depth's bands: at most one per bin */
+    size_t *inband = malloc(2 * o.bins * sizeof(*inband)); /* a depth's bands: at most one per bin */
     if (!order || !bin_start || !w || !keys || !inband) {
         free(order);
         free(bin_start);
@@ -323,7 +313,7 @@ int fold_bands(const fold_stack_sample *s, size_t n, const fold_band_options *op
             if (bands[i].end == bands[i + 1].start && bands[i].function != bands[i + 1].function)
                 refine_edge(s, n, order, bin_start, o.bins, depth, &bands[i], &bands[i + 1]);
         if (rc == 0)
-            count_shares(s, n, order, depth, bands + first_band, nbands - first_band, keys, inband);
+            count_shares(s, n, order, depth, bands + first_band, nbands - first_band, inband);
         /* distinct routines among this depth's bands */
         size_t distinct = 0;
         for (size_t i = first_band; i < nbands; i++) {
