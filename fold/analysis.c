@@ -546,10 +546,11 @@ static int fold_source(const fold_trace *t, const fold_points *p, const fold_opt
     if (!chosen)
         return -1;
     size_t nchosen = fold_cap_points(p->ns, o->fit.max_points ? o->fit.max_points : p->ns, chosen);
-    size_t nframes = 0;
+    size_t nframes = 0, nexpiries = 0;
     uint32_t max_depth = 0;
     for (size_t k = 0; k < nchosen; k++) {
         size_t i = chosen[k];
+        nexpiries += p->sexpiries[i];
         if (p->scontext[i] != FOLD_NONE && p->scontext[i] < t->ncontexts) {
             nframes += t->contexts[p->scontext[i]].depth + 1;
             if (t->contexts[p->scontext[i]].depth + 1 > max_depth)
@@ -558,8 +559,8 @@ static int fold_source(const fold_trace *t, const fold_points *p, const fold_opt
     }
     uint32_t *path = malloc((max_depth + 1) * sizeof(*path));
     fold_frame *frames = calloc(nframes + 1, sizeof(*frames));
-    fold_stack_sample *stacks = malloc((p->ns + 1) * sizeof(*stacks));
-    size_t *stack_instance = malloc((p->ns + 1) * sizeof(*stack_instance));
+    fold_stack_sample *stacks = malloc((nexpiries + 1) * sizeof(*stacks));
+    size_t *stack_instance = malloc((nexpiries + 1) * sizeof(*stack_instance));
     double *share_lo = NULL, *share_hi = NULL;
     g->line_x = malloc((p->ns + 1) * sizeof(double));
     g->line_no = malloc((p->ns + 1) * sizeof(uint32_t));
@@ -597,8 +598,15 @@ static int fold_source(const fold_trace *t, const fold_points *p, const fold_opt
             f[depth - 1] = (fold_frame){ body, t->regions[body].kind != FOLD_KIND_FUNCTION && depth >= 2
                                                    ? f[depth - 2].line
                                                    : 0 };
-        stack_instance[nstacks] = p->sinstance[i];
-        stacks[nstacks++] = (fold_stack_sample){ p->sx[i], f, depth };
+        /* a sample standing for several expiries of the wall-clock timer (points.h,
+         * fold_sample_expiries): one stack at each, spread evenly back to the
+         * instance's previous sample, where the timer's schedule put them */
+        uint32_t m = p->sexpiries[i];
+        double from = i > 0 && p->sinstance[i - 1] == p->sinstance[i] ? p->sx[i - 1] : 0.0;
+        for (uint32_t e = 1; e <= m; e++) {
+            stack_instance[nstacks] = p->sinstance[i];
+            stacks[nstacks++] = (fold_stack_sample){ e == m ? p->sx[i] : from + (p->sx[i] - from) * e / m, f, depth };
+        }
         used += depth;
         const fold_context_def *leaf = &t->contexts[ctx];
         g->line_x[g->nlines] = p->sx[i];

@@ -178,6 +178,51 @@ static void refine_edge(const fold_stack_sample *s, size_t n, const size_t *orde
     b->share = b->end - b->start;
 }
 
+/* The shares of one depth's bands b[0..nb) (sorted by start, not
+ * overlapping): a function's share of region time is the fraction of all n
+ * samples whose frame at `depth` runs it (wall-clock samples fall in each
+ * instance in proportion to its time: the fraction estimates the share of
+ * time, instances weighted by their durations), dealt to its bands in
+ * proportion to its samples inside each (by their extents when none is).
+ * A band's extent is where the function holds most samples; where the
+ * instances' stages overlap in normalized time (a loaded machine moves them
+ * by preemptions), a stage's samples lie partly in its neighbours' bands and
+ * its bands split, so the extents' sum missed up to half of a stage's share
+ * (docs/benchmarks.md, "Bands under contention and threads"). count: room
+ * for 2 nb counts. */
+static void count_shares(const fold_stack_sample *s, size_t n, const size_t *order, uint32_t depth, fold_band *b,
+                         size_t nb, size_t *count)
+{
+    size_t *inband = count, *total = count + nb; /* total: at the first band of each function */
+    for (size_t i = 0; i < 2 * nb; i++)
+        count[i] = 0;
+    for (size_t i = 0, j = 0; i < n && nb; i++) { /* samples by x, bands by start */
+        const fold_stack_sample *si = &s[order[i]];
+        uint32_t f = function_at(si, depth);
+        while (j + 1 < nb && si->x >= b[j].end)
+            j++;
+        if (si->x >= b[j].start && (si->x < b[j].end || b[j].end >= 1.0) && f == b[j].function)
+            inband[j]++;
+        for (size_t k = 0; k < nb; k++)
+            if (b[k].function == f) {
+                total[k]++;
+                break;
+            }
+    }
+    for (size_t i = 0; i < nb; i++) {
+        size_t in = 0, first = nb;
+        double extent = 0.0;
+        for (size_t j = 0; j < nb; j++)
+            if (b[j].function == b[i].function) {
+                first = first < j ? first : j;
+                in += inband[j];
+                extent += b[j].end - b[j].start;
+            }
+        double part = in ? (double)inband[i] / (double)in : extent > 0 ? (b[i].end - b[i].start) / extent : 0.0;
+        b[i].share = n ? (double)total[first] / (double)n * part : b[i].end - b[i].start;
+    }
+}
+
 static const fold_stack_sample *sort_base;
 static int by_x(const void *a, const void *b)
 {
@@ -215,11 +260,13 @@ int fold_bands(const fold_stack_sample *s, size_t n, const fold_band_options *op
     size_t *bin_start = calloc(o.bins + 1, sizeof(*bin_start));
     bin_winner *w = malloc(o.bins * sizeof(*w));
     uint64_t *keys = malloc((n + 1) * sizeof(*keys));
-    if (!order || !bin_start || !w || !keys) {
+    size_t *inband = malloc(2 * o.bins * sizeof(*inband)); /* a depth's bands: at most one per bin */
+    if (!order || !bin_start || !w || !keys || !inband) {
         free(order);
         free(bin_start);
         free(w);
         free(keys);
+        free(inband);
         return -1;
     }
     for (size_t i = 0; i < n; i++)
@@ -265,6 +312,8 @@ int fold_bands(const fold_stack_sample *s, size_t n, const fold_band_options *op
         for (size_t i = first_band; i + 1 < nbands; i++)
             if (bands[i].end == bands[i + 1].start && bands[i].function != bands[i + 1].function)
                 refine_edge(s, n, order, bin_start, o.bins, depth, &bands[i], &bands[i + 1]);
+        if (rc == 0)
+            count_shares(s, n, order, depth, bands + first_band, nbands - first_band, inband);
         /* distinct routines among this depth's bands */
         size_t distinct = 0;
         for (size_t i = first_band; i < nbands; i++) {
@@ -278,7 +327,7 @@ int fold_bands(const fold_stack_sample *s, size_t n, const fold_band_options *op
             found_split = 1;
             *best_depth = depth;
         }
-        if (nbands == first_band + 1 && bands[first_band].share >= 0.9) {
+        if (nbands == first_band + 1 && bands[first_band].end - bands[first_band].start >= 0.9) {
             deepest_uniform = depth;
             if (bands[first_band].function == o.anchor_function && anchor_depth == UINT32_MAX)
                 anchor_depth = depth;
@@ -295,6 +344,7 @@ int fold_bands(const fold_stack_sample *s, size_t n, const fold_band_options *op
     free(bin_start);
     free(w);
     free(keys);
+    free(inband);
     if (rc != 0) {
         free(bands);
         return -1;

@@ -31,6 +31,9 @@
  * (location, time), then sample order: deterministic. */
 #include "points.h"
 
+#include "hca_schema.h"
+#include "read.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,8 +211,11 @@ int fold_points_build(const fold_trace *t, const fold_region *r, fold_points *ou
     out->sx = malloc((ns ? ns : 1) * sizeof(*out->sx));
     out->scontext = malloc((ns ? ns : 1) * sizeof(*out->scontext));
     out->sinstance = malloc((ns ? ns : 1) * sizeof(*out->sinstance));
-    if (!out->sx || !out->scontext || !out->sinstance)
+    out->sexpiries = malloc((ns ? ns : 1) * sizeof(*out->sexpiries));
+    if (!out->sx || !out->scontext || !out->sinstance || !out->sexpiries)
         goto nomem;
+    const char *clock = fold_trace_property(t, HCA_PROP_SAMPLING_CLOCK);
+    uint64_t period = clock && strcmp(clock, "wall") == 0 ? t->sample_period_ns : 0;
     for (size_t i = 0; i < r->ninstances; i++) {
         const fold_instance *in = &r->instances[i];
         if (in->t1 <= in->t0)
@@ -225,6 +231,7 @@ int fold_points_build(const fold_trace *t, const fold_region *r, fold_points *ou
                 out->sx[out->ns] = fold_instance_x(in, &sm[s]);
                 out->scontext[out->ns] = sm[s].context;
                 out->sinstance[out->ns] = out->used_instances - 1;
+                out->sexpiries[out->ns] = fold_sample_expiries(sm[s].t, s ? sm[s - 1].t : in->t0, period);
                 out->ns++;
             }
             out->used_samples += in->nsamples;
@@ -313,6 +320,7 @@ void fold_points_free(fold_points *p)
     free(p->sx);
     free(p->scontext);
     free(p->sinstance);
+    free(p->sexpiries);
     memset(p, 0, sizeof(*p));
 }
 

@@ -46,8 +46,29 @@ typedef struct {
     double *sx;                    /* normalized time */
     uint32_t *scontext;            /* leaf calling context or FOLD_NONE */
     size_t *sinstance;             /* index of its used instance (for the bootstrap) */
+    uint32_t *sexpiries;           /* the sampling timer's expiries it stands for (fold_sample_expiries) */
     size_t ns;
 } fold_points;
+
+/* How many expiries of a wall-clock sampling timer (period_ns, 0: another
+ * source) a sample at t stands for, the location's previous sample in its
+ * instance (or the instance's start) at prev: the gap in periods, at least 1.
+ * The tracer gives a late signal one sample per expiry it missed, but one
+ * sample in all to expiries missed while the thread was in the tracer
+ * (taken at its exit, hct_sample_defer.h); a preemption there is the
+ * program's time, not the tracer's (docs/trace-format.md, "Tool time"), and
+ * on a loaded machine the scheduler preempts a thread at the tracer's
+ * CPU-clock reads: tests/stages_app with one thread beside two busy loops
+ * had 615 expiries missed, 495 of them in lagrange_nodal, whose samples per
+ * ms of its time were 0.35 against lagrange_elements' 0.44
+ * (docs/benchmarks.md, "Bands under contention and threads"). */
+static inline uint32_t fold_sample_expiries(uint64_t t, uint64_t prev, uint64_t period_ns)
+{
+    if (!period_ns || t <= prev)
+        return 1;
+    uint64_t n = (t - prev + period_ns / 2) / period_ns;
+    return n < 1 ? 1 : n > 128 ? 128 : (uint32_t)n;
+}
 
 /* Builds the clouds of region r of trace t. Returns 0, or -1 when memory ran out. */
 int fold_points_build(const fold_trace *t, const fold_region *r, fold_points *out);

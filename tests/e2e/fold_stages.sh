@@ -10,17 +10,26 @@
 #   the stage the program's record says it was in at the sample's time
 #   (tests/truth_samples.py; LULESH 99.8 %, this proxy 99.9 %): at least 97 %,
 #   the samples inside the program's own recording (mark) left out: with two
-#   busy loops on the cores, 7-10 % of the samples fell there, preempted at
-#   its CPU-clock system call after the next stage's time was recorded;
+#   busy loops on the cores, 7-41 % of the samples fell there, preempted at
+#   its CPU-clock system call after the next stage's time was recorded (mark
+#   is inlined now, as LULESH's recorder is, so those samples name the stage
+#   that holds it: 99.9 % matched with them);
 # - the fold that keeps the tracer's time (the program's record holds it too)
 #   against that record (tests/truth_bands.py): the region's CPU share within
 #   0.02; lagrange_nodal and lagrange_elements banded, their bands' starts and
 #   ends within 0.05 of the record's mean, or within its spread over the
 #   instances where that is larger (on a loaded machine preemptions move each
 #   instance's stages: at load 25-30 on 2 cores, 0.27-0.30 with one thread);
-#   their shares within 0.05 (0.15 where the program got under half a CPU:
-#   then the bands split, e.g. 0.324 against 0.449), their task-clock rates
-#   within 0.06 CPUs (0.08 loaded);
+#   their shares within 0.02 (0.03 where the program got under half a CPU),
+#   their task-clock rates within 0.06 CPUs (0.08 loaded). A band's share is
+#   its function's share of the samples (the stages of a loaded machine's
+#   instances overlap in normalized time and their bands split: the extents
+#   summed were 0.22-0.46 short), a sample taken when the thread left the
+#   tracer counted once per expiry of the timer it stands for (preempted in
+#   the tracer, at its CPU-clock reads: 0.35 samples per ms of lagrange_nodal
+#   against 0.44 of lagrange_elements); main's hcafold, before both, missed
+#   the record's shares by up to 0.10 at load 4-7, beside one and two busy
+#   loops (docs/benchmarks.md, "Bands under contention and threads");
 # - the default fold (the tracer's time removed) bands lagrange_nodal first
 #   and lagrange_elements last.
 . "$(dirname "$0")/lib.sh"
@@ -46,9 +55,9 @@ for T in 1 2; do
     ok $? "hcafold folds it, the tracer's time kept and removed"
     share=$(python3 "$TOP/tests/truth_bands.py" t$T/kept/fold.json t$T/truth.0 --region "$REGION" |
         sed -n 's/.*CPU share truth \([0-9.]*\),.*/\1/p' | tail -1)
-    shares=0.05 rates=0.06 machine="near idle"
+    shares=0.02 rates=0.06 machine="near idle"
     if [ "$(echo "${share:-0}" | awk '{ print ($1 < 0.5) }')" = 1 ]; then
-        shares=0.15 rates=0.08 machine="loaded: the program on ${share:-?} of a CPU"
+        shares=0.03 rates=0.08 machine="loaded: the program on ${share:-?} of a CPU"
     fi
     python3 "$TOP/tests/truth_bands.py" t$T/kept/fold.json t$T/truth.0 --region "$REGION" \
         --functions lagrange_nodal,lagrange_elements --max-bound-error 0.05 --max-share-error $shares \

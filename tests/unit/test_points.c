@@ -424,9 +424,28 @@ static void instance_rates_do_not_scatter_the_points(void **state)
     fold_points_free(&p);
 }
 
+/* A sample's expiries of the wall-clock timer: the gap to the previous
+ * sample in periods (jittered by 10 %, a prompt signal stamped up to 250 us
+ * late), at least 1; 1 for another source (period 0) or no gap. */
+static void expiries_count_the_gap_in_periods(void **state)
+{
+    (void)state;
+    const uint64_t P = 2000000;
+    assert_int_equal(fold_sample_expiries(1000 + P, 1000, P), 1);
+    assert_int_equal(fold_sample_expiries(1000 + P * 11 / 10 + 250000, 1000, P), 1);
+    assert_int_equal(fold_sample_expiries(1000 + P * 9 / 10, 1000, P), 1);
+    assert_int_equal(fold_sample_expiries(1000 + 200000, 1000, P), 1); /* an instance's first, early */
+    assert_int_equal(fold_sample_expiries(1000 + 4 * P + P / 5, 1000, P), 4);
+    assert_int_equal(fold_sample_expiries(1000 + 5 * P - P / 5, 1000, P), 5);
+    assert_int_equal(fold_sample_expiries(1000 + 9 * P, 1000, 0), 1);    /* not the wall clock */
+    assert_int_equal(fold_sample_expiries(1000, 1000 + P, P), 1);        /* no gap */
+    assert_int_equal(fold_sample_expiries(1000 + 1000 * P, 1000, P), 128); /* the tracer's most */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(expiries_count_the_gap_in_periods),
         cmocka_unit_test(exact_clouds_without_noise),
         cmocka_unit_test(noisy_clouds_scatter_around_truth),
         cmocka_unit_test(samples_show_the_true_functions),
