@@ -121,11 +121,10 @@ typedef struct {
 /* The raised cap (fold_fit_options.coarse_max_points): loaded, a region's
  * instances differ so much that its rates are resolved only over 0.1-0.4 of
  * it at 20,000 points, and the fold's error falls with more points (issue 17:
- * truth_app beside a busy process, 2000-5000 instances per rank, task-clock
- * and page-fault MAE 3.3-6.6 / 7.7-10.9 % at 20,000 points, 2.7-3.9 /
- * 3.7-9.7 % at 100,000; docs/benchmarks.md, "The fit against truth"). Five
- * times the default cap: at most about 5 times the fit's time for such a
- * counter. */
+ * truth_app beside a busy process, 8 folds of 800-5000 instances per rank,
+ * task-clock MAE 5.8 -> 3.7 %, page faults 9.2 -> 6.7 % on average;
+ * docs/benchmarks.md, "The fit against truth"). Five times the default cap:
+ * the region's fold took 2.5-3 times as long there. */
 #define FOLD_COARSE_MAX_POINTS 100000
 
 void fold_fit_defaults(fold_fit_options *o);
