@@ -146,6 +146,40 @@ static void instance_of_points(const fold_counter_points *cp, const size_t *chos
     }
 }
 
+/* The cloud a counter's fit takes: all its points, or at most cap of them
+ * (fold_cap_points; cap 0: all) copied into *ox, *oy (NULL when not capped,
+ * else the caller's to free); the used-instance index of each in pi (all.n
+ * entries at least). Returns 0, or -1 when memory ran out. */
+static int capped_cloud(const fold_counter_points *cp, fold_cloud all, size_t cap, fold_cloud *out, double **ox,
+                        double **oy, size_t *pi)
+{
+    *ox = *oy = NULL;
+    *out = all;
+    if (!cap || all.n <= cap) {
+        instance_of_points(cp, NULL, all.n, pi);
+        return 0;
+    }
+    size_t *chosen = malloc(cap * sizeof(*chosen));
+    double *x = malloc(cap * sizeof(*x)), *y = malloc(cap * sizeof(*y));
+    if (!chosen || !x || !y) {
+        free(chosen);
+        free(x);
+        free(y);
+        return -1;
+    }
+    size_t n = fold_cap_points(all.n, cap, chosen);
+    for (size_t i = 0; i < n; i++) {
+        x[i] = all.x[chosen[i]];
+        y[i] = all.y[chosen[i]];
+    }
+    instance_of_points(cp, chosen, n, pi);
+    free(chosen);
+    *ox = x;
+    *oy = y;
+    *out = (fold_cloud){ x, y, n };
+    return 0;
+}
+
 /* The measurement skew of a counter's points: fold_cloud_offset of x and the
  * fractions fy, where each instance's own curve ends exactly at 1; its y ends
  * at its rate over the region's, a scatter that would hide a skew of a few
@@ -241,6 +275,7 @@ static int refit_curves(void *ctx, const fold_segmentation *ph, const double *bo
         for (size_t c = 0; c < nc; c++) {
             fold_counter_result *k = &g->counters[c];
             fold_fit_options fit = sc->o->fit;
+            fit.max_points = 0; /* the cloud is capped (fold_counters) */
             fit.offset_given = 1;
             fit.offset = k->curve.offset;
             fit.breaks = nsteps ? steps + c * width : NULL;
@@ -316,44 +351,34 @@ static int fold_counters(const fold_trace *t, const fold_points *p, const fold_o
         k->rate_scale = fold_points_rate_factor(cp);
         /* CPU time (task-clock, ns): at most one CPU (1e9 ns/s) per thread, a location */
         max_rate[g->ncounters] = t->counters[c].counts_cpu && k->rate_scale > 0.0 ? 1e9 / k->rate_scale : 0.0;
-        fold_cloud cloud = fold_points_cloud(p, c);
-        size_t cap = o->fit.max_points, n = cloud.n;
-        size_t *chosen = malloc(cloud.n * sizeof(*chosen));
-        size_t *pi = malloc(cloud.n * sizeof(*pi));
-        if (!chosen || !pi) {
-            free(chosen);
+        fold_cloud all = fold_points_cloud(p, c), cloud;
+        size_t *pi = malloc(all.n * sizeof(*pi));
+        if (!pi || capped_cloud(cp, all, o->fit.max_points, &cloud, &cx[g->ncounters], &cy[g->ncounters], pi) != 0) {
             free(pi);
             rc = -1;
             break;
         }
-        if (cap && cloud.n > cap) {
-            double *x = malloc(cap * sizeof(*x)), *y = malloc(cap * sizeof(*y));
-            if (!x || !y) {
-                free(chosen);
+        pinst[g->ncounters] = pi;
+        fold_fit_options fit = o->fit;
+        fit.max_points = 0; /* capped here: the segmentation and the bootstrap take the same points */
+        fit.offset_given = 1;
+        fit.offset = offsets[g->ncounters] = points_offset(cp);
+        int fitted = fold_fit_cumulative(&cloud, &fit, &k->curve);
+        size_t raised = fitted == 0 ? fold_fit_raised_cap(&o->fit, all.n, &k->curve) : 0;
+        if (raised) { /* coarse at the cap: again with more points */
+            fold_curve_free(&k->curve);
+            free(cx[g->ncounters]);
+            free(cy[g->ncounters]);
+            cx[g->ncounters] = cy[g->ncounters] = NULL;
+            if (capped_cloud(cp, all, raised, &cloud, &cx[g->ncounters], &cy[g->ncounters], pi) != 0) {
                 free(pi);
-                free(x);
-                free(y);
+                pinst[g->ncounters] = NULL;
                 rc = -1;
                 break;
             }
-            n = fold_cap_points(cloud.n, cap, chosen);
-            for (size_t i = 0; i < n; i++) {
-                x[i] = cloud.x[chosen[i]];
-                y[i] = cloud.y[chosen[i]];
-            }
-            instance_of_points(cp, chosen, n, pi);
-            cx[g->ncounters] = x;
-            cy[g->ncounters] = y;
-            cloud = (fold_cloud){ x, y, n };
-        } else {
-            instance_of_points(cp, NULL, n, pi);
+            fitted = fold_fit_cumulative(&cloud, &fit, &k->curve);
         }
-        free(chosen);
-        pinst[g->ncounters] = pi;
-        fold_fit_options fit = o->fit;
-        fit.offset_given = 1;
-        fit.offset = offsets[g->ncounters] = points_offset(cp);
-        if (fold_fit_cumulative(&cloud, &fit, &k->curve) != 0) {
+        if (fitted != 0) {
             free(cx[g->ncounters]);
             free(cy[g->ncounters]);
             free(pinst[g->ncounters]);

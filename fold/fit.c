@@ -121,6 +121,7 @@ void fold_fit_defaults(fold_fit_options *o)
 {
     o->grid = 101;
     o->max_points = 20000;
+    o->coarse_max_points = FOLD_COARSE_MAX_POINTS;
     o->smoothing = 0.0;
     o->offset_given = 0;
     o->offset = 0.0;
@@ -154,6 +155,14 @@ size_t fold_cap_points(size_t n, size_t max, size_t *chosen)
     for (size_t k = 0; k < max; k++)
         chosen[k] = k * q + (k * r) / max;
     return max;
+}
+
+size_t fold_fit_raised_cap(const fold_fit_options *o, size_t n, const fold_curve *c)
+{
+    if (!o || !c || o->max_points == 0 || n <= o->max_points || o->coarse_max_points <= o->max_points ||
+        !(c->resolution > FOLD_COARSE_RESOLUTION))
+        return 0;
+    return n < o->coarse_max_points ? n : o->coarse_max_points;
 }
 
 /* y of a point: an instance's curve may end above 1 (its rate above the mean) */

@@ -60,6 +60,9 @@ typedef struct {
                            FOLD_MAX_GRID */
     size_t max_points;  /* cap on points fed to the fit, chosen deterministically (fold_cap_points);
                            default 20000; 0: no cap */
+    size_t coarse_max_points; /* the raised cap of a counter whose fit at max_points is coarse
+                                 (fold_fit_raised_cap); default FOLD_COARSE_MAX_POINTS; 0 (hcafold
+                                 --max-points given): max_points is exact */
     int offset_given;   /* 1: use `offset` instead of fold_cloud_offset of the cloud (default 0) */
     double offset;
     double smoothing;   /* penalty weight of the P-spline: the fit minimizes
@@ -115,6 +118,15 @@ typedef struct {
  * could do"). */
 #define FOLD_COARSE_RESOLUTION 0.1
 
+/* The raised cap (fold_fit_options.coarse_max_points): loaded, a region's
+ * instances differ so much that its rates are resolved only over 0.1-0.4 of
+ * it at 20,000 points, and the fold's error falls with more points (issue 17:
+ * truth_app beside a busy process, 8 folds of 800-5000 instances per rank,
+ * task-clock MAE 5.8 -> 3.7 %, page faults 9.2 -> 6.7 % on average;
+ * docs/benchmarks.md, "The fit against truth"). Five times the default cap:
+ * the region's fold took 2.5-3 times as long there. */
+#define FOLD_COARSE_MAX_POINTS 100000
+
 void fold_fit_defaults(fold_fit_options *o);
 /* Returns 0, or -1 (errno-free: only on bad input or no memory; *out is then
  * zeroed). Knots: one interval per 2 points, 10 to 80; then 160 when each
@@ -145,6 +157,12 @@ fold_fit_design *fold_fit_design_new(const fold_cloud *cloud, const fold_curve *
  * Returns 0, or -1 when memory ran out. Not thread-safe on one design. */
 int fold_fit_refit(fold_fit_design *d, const double *w, double yscale, double *cum, double *rate);
 void fold_fit_design_free(fold_fit_design *d);
+
+/* The cap to fit a cloud of n points again with, when its fit c at
+ * o->max_points was coarse: o->coarse_max_points (at most n) when the cloud
+ * was capped (n > o->max_points > 0), c->resolution is coarser than
+ * FOLD_COARSE_RESOLUTION and the raised cap is larger; else 0 (keep c). Pure. */
+size_t fold_fit_raised_cap(const fold_fit_options *o, size_t n, const fold_curve *c);
 
 /* Deterministic cap: indices of at most max of n points (a fixed stride over
  * the input order, so the same input gives the same choice): index

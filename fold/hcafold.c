@@ -63,6 +63,7 @@ enum long_only {
     OPT_MAD,
     OPT_GRID,
     OPT_MAX_POINTS,
+    OPT_COARSE_MAX_POINTS,
     OPT_REPLICATES,
     OPT_MPI,
     OPT_KEEP_TOOL_TIME,
@@ -93,7 +94,11 @@ static void usage(FILE *out)
           "      --min-samples N    skip regions with fewer samples (default 20)\n"
           "      --mad K            exclude instances outside median +- K*MAD of duration (default 1.5)\n"
           "      --grid N           points of the output curves, 3 to 10000 (default 101)\n"
-          "      --max-points N     cap on folded points fed to a fit (default 20000)\n"
+          "      --max-points N     cap on folded points fed to a fit (default 20000; given alone,\n"
+          "                         exact)\n"
+          "      --coarse-max-points N  a counter whose fit at --max-points resolves its rates\n"
+          "                         over more than 0.1 of the region is fitted again from up to\n"
+          "                         N points (default 100000; 0: never)\n"
           "      --replicates N     bootstrap replicates of the 95 % intervals (default 60; 0: none)\n"
           "      --mpi              also fold the MPI calls themselves\n"
           "      --keep-tool-time   fold the run as it ran: the tracer's own time (samples,\n"
@@ -392,6 +397,7 @@ int main(int argc, char **argv)
         { "mad", required_argument, NULL, OPT_MAD },
         { "grid", required_argument, NULL, OPT_GRID },
         { "max-points", required_argument, NULL, OPT_MAX_POINTS },
+        { "coarse-max-points", required_argument, NULL, OPT_COARSE_MAX_POINTS },
         { "replicates", required_argument, NULL, OPT_REPLICATES },
         { "mpi", no_argument, NULL, OPT_MPI },      { "list-models", no_argument, NULL, OPT_LIST_MODELS },
         { "keep-tool-time", no_argument, NULL, OPT_KEEP_TOOL_TIME },
@@ -417,6 +423,7 @@ int main(int argc, char **argv)
     const char *output = NULL;
     unsigned formats = FOLD_FORMAT_ALL;
     int quiet = 0, verbose = 0, recover_only = 0, compare = 0, score = 0, opt;
+    int max_given = 0, coarse_given = 0;
     fold_score_options so = { NULL, NULL, 1000, 50000 }; /* HCATRACE_THIN's defaults */
     size_t v;
     struct stat st;
@@ -493,8 +500,18 @@ int main(int argc, char **argv)
                 o.min_samples = v;
             else if (opt == OPT_GRID)
                 o.fit.grid = v;
-            else
+            else {
                 o.fit.max_points = v;
+                max_given = 1;
+            }
+            break;
+        case OPT_COARSE_MAX_POINTS:
+            if (parse_size(optarg, 0, &v) != 0) {
+                fprintf(stderr, "hcafold: --coarse-max-points needs 0 or a positive number, not '%s'\n", optarg);
+                return EXIT_USAGE;
+            }
+            o.fit.coarse_max_points = v;
+            coarse_given = 1;
             break;
         case OPT_REPLICATES:
             if (parse_size(optarg, 0, &v) != 0 || v == 1 || v > 100000) {
@@ -551,6 +568,8 @@ int main(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
+    if (max_given && !coarse_given)
+        o.fit.coarse_max_points = 0; /* a cap given alone is exact */
     o.regions = o.nregions ? regions : NULL;
     o.counters = o.ncounters ? counters : NULL;
     if (compare) {

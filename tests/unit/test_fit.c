@@ -384,6 +384,36 @@ static void bad_input(void **state)
     fold_curve_free(NULL);
 }
 
+/* The raised cap (fold_fit_raised_cap): only a capped cloud whose fit is
+ * coarser than FOLD_COARSE_RESOLUTION, at most all its points. */
+static void raised_cap(void **state)
+{
+    (void)state;
+    fold_fit_options o;
+    fold_fit_defaults(&o);
+    assert_int_equal(o.max_points, 20000);
+    assert_int_equal(o.coarse_max_points, FOLD_COARSE_MAX_POINTS);
+    fold_curve c;
+    memset(&c, 0, sizeof(c));
+    c.resolution = FOLD_COARSE_RESOLUTION * 1.5;
+    assert_int_equal(fold_fit_raised_cap(&o, 66133, &c), 66133);          /* all of them */
+    assert_int_equal(fold_fit_raised_cap(&o, 345840, &c), FOLD_COARSE_MAX_POINTS); /* at most the raised cap */
+    assert_int_equal(fold_fit_raised_cap(&o, 20000, &c), 0);              /* not capped */
+    c.resolution = FOLD_COARSE_RESOLUTION;
+    assert_int_equal(fold_fit_raised_cap(&o, 66133, &c), 0);              /* resolved: kept */
+    c.resolution = 0.0;                                                   /* too few points to tell */
+    assert_int_equal(fold_fit_raised_cap(&o, 66133, &c), 0);
+    c.resolution = 0.3;
+    o.coarse_max_points = 0; /* hcafold --max-points alone */
+    assert_int_equal(fold_fit_raised_cap(&o, 66133, &c), 0);
+    o.coarse_max_points = 10000; /* not above the cap */
+    assert_int_equal(fold_fit_raised_cap(&o, 66133, &c), 0);
+    o.coarse_max_points = 50000;
+    o.max_points = 0; /* no cap */
+    assert_int_equal(fold_fit_raised_cap(&o, 66133, &c), 0);
+    assert_int_equal(fold_fit_raised_cap(NULL, 66133, &c), 0);
+}
+
 static void cap_points(void **state)
 {
     (void)state;
@@ -891,6 +921,7 @@ int main(void)
         cmocka_unit_test(only_anchors_and_few_points),
         cmocka_unit_test(bad_input),
         cmocka_unit_test(cap_points),
+        cmocka_unit_test(raised_cap),
         cmocka_unit_test(same_input_same_output),
         cmocka_unit_test(fixed_smoothing),
         cmocka_unit_test(coarse_matches_fine),
