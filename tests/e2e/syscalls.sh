@@ -4,7 +4,7 @@
 # its threads wait at: kept-back barrier instances that last are written, each
 # with the call path of its enter unwound late. libunwind's steps and its
 # getcontext cost rt_sigprocmask calls (52 per region with the library before
-# branch sys2t, 0.3 after): the late paths come from the thread's path cache
+# branch sys2t, 0.7 after): the late paths come from the thread's path cache
 # and the unwind context is captured without the signal mask. strace -f -c
 # counts the calls of an untraced and a traced run (the same preloads but the
 # tracer's under ASan); the difference per parallel region is the tracer's.
