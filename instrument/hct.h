@@ -46,6 +46,7 @@ typedef struct hct_thread {
     int finished;             /* its counters and sampling were closed */
     hct_path path;            /* its current calling context, open regions */
     hct_path_cache fork_paths; /* its forks' call paths (hct_path_cache.c) */
+    hct_path_cache late_paths; /* call paths of enters unwound late (hct_thin.c, unwind_late) */
     hct_path_memo fork_ctx;   /* its forks' contexts (hct_path_memo.c) */
     struct hct_mpi_paths *mpi_paths; /* its MPI calls' call paths and nodes, from its first (hct_mpi_path.c) */
     int mpi_paths_failed;      /* that cache could not be allocated */

@@ -15,13 +15,11 @@
 
 #include <string.h>
 
-#define UNW_LOCAL_ONLY
-#include <libunwind.h>
-
 #include "hca_defs.h"
 #include "hct_callsite.h"
 #include "hct_self.h"
 #include "hct_symbols.h"
+#include "hct_unwind.h"
 
 #define REGION_TAG ((uintptr_t)1 << 63) /* a region's node key: above every user address */
 #define UNWIND_SLACK 16                  /* the tracer's own frames above the call site */
@@ -81,7 +79,8 @@ int hct_path_unwind_from(const void *return_address, const void *ret, const void
 {
     unw_context_t uc;
     unw_cursor_t c, frame;
-    if (unw_getcontext(&uc) != 0 || unw_init_local(&c, &uc) != 0)
+    HCT_UNWIND_CONTEXT(&uc);
+    if (unw_init_local(&c, &uc) != 0)
         return -1;
     /* outward, the first frame of ret's function whose own CFA (its caller's
      * stack pointer) lies above cfa: the caller's frame holds the stack

@@ -28,10 +28,8 @@
 
 #include <string.h>
 
-#define UNW_LOCAL_ONLY
-#include <libunwind.h>
-
 #include "hct_path.h"
+#include "hct_unwind.h"
 
 #define SITES HCT_PATH_CACHE_SITES
 #define WAYS HCT_PATH_CACHE_WAYS
@@ -117,7 +115,8 @@ __attribute__((noinline)) static int walk(entry *e, const void *anchor)
 #else
     unw_context_t uc;
     unw_cursor_t c;
-    if (unw_getcontext(&uc) != 0 || unw_init_local(&c, &uc) != 0)
+    HCT_UNWIND_CONTEXT(&uc);
+    if (unw_init_local(&c, &uc) != 0)
         return 0;
     int found = 0, frames = 0, r = 1;
     uintptr_t a = (uintptr_t)anchor, low = 0; /* low: the anchor's function's stack pointer */

@@ -77,13 +77,24 @@ void hct_thin_defer_site(hct_thread *t, uint32_t key, hct_thin_slot *slot, const
     kept(t, p);
 }
 
-/* The call path of an enter kept back without it (hct_thin_defer_site). */
-static void unwind_late(hct_thin_pending *p)
+/* The call path of an enter kept back without it (hct_thin_defer_site): from
+ * the thread's cache when the stack above the enter's return-address slot
+ * (just below its cfa) is provably the one of a path unwound before, as a
+ * fork's (hct_path_cache.c). libunwind's steps cost system calls (two
+ * rt_sigprocmask each: hct_unwind.h), about 50 per written barrier at 2
+ * threads (docs/benchmarks.md, "System calls per parallel region"). */
+static void unwind_late(hct_thread *t, hct_thin_pending *p)
 {
+    const void *anchor = (const char *)p->cfa - sizeof(void *);
+    p->nframes = hct_path_cache_get(&t->late_paths, p->site, anchor, p->frames);
+    if (p->nframes >= 0)
+        return;
     p->nframes = hct_path_unwind_from(p->site, p->ret, p->cfa, p->frames);
     if (p->nframes < 0) { /* its caller returned: unwound at its enters from now on */
         p->slot->at_enter = 1;
         p->nframes = hct_path_unwind(p->site, p->frames);
+    } else {
+        hct_path_cache_put(&t->late_paths, p->site, anchor, p->frames, p->nframes);
     }
 }
 
@@ -119,7 +130,7 @@ void hct_thin_write_pending(hct_thread *t, int nested)
             continue;
         }
         if (p->nframes < 0)
-            unwind_late(p);
+            unwind_late(t, p);
         hct_sampling_drain_before(t, p->ts); /* older samples: under the enclosing context */
         uint32_t unwind = 0, cc = hct_path_enter(&t->path, p->key, p->frames, p->nframes, &unwind);
         *p->cc_out = cc;
