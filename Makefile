@@ -325,9 +325,9 @@ $(BUILD)/tests/test_scope_index: TEST_LIBS += $(DW_LIBS)
 $(BUILD)/tests/test_debuginfo: $(call lib_obj,instrument/hct_debuginfo.c)
 $(BUILD)/tests/test_debuginfo: TEST_LIBS += $(DW_LIBS) -ldl
 # the resident pages of mapped files given back (hct_symbolizer_release_pages)
-$(BUILD)/tests/test_image_pages: $(call lib_obj,instrument/hct_image_pages.c)
+$(BUILD)/tests/test_image_pages: $(call lib_obj,instrument/hct_image_pages.c instrument/hct_maps_line.c)
 # the node's shared table of symbolized addresses, threads and processes; code files
-$(BUILD)/tests/test_node_symbols: $(call lib_obj,instrument/hct_node_symbols.c instrument/hct_code_files.c)
+$(BUILD)/tests/test_node_symbols: $(call lib_obj,instrument/hct_node_symbols.c instrument/hct_code_files.c instrument/hct_maps_line.c)
 # a buffer's pages populated a step ahead of its writer (the sample buffers)
 $(BUILD)/tests/test_prefault: $(call lib_obj,instrument/hct_prefault.c)
 # a thread's stack pages below its frame given back (the frames worker's)

@@ -3,12 +3,13 @@
  * allocates); read once, and again when an address is in none of them. */
 #include "hct_code_files.h"
 
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+
+#include "hct_maps_line.h"
 
 static uint64_t mix(uint64_t h, uint64_t v)
 {
@@ -47,18 +48,10 @@ int hct_code_files_read(hct_code_files *f, const char *maps_path)
     size_t cap = 0;
     char line[4096 + 128];
     while (fgets(line, sizeof(line), in)) {
-        uintptr_t start = 0, end = 0;
-        uint64_t offset = 0, inode = 0;
-        unsigned dmaj = 0, dmin = 0;
-        char perms[8] = "";
-        int path_at = 0;
-        if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %7s %" SCNx64 " %x:%x %" SCNu64 " %n", &start, &end, perms,
-                   &offset, &dmaj, &dmin, &inode, &path_at) < 7 ||
-            perms[2] != 'x' || path_at <= 0)
+        hct_maps_line m;
+        if (hct_maps_line_parse(line, &m) != 0 || m.perms[2] != 'x')
             continue;
-        char *path = line + path_at;
-        path[strcspn(path, "\n")] = '\0';
-        uint64_t file = file_identity(path, dmaj, dmin, inode);
+        uint64_t file = file_identity(m.path, m.dev_major, m.dev_minor, m.inode);
         if (!file)
             continue;
         if (f->n == cap) {
@@ -69,7 +62,7 @@ int hct_code_files_read(hct_code_files *f, const char *maps_path)
             f->maps = p;
             cap = ncap;
         }
-        f->maps[f->n++] = (hct_code_map){ start, end, offset, file };
+        f->maps[f->n++] = (hct_code_map){ (uintptr_t)m.start, (uintptr_t)m.end, m.offset, file };
     }
     fclose(in);
     qsort(f->maps, f->n, sizeof(*f->maps), by_start);

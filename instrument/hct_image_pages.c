@@ -10,6 +10,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "hct_maps_line.h"
+
 void hct_image_files_add(hct_image_files *f, const char *path)
 {
     if (!path || !path[0])
@@ -84,16 +86,9 @@ static int find_ranges(hct_image_files *f, const char *maps_path)
     size_t cap = 0;
     int rc = 0;
     while (fgets(line, sizeof(line), in)) {
-        void *start, *end;
-        unsigned long offset, inode;
-        char perms[8], dev[16];
-        int pathpos = 0;
-        if (sscanf(line, "%p-%p %7s %lx %15s %lu %n", &start, &end, perms, &offset, dev, &inode, &pathpos) < 6 ||
-            pathpos <= 0)
-            continue;
-        char *path = line + pathpos;
-        path[strcspn(path, "\n")] = '\0';
-        if (f->n == 0 || inode == 0 || offset != 0 || strcmp(perms, "rw-p") != 0 || !is_file(f, path))
+        hct_maps_line m;
+        if (hct_maps_line_parse(line, &m) != 0 || f->n == 0 || m.inode == 0 || m.offset != 0 ||
+            strcmp(m.perms, "rw-p") != 0 || !is_file(f, m.path))
             continue;
         if (f->nranges == cap) {
             size_t ncap = cap ? 2 * cap : 16;
@@ -105,7 +100,7 @@ static int find_ranges(hct_image_files *f, const char *maps_path)
             f->ranges = r;
             cap = ncap;
         }
-        f->ranges[f->nranges++] = (hct_image_range){ start, end };
+        f->ranges[f->nranges++] = (hct_image_range){ m.start, m.end };
     }
     fclose(in);
     f->mapped = rc == 0;
