@@ -7,7 +7,16 @@
 FOLD="$BUILD/bin/hcafold"
 dir=$(fresh_dir)
 cd "$dir" || exit 1
-traced_mpirun 2 "$EX/mpi_phases" -q -n 250 -p 4 > out 2> err
+# iterations of 4 times the default work (-s, and 4 times the fresh pages), a
+# quarter as many: the default phase_norm (1.7 ms of CPU, then 4 MiB of
+# faults) is shorter than a time slice of a loaded machine, so the waits of
+# a preempted partner in the Allreduces around it move it in the iteration by
+# more than its length. Folded, it held barely half of the samples where it
+# ran (band purity at most 0.53-0.67, 0.5 makes a band) and in 7 of 29 runs
+# with the ranks at 13-53 % of a CPU no band at all (#4 and #9 failed with
+# nothing wrong); 4 times longer, purity 0.76-0.95 in 15 runs interleaved with
+# 15 of the default, and 4 times the samples per instance for the code paths
+traced_mpirun 2 "$EX/mpi_phases" -q -n 62 -s 1400000 -p 16 > out 2> err
 ok $? "traced run of the example with fresh pages in phase_norm"
 trace=$(the_trace)
 "$FOLD" -f json,csv,png "$trace" > summary.txt 2> fold.err
@@ -22,9 +31,8 @@ check "the user region 'iteration' is folded" test -f "$bands"
 # bands at the depth of the phase functions: stencil first, then update, then
 # norm (its helper touch_fresh_pages is inlined into it and names the frame
 # where wall-clock samples find the faulting thread); a function's share is
-# summed over its bands at that depth: phase_norm's often comes in two pieces
-# of about 0.04 around check_convergence's MPI_Allreduce, each at the 0.04 a
-# band is counted from, one of them below it on a loaded machine
+# summed over its bands at that depth (a wait in an Allreduce beside
+# phase_norm can cut its band in pieces) and counted from 0.04
 depth=$(awk -F, 'NR == 2 { print $7 }' "$bands")
 order=$(awk -F, -v d="$depth" 'NR > 1 && $7 == d && $4 ~ /^(phase_|touch_fresh_pages$)/ {
         f = ($4 == "touch_fresh_pages") ? "phase_norm" : $4
