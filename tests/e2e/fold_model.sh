@@ -161,10 +161,10 @@ check "hca-snb: the stacked plots render" test -s hcaf/01-iteration.model-hca.pn
 mkdir run && cd run || exit 1
 # sampled every 5 ms: the page-fault check below needs the fold to place the
 # boundary of the fresh-pages phase, and at the default 20 ms a loaded machine
-# leaves too few samples for that. With the ranks at 39 % of a CPU (2.4 samples
-# per instance) page-faults were resolved only over 0.74-0.89 of the iteration
-# and 1 run in 5 folded it as one phase (the check failed with nothing wrong;
-# main's library alike); at 5 ms, 0.43-0.46 (docs/output.md, "resolution")
+# leaves too few samples for that: with the ranks at 29-43 % of a CPU (2.2-3.3
+# samples per instance) page-faults were resolved only over 0.70-0.91 of the
+# iteration and 2 of 20 runs folded it as one phase (the check failed with
+# nothing wrong; main's library alike); at 5 ms 0.43-0.51, 0 of 15 (interleaved)
 HCATRACE_SAMPLING=5ms HCATRACE_MODEL="$TOP/tests/models/software.model" \
     traced_mpirun 2 "$EX/mpi_phases" -q -n 200 -p 4 > out 2> err
 ok $? "traced run of the example with HCATRACE_MODEL=tests/models/software.model"
