@@ -12,7 +12,7 @@ cd "$dir" || exit 1
 # faults) is shorter than a time slice of a loaded machine, so the waits of
 # a preempted partner in the Allreduces around it move it in the iteration by
 # more than its length. Folded, it held barely half of the samples where it
-# ran (band purity at most 0.53-0.67, 0.5 makes a band) and in 7 of 29 runs
+# ran (band purity at most 0.53-0.67, 0.5 makes a band) and in 8 of 43 runs
 # with the ranks at 13-53 % of a CPU no band at all (#4 and #9 failed with
 # nothing wrong); 4 times longer, purity 0.76-0.95 in 15 runs interleaved with
 # 15 of the default, and 4 times the samples per instance for the code paths
