@@ -12,10 +12,11 @@ cd "$dir" || exit 1
 # faults) is shorter than a time slice of a loaded machine, so the waits of
 # a preempted partner in the Allreduces around it move it in the iteration by
 # more than its length. Folded, it held barely half of the samples where it
-# ran (band purity at most 0.53-0.67, 0.5 makes a band) and in 8 of 43 runs
-# with the ranks at 13-53 % of a CPU no band at all (#4 and #9 failed with
-# nothing wrong); 4 times longer, purity 0.76-0.95 in 15 runs interleaved with
-# 15 of the default, and 4 times the samples per instance for the code paths
+# ran (band purity at most 0.52-0.71, 0.5 makes a band) and in 11 of 56 runs
+# with the ranks at 13-53 % of a CPU (some beside a memory hog) no band at all
+# (#4 and #9 failed with nothing wrong); 4 times longer, purity 0.70-0.95 in 21
+# runs interleaved with 21 of the default, and 4 times the samples per instance
+# for the code paths
 traced_mpirun 2 "$EX/mpi_phases" -q -n 62 -s 1400000 -p 16 > out 2> err
 ok $? "traced run of the example with fresh pages in phase_norm"
 trace=$(the_trace)
