@@ -116,12 +116,13 @@ def weighted_median(pairs):
 
 
 def truth_curves(instances, grid, h):
-    """duration-weighted mean over instances of the CPU (CPUs) and fault (1/s) rates at the grid points;
-    CPU share (CPU time / wall time over the instances); mean normalized times of the changes to phases 1 and 2"""
+    """duration-weighted mean over instances of the CPU (CPUs) and fault (1/s) rates at the grid points,
+    each averaged over the cell [x - h, x + h] as the fold's are (cell_means: from the mean cumulative
+    curve known at the grid points only); CPU share (CPU time / wall time over the instances); mean
+    normalized times of the changes to phases 1 and 2; the mean cumulative CPU time at the grid points"""
     n = len(grid)
-    cpu = [0.0] * n
     cum = [0.0] * n
-    flt = [0.0] * n
+    cumf = [0.0] * n
     cpu_sum, wall_sum = 0.0, 0.0
     changes = [[], []]  # per phase change: (normalized time, duration) of each instance
     for rec in instances:
@@ -135,26 +136,29 @@ def truth_curves(instances, grid, h):
         for k in (1, 2):
             changes[k - 1].append((next((x for x, r in zip(xs, rec) if r[3] >= k), 1.0), d))
         for i, x in enumerate(grid):
-            a, b = max(0.0, x - h), min(1.0, x + h)
-            dt = (b - a) * d
-            cpu[i] += (interp(xs, cs, b) - interp(xs, cs, a)) / dt * d
-            flt[i] += (interp(xs, fs, b) - interp(xs, fs, a)) / dt * 1e9 * d
             cum[i] += interp(xs, cs, x)
-    return [c / wall_sum for c in cpu], [f / wall_sum for f in flt], cpu_sum / wall_sum, \
-        [weighted_median(c) for c in changes], \
-        [c / wall_sum for c in cum]
+            cumf[i] += interp(xs, fs, x)
+    cum = [c / wall_sum for c in cum]
+    return cell_means(grid, cum, h), cell_means(grid, [f / wall_sum * 1e9 for f in cumf], h), \
+        cpu_sum / wall_sum, [weighted_median(c) for c in changes], cum
 
 
-def cell_rates(grid, counter, scale, h):
-    """the fold's rate of a counter (fold.json) averaged over the cells [x - h, x + h]
-    of the grid points (clamped to [0, 1]), from its cumulative curve: the
-    truth's resolution"""
-    cum = [v * counter["mean_rate"] * scale for v in counter["cumulative"]]
+def cell_means(grid, cum, h):
+    """the mean slope over the cells [x - h, x + h] of the grid points (clamped to [0, 1]) of a
+    cumulative curve known at the grid points, joined by straight lines: the only rates a fold's
+    curve (fold.json: its cumulative on the grid) gives over a cell whose edges fall between grid
+    points; the truth is taken through the same operator"""
     out = []
     for x in grid:
         a, b = max(0.0, x - h), min(1.0, x + h)
         out.append((interp(grid, cum, b) - interp(grid, cum, a)) / (b - a))
     return out
+
+
+def cell_rates(grid, counter, scale, h):
+    """the fold's rate of a counter (fold.json) averaged over the cells [x - h, x + h]
+    of the grid points, from its cumulative curve (cell_means)"""
+    return cell_means(grid, [v * counter["mean_rate"] * scale for v in counter["cumulative"]], h)
 
 
 def mae_pct(fold, truth, keep=None):
