@@ -10,13 +10,19 @@ program recorded itself (issue 17).
 The truth files (PREFIX.RANK, written by truth_app) hold per instance the
 records (monotonic time, thread CPU time, page faults, phase). Per instance the
 cumulative CPU time and faults are interpolated linearly between records, over
-the instance's normalized time; the truth rate at a grid point x is the
-instance's increase over the cell [x - R/2, x + R/2] (R, the resolution,
-0.01 by default: the fold's grid step; clamped to [0, 1]) divided by that
-wall time (truth_app records every 0.1 ms and around every sleep, so the cell
-holds the truth's own steps and bursts); the truth curve is the mean over instances weighted by their
-durations, as the fold's (samples on a wall clock fall in each instance in
-proportion to its duration). The cumulative truth at x is the sum over
+the instance's normalized time (truth_app records every 0.1 ms and around every
+sleep); the truth's mean cumulative curve at the fold's grid points is the sum
+over instances of their counts since entry / the sum of their durations (the
+mean weighted by duration, as the fold's: samples on a wall clock fall in each
+instance in proportion to its duration). The rate at a grid point x, truth's
+and fold's alike, is the increase of that mean cumulative curve, known at the
+grid points and joined by straight lines, over the cell [x - R/2, x + R/2] (R,
+the resolution, 0.01 by default; clamped to [0, 1]) divided by R: a fold
+states its curves on its grid only (fold.json), and a cell's edges fall
+between grid points, where the truth taken exactly held the page-touching
+bursts that no curve on the grid can place (5-6 % page-fault MAE of the exact
+truth against itself through the grid on near-idle traces, docs/benchmarks.md
+"Idle folds against truth (issue 17, branch pf17)"). The cumulative truth at x is the sum over
 instances of the CPU time since entry / the sum of their durations; the
 fold's is its `cumulative` x `mean_rate` (fold.json). hcafold splits a region into
 duration groups: the instances sorted by duration are dealt to the groups in
