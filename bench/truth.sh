@@ -10,6 +10,8 @@
 #   CLOCKS="wall cpu" PERIODS="20ms 2ms" RANKS="1 2" select the runs; KEEP=1 keeps the traces
 #   FOLD_ARGS="--max-points 10000000" more hcafold options (here: fit every point, not 20,000)
 #   RESOLUTION=0.05 compare over cells of 0.05 (truth_fold.py --resolution; default 0.01)
+#   RT=20 runs mpirun and the ranks at real-time priority 20 (chrt -f): "near idle" on
+#         a machine shared with others (nothing else runs when the program wants a CPU)
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-build}
@@ -20,6 +22,8 @@ FOLD="$BUILD/bin/hcafold"
 LOAD=${LOAD:-0}
 work=$(mktemp -d "${TMPDIR:-/tmp}/hcatruth.XXXXXX")
 busy=""
+rt=""
+[ -n "${RT:-}" ] && rt="chrt -f $RT"
 i=0
 while [ "$i" -lt "$LOAD" ]; do # a competing process on each core
     taskset -c $((i % 2)) sh -c 'while :; do :; done' &
@@ -35,7 +39,7 @@ for np in ${RANKS:-1 2}; do
             # the preload reaches the ranks only (-x): a traced taskset would exec
             # mpirun with a sampling signal pending
             (cd "$d" && HCATRACE_SAMPLING_CLOCK=$clock HCATRACE_SAMPLING=$period \
-                taskset -c 0,1 mpirun --allow-run-as-root --oversubscribe -x LD_PRELOAD="$BUILD/lib/libhcatrace.so" -x HCATRACE_SAMPLING_CLOCK \
+                $rt taskset -c 0,1 mpirun --allow-run-as-root --oversubscribe -x LD_PRELOAD="$BUILD/lib/libhcatrace.so" -x HCATRACE_SAMPLING_CLOCK \
                 -x HCATRACE_SAMPLING -np "$np" "$APP" "$N" truth > out 2> err) &&
                 "$FOLD" -q ${FOLD_ARGS:-} --mad 1000 -f json -r truth_iter -o "$d/fold" "$d"/hcatrace-*/traces.otf2 > /dev/null 2>&1 &&
                 "$FOLD" -q ${FOLD_ARGS:-} --keep-tool-time --mad 1000 -f json -r truth_iter -o "$d/kept" "$d"/hcatrace-*/traces.otf2 \

@@ -39,6 +39,26 @@ static inline uint64_t hct_wall_stopped(uint64_t expiry, uint64_t latency, uint6
     return expiry + latency < t0 ? expiry + latency : t0;
 }
 
+/* The wall-clock source: the timestamp of the first sample of a signal that
+ * arrived at `now` for its n expiries, the first at `due`. `now` when the
+ * signal came promptly (one expiry, within HCT_WALL_PROMPT_NS) to a running
+ * thread: it ran on after the expiry until the signal was delivered, and the
+ * sample's timestamp and counter values are read back to back (its task-clock
+ * read then matches truth_app's own record within 1 us on average; at the
+ * expiry it ran 9 us ahead). `due` otherwise: late, the thread did not run
+ * (n expiries: one copy at each); woken from a sleep (asleep), the program
+ * did not run between the expiry and `now`, so its values are those of the
+ * expiry: stamped `now`, each lay the wake-up (tens of microseconds in a VM)
+ * too late in its instance, and the folds of truth_app ran behind the
+ * program's own record (page faults 0.020 of their total behind for the
+ * samples that woke one of phase_faults' sleeps, 0.008 after; docs/
+ * benchmarks.md, "Idle folds against truth (issue 17, branch pf17)"). */
+#define HCT_WALL_PROMPT_NS 250000u
+static inline uint64_t hct_wall_stamp(uint64_t due, uint64_t now, int n, int asleep)
+{
+    return n == 1 && now - due < HCT_WALL_PROMPT_NS && !asleep ? now : due;
+}
+
 /* The median of n > 0 measured latencies v (sorted in place; n is small). */
 static inline uint64_t hct_latency_median(uint64_t *v, int n)
 {

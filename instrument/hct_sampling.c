@@ -247,7 +247,7 @@ static void *reserve(hct_smp_thread *s, uint64_t size)
     return hct_ring_reserve(&s->ring, size);
 }
 
-static sample_rec *take_sample(hct_smp_thread *s, const ucontext_t *uc, uint64_t ts)
+static sample_rec *take_sample(hct_smp_thread *s, const ucontext_t *uc, uint64_t ts, int asleep)
 {
     uint64_t values[MAX_VALUES];
     int set = 0, nvalues = 0;
@@ -288,7 +288,7 @@ static sample_rec *take_sample(hct_smp_thread *s, const ucontext_t *uc, uint64_t
     r->nvalues = (uint8_t)nvalues;
     r->depth = (uint8_t)depth;
     r->flags = truncated ? REC_TRUNCATED : 0;
-    r->ts = S.source == SRC_WALL ? hct_wall_stamp(s->wall_stamps[0], ts, s->wall_nstamps) : ts;
+    r->ts = S.source == SRC_WALL ? hct_wall_stamp(s->wall_stamps[0], ts, s->wall_nstamps, asleep) : ts;
     memcpy(r->data, values, (size_t)nvalues * sizeof(uint64_t));
     memcpy(r->data + nvalues, frames, (size_t)depth * sizeof(uint64_t));
     return r;
@@ -379,7 +379,7 @@ static void take_deferred(hct_smp_thread *s, const ucontext_t *uc)
     s->wall_nstamps = n;
     for (int k = 0; k < n; k++)
         s->wall_stamps[k] = t0;
-    sample_rec *r = take_sample(s, uc, t0);
+    sample_rec *r = take_sample(s, uc, t0, 0); /* out of the tracer: not asleep */
     if (r) {
         r->tool_ns = s->t->tool_ns + (t0 - start);
         r->tool_cpu_ns = s->t->tool_cpu_ns + (t0 - start);
@@ -450,7 +450,7 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
             s->deferred_n = n;
             s->t->sample_deferred = 1;
         } else {
-            r = take_sample(s, ucv, t0);
+            r = take_sample(s, ucv, t0, hct_sleep_asleep());
         }
         /* read after the sample, not between its time and counters */
         uint64_t before = hct_delivery(&s->delivery, interrupt_due(s, hct_sleep_asleep(), t0), t0);

@@ -57,11 +57,6 @@ void hct_wall_timer_arm_at(timer_t timer, uint64_t due)
     timer_settime(timer, TIMER_ABSTIME, &it, NULL);
 }
 
-uint64_t hct_wall_stamp(uint64_t due, uint64_t now, int n)
-{
-    return n == 1 && now - due < HCT_WALL_PROMPT_NS ? now : due;
-}
-
 hct_wall_costs hct_wall_measure(timer_t timer, hct_wall_probe *probe)
 {
     uint64_t latency[HCT_WALL_LATENCY_TRIALS], ret[HCT_WALL_LATENCY_TRIALS];

@@ -38,11 +38,6 @@ typedef struct {
 hct_wall_costs hct_wall_measure(timer_t timer, hct_wall_probe *probe) HCT_HIDDEN;
 #define HCT_WALL_LATENCY_TRIALS 9
 
-/* The timestamp of the first sample of a signal that arrived at `now` for
- * its n expiries, the first at `due`: `now` when the signal came promptly
- * (one expiry, within HCT_WALL_PROMPT_NS: the thread ran, and the sample's
- * timestamp and counter values are read back to back), else `due`. */
-uint64_t hct_wall_stamp(uint64_t due, uint64_t now, int n) HCT_HIDDEN;
-#define HCT_WALL_PROMPT_NS 250000u
+/* hct_wall_stamp, the timestamp of a sample: hct_delivery.h */
 
 #endif

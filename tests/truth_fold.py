@@ -10,13 +10,19 @@ program recorded itself (issue 17).
 The truth files (PREFIX.RANK, written by truth_app) hold per instance the
 records (monotonic time, thread CPU time, page faults, phase). Per instance the
 cumulative CPU time and faults are interpolated linearly between records, over
-the instance's normalized time; the truth rate at a grid point x is the
-instance's increase over the cell [x - R/2, x + R/2] (R, the resolution,
-0.01 by default: the fold's grid step; clamped to [0, 1]) divided by that
-wall time (truth_app records every 0.1 ms and around every sleep, so the cell
-holds the truth's own steps and bursts); the truth curve is the mean over instances weighted by their
-durations, as the fold's (samples on a wall clock fall in each instance in
-proportion to its duration). The cumulative truth at x is the sum over
+the instance's normalized time (truth_app records every 0.1 ms and around every
+sleep); the truth's mean cumulative curve at the fold's grid points is the sum
+over instances of their counts since entry / the sum of their durations (the
+mean weighted by duration, as the fold's: samples on a wall clock fall in each
+instance in proportion to its duration). The rate at a grid point x, truth's
+and fold's alike, is the increase of that mean cumulative curve, known at the
+grid points and joined by straight lines, over the cell [x - R/2, x + R/2] (R,
+the resolution, 0.01 by default; clamped to [0, 1]) divided by R: a fold
+states its curves on its grid only (fold.json), and a cell's edges fall
+between grid points, where the truth taken exactly held the page-touching
+bursts that no curve on the grid can place (5-6 % page-fault MAE of the exact
+truth against itself through the grid on near-idle traces, docs/benchmarks.md
+"Idle folds against truth (issue 17, branch pf17)"). The cumulative truth at x is the sum over
 instances of the CPU time since entry / the sum of their durations; the
 fold's is its `cumulative` x `mean_rate` (fold.json). hcafold splits a region into
 duration groups: the instances sorted by duration are dealt to the groups in
@@ -116,12 +122,13 @@ def weighted_median(pairs):
 
 
 def truth_curves(instances, grid, h):
-    """duration-weighted mean over instances of the CPU (CPUs) and fault (1/s) rates at the grid points;
-    CPU share (CPU time / wall time over the instances); mean normalized times of the changes to phases 1 and 2"""
+    """duration-weighted mean over instances of the CPU (CPUs) and fault (1/s) rates at the grid points,
+    each averaged over the cell [x - h, x + h] as the fold's are (cell_means: from the mean cumulative
+    curve known at the grid points only); CPU share (CPU time / wall time over the instances); mean
+    normalized times of the changes to phases 1 and 2; the mean cumulative CPU time at the grid points"""
     n = len(grid)
-    cpu = [0.0] * n
     cum = [0.0] * n
-    flt = [0.0] * n
+    cumf = [0.0] * n
     cpu_sum, wall_sum = 0.0, 0.0
     changes = [[], []]  # per phase change: (normalized time, duration) of each instance
     for rec in instances:
@@ -135,26 +142,29 @@ def truth_curves(instances, grid, h):
         for k in (1, 2):
             changes[k - 1].append((next((x for x, r in zip(xs, rec) if r[3] >= k), 1.0), d))
         for i, x in enumerate(grid):
-            a, b = max(0.0, x - h), min(1.0, x + h)
-            dt = (b - a) * d
-            cpu[i] += (interp(xs, cs, b) - interp(xs, cs, a)) / dt * d
-            flt[i] += (interp(xs, fs, b) - interp(xs, fs, a)) / dt * 1e9 * d
             cum[i] += interp(xs, cs, x)
-    return [c / wall_sum for c in cpu], [f / wall_sum for f in flt], cpu_sum / wall_sum, \
-        [weighted_median(c) for c in changes], \
-        [c / wall_sum for c in cum]
+            cumf[i] += interp(xs, fs, x)
+    cum = [c / wall_sum for c in cum]
+    return cell_means(grid, cum, h), cell_means(grid, [f / wall_sum * 1e9 for f in cumf], h), \
+        cpu_sum / wall_sum, [weighted_median(c) for c in changes], cum
 
 
-def cell_rates(grid, counter, scale, h):
-    """the fold's rate of a counter (fold.json) averaged over the cells [x - h, x + h]
-    of the grid points (clamped to [0, 1]), from its cumulative curve: the
-    truth's resolution"""
-    cum = [v * counter["mean_rate"] * scale for v in counter["cumulative"]]
+def cell_means(grid, cum, h):
+    """the mean slope over the cells [x - h, x + h] of the grid points (clamped to [0, 1]) of a
+    cumulative curve known at the grid points, joined by straight lines: the only rates a fold's
+    curve (fold.json: its cumulative on the grid) gives over a cell whose edges fall between grid
+    points; the truth is taken through the same operator"""
     out = []
     for x in grid:
         a, b = max(0.0, x - h), min(1.0, x + h)
         out.append((interp(grid, cum, b) - interp(grid, cum, a)) / (b - a))
     return out
+
+
+def cell_rates(grid, counter, scale, h):
+    """the fold's rate of a counter (fold.json) averaged over the cells [x - h, x + h]
+    of the grid points, from its cumulative curve (cell_means)"""
+    return cell_means(grid, [v * counter["mean_rate"] * scale for v in counter["cumulative"]], h)
 
 
 def mae_pct(fold, truth, keep=None):

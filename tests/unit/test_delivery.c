@@ -85,6 +85,21 @@ static void test_wall_delivery_counts_from_the_stop(void **state)
     assert_int_equal(hct_wall_stopped(expiry, 0, t0), expiry);
 }
 
+/* a sample's timestamp (hct_wall_stamp): a running thread's prompt sample at
+ * its handler's reading; one that woke the thread from a sleep at the timer's
+ * expiry (the program did not run between: stamped at the handler, it lay the
+ * wake-up late, issue 17); a late one, or one of several expiries, at the
+ * expiry */
+static void test_wall_stamp(void **state)
+{
+    (void)state;
+    uint64_t due = 100 * MS;
+    assert_int_equal(hct_wall_stamp(due, due + 12 * US, 1, 0), due + 12 * US);
+    assert_int_equal(hct_wall_stamp(due, due + 40 * US, 1, 1), due);
+    assert_int_equal(hct_wall_stamp(due, due + HCT_WALL_PROMPT_NS, 1, 0), due);
+    assert_int_equal(hct_wall_stamp(due, due + 12 * US, 3, 0), due);
+}
+
 /* the latency is the median of its trials: a preempted trial (5 ms) and a
  * trial that stopped before its expiry (0) do not move it */
 static void test_latency_is_the_median(void **state)
@@ -105,6 +120,7 @@ int main(void)
         cmocka_unit_test(test_preempted_work_counts_as_the_previous),
         cmocka_unit_test(test_no_due_time_adds_nothing),
         cmocka_unit_test(test_wall_delivery_counts_from_the_stop),
+        cmocka_unit_test(test_wall_stamp),
         cmocka_unit_test(test_latency_is_the_median),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
