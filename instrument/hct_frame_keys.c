@@ -23,7 +23,7 @@
  * In an MPI job with several ranks on the node, the answers are shared
  * (hct_node_symbols.h): an address's file and offset (hct_code_files.h) is
  * looked up in the node's table first, then asked of the node's owner, the
- * process that attached first, whose server thread answers the others from
+ * first rank past MPI_Init, whose server thread answers the others from
  * its libdw session; only the owner opens libdw (or a process whose owner
  * is gone or could not answer). Keys are then mixed with the file's
  * identity rather than the module's load address, the same for an answer
@@ -33,6 +33,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -53,6 +54,9 @@
  * (each maps up to 16 pages of a file); on LULESH 1 rank, 4: 21.7 MiB peak,
  * +20 ms CPU; 8: 21.8, +3 ms; 16: 22.0; 64: 22.5, as never (docs/benchmarks.md) */
 #define RELEASE_NAMING_PAGES 8
+/* the node owner's lookups: a release after this many page faults; LULESH 8
+ * ranks, the owner's peak: main 25.9-26.4 MiB, 8: 24.5-24.8, 2: 24.3-24.7 */
+#define OWNER_RELEASE_FAULTS 2
 /* how long a process waits for the node's owner to answer one address */
 #define OWNER_LIMIT_NS 2000000000ull
 /* how often a process reads its maps file again for an address in none */
@@ -79,11 +83,12 @@ static struct {
     pthread_mutex_t libdw; /* one libdw user at a time in the process */
     pthread_mutex_t files_lock;
     hct_code_files files;
-    int decided, shared, owner, closed;
+    int decided, possible, shared, owner, closed;
+    int joined; /* this process is a rank past MPI_Init (hct_frame_keys_node_join) */
     int no_owner; /* the owner gone or silent once: not asked again */
     hct_symbol names[HCT_INLINE_MAX]; /* under libdw: the chain published */
     uint64_t keys[HCT_INLINE_MAX];    /* under libdw: the server's */
-} N = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, { NULL, 0, 0 }, 0, 0, 0, 0, 0, { { "", "", "", 0, 0 } },
+} N = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, { NULL, 0, 0 }, 0, 0, 0, 0, 0, 0, 0, { { "", "", "", 0, 0 } },
         { 0 } };
 
 hct_symbolizer *hct_frame_symbolizer(void)
@@ -123,6 +128,34 @@ static uintptr_t address_of(uint64_t file, uint64_t offset)
     return a;
 }
 
+/* Could this process share with the node's? (sharing on, an MPI job with
+ * several ranks on the node: the environment says it, unchanged over the
+ * process's life). Then its keys are mixed with the file's identity from
+ * its first lookup on, before the rank joins as after. */
+static int node_possible(void)
+{
+    pthread_mutex_lock(&N.files_lock);
+    if (!N.decided) {
+        char path[256];
+        N.decided = 1;
+        N.possible = hct.cfg.node_symbols && hct_node_symbols_path(path, sizeof(path)) == 0;
+    }
+    int possible = N.possible;
+    pthread_mutex_unlock(&N.files_lock);
+    return possible;
+}
+
+/* Shared with the node's processes? The file attached (or not) as the rank
+ * joined (hct_frame_keys_node_join), before the job's ranks have all met
+ * (hct_frame_keys_node_joined). */
+static int node_shared(void)
+{
+    pthread_mutex_lock(&N.files_lock);
+    int shared = N.shared;
+    pthread_mutex_unlock(&N.files_lock);
+    return shared;
+}
+
 /* libdw's keys of address with this process's symbolizer (N.libdw held);
  * shared: its names too, published for the node's other processes, and
  * the keys mixed with the file's identity. */
@@ -137,13 +170,45 @@ static int lookup(uintptr_t address, uint64_t *keys)
     int n = hct_symbol_keys(s, address, keys, &module);
     if (!module)
         return n;
-    if (N.shared && code_file_of(address, &file, &offset) == 0) {
-        int m = hct_symbolize_inline(s, address, N.names, HCT_INLINE_MAX);
-        hct_node_symbols_publish(file, offset, keys, n, N.names, m);
+    if (node_possible() && code_file_of(address, &file, &offset) == 0) {
+        if (node_shared()) {
+            int m = hct_symbolize_inline(s, address, N.names, HCT_INLINE_MAX);
+            hct_node_symbols_publish(file, offset, keys, n, N.names, m);
+        }
         module = file;
     }
     for (int i = 0; i < n; i++)
         keys[i] = tagged(module, keys[i]);
+    return n;
+}
+
+/* The calling thread's minor page faults so far. */
+static long minor_faults(void)
+{
+    struct rusage ru;
+    return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_minflt : 0;
+}
+
+/* The node owner's lookup (N.libdw held): it answers the node's ranks, a
+ * burst of first sights at their start and more later, with its server
+ * thread (which never idles as the worker does) and its worker, so it
+ * gives back the debug sections' pages as it goes, after OWNER_RELEASE_FAULTS
+ * page faults of its lookups (each maps up to 16 pages), and the server its
+ * stack pages below its frame: the node's owner held 1.5-2.7 MiB more of
+ * file pages than a rank without libdw at its peak (docs/benchmarks.md,
+ * "The node owner's peak"). */
+static int owner_lookup(uintptr_t address, uint64_t *keys, int server)
+{
+    static long unreleased; /* under N.libdw */
+    long faults = minor_faults();
+    int n = lookup(address, keys);
+    unreleased += minor_faults() - faults;
+    if (unreleased > OWNER_RELEASE_FAULTS) {
+        hct_symbolizer_release_pages(W.symbols);
+        if (server)
+            hct_stack_pages_release(STACK_KEEP);
+        unreleased = 0;
+    }
     return n;
 }
 
@@ -155,42 +220,21 @@ static void serve_one(uint64_t file, uint64_t offset, void *arg)
     if (!address)
         return;
     pthread_mutex_lock(&N.libdw);
-    lookup(address, N.keys);
+    owner_lookup(address, N.keys, 1);
     pthread_mutex_unlock(&N.libdw);
 }
 
 static void *server(void *arg)
 {
     (void)arg;
+    pthread_mutex_lock(&N.libdw);
+    hct_symbolizer_warm(hct_frame_symbolizer());
+    pthread_mutex_unlock(&N.libdw);
     hct_node_symbols_serve(serve_one, NULL);
     return NULL;
 }
 
 static int start_thread(void *(*fn)(void *));
-
-/* Shared with the node's processes? Decided once: the file attached (or
- * not) before the job's ranks have all met (hct_frame_keys_node_joined);
- * the first process to attach owns the work and starts its server. */
-static int node_shared(void)
-{
-    pthread_mutex_lock(&N.files_lock);
-    if (!N.decided && !N.closed) {
-        char path[256];
-        N.decided = 1;
-        N.shared = hct.cfg.node_symbols && hct_node_symbols_path(path, sizeof(path)) == 0 &&
-                   hct_node_symbols_attach(path) == 0;
-        if (N.shared && hct_node_symbols_claim()) {
-            N.owner = 1;
-            if (start_thread(server) != 0) {
-                N.shared = 0; /* the others find no server and no answers: they ask their own libdw */
-                N.owner = 0;
-            }
-        }
-    }
-    int shared = N.shared;
-    pthread_mutex_unlock(&N.files_lock);
-    return shared;
-}
 
 /* The node's answer for address: keys (tagged) and up to max names. 1 if
  * found or given by the owner, else 0. */
@@ -204,7 +248,9 @@ static int node_answer(uintptr_t address, uint64_t *keys, int *nkeys, hct_symbol
         if (N.owner || N.no_owner)
             return 0;
         int asked = hct_node_symbols_request(file, offset, OWNER_LIMIT_NS);
-        N.no_owner = asked < 0;
+        pthread_mutex_lock(&N.files_lock);
+        N.no_owner = asked < 0 && N.joined; /* before MPI_Init there may be none yet */
+        pthread_mutex_unlock(&N.files_lock);
         if (asked <= 0 || !hct_node_symbols_find(file, offset, &a, names, max))
             return 0;
     }
@@ -226,14 +272,32 @@ static int compute(uintptr_t address, uint64_t *keys)
     if (node_answer(address, keys, &n, NULL, 0, NULL))
         return n;
     pthread_mutex_lock(&N.libdw);
-    n = lookup(address, keys);
+    n = N.owner ? owner_lookup(address, keys, 0) : lookup(address, keys);
     pthread_mutex_unlock(&N.libdw);
     return n;
 }
 
+/* Only a rank past MPI_Init attaches, and the first to attach owns the work
+ * and starts its server: never a program mpirun started around the ranks (a
+ * shell, GNU time, a tool's wrapper) with the tracer preloaded, which would
+ * own the node without ever answering for the ranks' files, or remove the
+ * file's name as it exits (docs/benchmarks.md, "The node owner's peak"). */
 void hct_frame_keys_node_join(void)
 {
-    node_shared();
+    char path[256];
+    int possible = node_possible();
+    pthread_mutex_lock(&N.files_lock);
+    N.joined = 1;
+    N.shared = possible && !N.closed && hct_node_symbols_path(path, sizeof(path)) == 0 &&
+               hct_node_symbols_attach(path) == 0;
+    if (N.shared && hct_node_symbols_claim()) {
+        N.owner = 1;
+        if (start_thread(server) != 0) {
+            N.shared = 0; /* the others find no server and no answers: they ask their own libdw */
+            N.owner = 0;
+        }
+    }
+    pthread_mutex_unlock(&N.files_lock);
 }
 
 void hct_frame_keys_node_joined(void)
@@ -270,6 +334,8 @@ void hct_frame_keys_node_report(int rank)
 static void worker_release(void)
 {
     hct_symbolizer_release_pages(W.symbols);
+    if (N.owner)
+        malloc_trim(0); /* the server's and the worker's arenas: what libdw freed after the burst */
     hct_stack_pages_release(STACK_KEEP);
     W.unreleased = 0;
 }
@@ -280,8 +346,9 @@ static void *worker(void *arg)
     pthread_mutex_lock(&W.lock);
     /* the modules reported now, and libdw's one-time loads done, before the
      * first drain or region enter waits for the worker; shared with the
-     * node: only by the owner (the others may never need libdw) */
-    if (!node_shared() || N.owner) {
+     * node: by the owner's server as it starts (the others may never need
+     * libdw) */
+    if (!node_possible()) {
         pthread_mutex_lock(&N.libdw);
         hct_symbolizer_warm(hct_frame_symbolizer());
         pthread_mutex_unlock(&N.libdw);
@@ -328,12 +395,6 @@ void hct_frame_keys_release(void)
     pthread_mutex_unlock(&W.lock);
 }
 
-/* The calling thread's minor page faults so far. */
-static long minor_faults(void)
-{
-    struct rusage ru;
-    return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_minflt : 0;
-}
 
 int hct_frame_name(uintptr_t address, hct_symbol *out, int max)
 {

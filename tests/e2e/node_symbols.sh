@@ -3,8 +3,9 @@
 # one opens libdw (the node's owner) and the three others read or ask it for
 # every answer (HCATRACE_VERBOSE=2's per-rank line); the trace's definitions
 # are those of a run with the sharing off (HCATRACE_NODE_SYMBOLS=0, every rank
-# with its own libdw) and with 1 rank nothing is shared; the program's output
-# is unchanged and no shared file is left in /dev/shm.
+# with its own libdw) and with 1 rank nothing is shared; a program around each
+# rank (GNU time) never owns the node; the program's output is unchanged and
+# no shared file is left in /dev/shm.
 . "$(dirname "$0")/lib.sh"
 dir=$(fresh_dir)
 cd "$dir" || exit 1
@@ -27,6 +28,24 @@ ok $((got != 3)) "4 ranks shared: each of the three had its answers from the nod
 check "4 ranks shared: otf2-print --silent -Werror accepts the trace" valid_otf2 "$dir/shared/traces.otf2"
 ok "$(find /dev/shm -maxdepth 1 -name "hcatrace-$(id -u)-*" -newer "$marker" 2>/dev/null | grep -c .)" \
     "no shared file left in /dev/shm"
+
+# a program mpirun starts around each rank (GNU time here), with the tracer
+# preloaded in it too, attaches first but must not own the node: it never
+# answers for the ranks' files, and the ranks would each open libdw (every
+# rank did with 8d1c5c6's library)
+if [ -x /usr/bin/time ]; then
+    LD_PRELOAD="$PRELOAD" HCATRACE_VERBOSE=2 HCATRACE_DIR="$dir/wrapped" "$MPIRUN" $MPIRUN_FLAGS -np 4 \
+        /usr/bin/time -o /dev/null "$EX/mpi_phases" $ARGS > wrapped.out 2> wrapped.err
+    ok $? "4 ranks, each under GNU time: the run succeeds"
+    ok $(($(grep -c 'frames symbolized for the node (its owner); libdw opened' wrapped.err) != 1)) \
+        "4 ranks, each under GNU time: one rank owns the node"
+    ok $(($(grep -c 'frames symbolized by the node.s owner; libdw not opened' wrapped.err) != 3)) \
+        "4 ranks, each under GNU time: three ranks did not open libdw"
+else
+    ok 0 "4 ranks, each under GNU time: the run succeeds # SKIP no /usr/bin/time"
+    ok 0 "4 ranks, each under GNU time: one rank owns the node # SKIP no /usr/bin/time"
+    ok 0 "4 ranks, each under GNU time: three ranks did not open libdw # SKIP no /usr/bin/time"
+fi
 
 LD_PRELOAD="$PRELOAD" HCATRACE_VERBOSE=2 HCATRACE_NODE_SYMBOLS=0 HCATRACE_DIR="$dir/alone" "$MPIRUN" \
     $MPIRUN_FLAGS -np 4 "$EX/mpi_phases" $ARGS > alone.out 2> alone.err
