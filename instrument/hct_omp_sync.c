@@ -81,12 +81,14 @@ void hct_omp_sync_arrive(hct_thread *t, int last)
     l->arrived = now;
     l->arrived_tool = tool;
     /* the team's flag says so before the arrival: a leave reads the team's
-     * arrivals only after tool time in the team (add_wait) */
-    int tooled = atomic_load_explicit(&l->sync->tooled, memory_order_relaxed) != 0;
-    if (l->own > 0 && !tooled)
+     * arrivals only after tool time in the team (add_wait). The flag's line
+     * is the master's: a worker reads it only when it must (a load that
+     * misses the cache, most of the arrival's time on a worker before) */
+    if (l->own > 0 && !atomic_load_explicit(&l->sync->tooled, memory_order_relaxed))
         atomic_store_explicit(&l->sync->tooled, 1, memory_order_relaxed);
     /* a worker's end: never read; in a thinned instance only after tool time in the team */
-    int cpu = last != HCT_OMP_SYNC_END_WORKER && (!l->kept_back || l->own > 0 || tooled);
+    int cpu = last != HCT_OMP_SYNC_END_WORKER &&
+              (!l->kept_back || l->own > 0 || atomic_load_explicit(&l->sync->tooled, memory_order_relaxed));
     l->arrived_cpu = cpu ? hct_thread_cpu_ns() : NO_CPU;
     hct_omp_arrivals_put(&l->sync->arrivals, l->num, (int)(l->barriers & 1u), now, now > l->own ? now - l->own : 0);
     if (last == HCT_OMP_SYNC_END)
