@@ -33,8 +33,8 @@ typedef struct {
  * outermost), whose arrival slots the master keeps for its teams of that
  * level. */
 void hct_omp_sync_init(hct_omp_sync *s, uint32_t level) HCT_HIDDEN;
-/* A share of the team of s begins on t, its thread number `num` (at the end of its begin: the
- * thread's tool time up to here is its own). A team of one thread
+/* A share of the team of s begins on t, its thread number `num` (at the end
+ * of its begin: the thread's tool time up to here is its own). A team of one thread
  * (team_size 1) reads no clock and publishes nothing at its barriers: there
  * the latest arrival is its own, so is the tool time before it.
  * kept_back: the instance is thinned (HCATRACE_THIN), its shares write no
