@@ -328,6 +328,8 @@ $(BUILD)/tests/test_debuginfo: TEST_LIBS += $(DW_LIBS) -ldl
 $(BUILD)/tests/test_image_pages: $(call lib_obj,instrument/hct_image_pages.c instrument/hct_maps_line.c)
 # the node's shared table of symbolized addresses, threads and processes; code files
 $(BUILD)/tests/test_node_symbols: $(call lib_obj,instrument/hct_node_symbols.c instrument/hct_code_files.c instrument/hct_maps_line.c)
+# an OpenMP team's arrivals at its barriers, a slot per thread, read by threads leaving
+$(BUILD)/tests/test_omp_arrivals: $(call lib_obj,instrument/hct_omp_arrivals.c)
 # a buffer's pages populated a step ahead of its writer (the sample buffers)
 $(BUILD)/tests/test_prefault: $(call lib_obj,instrument/hct_prefault.c)
 # a thread's stack pages below its frame given back (the frames worker's)

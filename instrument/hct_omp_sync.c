@@ -3,7 +3,8 @@
  * of the teams it is in (nested parallel regions), each with the barriers
  * passed so far (their parity picks the team's slot) and the thread's tool
  * time when it left the last one. With t->extras only: without counters and
- * samples there is no tool time to add. */
+ * samples there is no tool time to add. A master keeps the arrival slots of
+ * its teams of the outermost levels (hct_omp_arrivals.h). */
 #include "hct_omp_sync.h"
 
 #include "hct_frame_keys.h"
@@ -11,6 +12,7 @@
 #include "hct_tooltime.h"
 
 #define MAX_LEVELS 16
+#define SLOTTED_LEVELS 2 /* a master's teams of these levels: a slot per thread; deeper: one shared slot */
 #define NO_CPU UINT64_MAX /* an arrival's CPU time not read */
 
 typedef struct {
@@ -20,6 +22,7 @@ typedef struct {
     int waiting;       /* arrived at it, not yet left */
     int solo;          /* a team of one thread: nobody else's tool time to wait for */
     int kept_back;     /* a thinned instance: CPU time read only after tool time in the team */
+    uint32_t num, team_size; /* its thread number in the team, the team's size */
     uint64_t left_tool; /* t->tool_ns when it left the last barrier (or began) */
     uint64_t arrived, arrived_tool, arrived_cpu, own; /* at the last arrival; own: its tool time before it */
 } level;
@@ -28,30 +31,24 @@ static HCT_TLS level levels[MAX_LEVELS];
 static HCT_TLS int nlevels; /* may exceed MAX_LEVELS: those are not followed */
 static HCT_TLS level ended; /* the share that ended last, for its master's join */
 
-static void atomic_max(_Atomic uint64_t *a, uint64_t v)
-{
-    uint64_t old = atomic_load_explicit(a, memory_order_relaxed);
-    while (old < v && !atomic_compare_exchange_weak(a, &old, v))
-        ;
-}
+/* The arrival slots of this thread's teams (as their master), by level:
+ * written by the team's threads, each its own slot (hct_omp_arrivals.h). */
+static HCT_TLS hct_omp_arrival team_slots[SLOTTED_LEVELS][HCT_OMP_ARRIVAL_SLOTS];
 
-void hct_omp_sync_init(hct_omp_sync *s)
+void hct_omp_sync_init(hct_omp_sync *s, uint32_t depth)
 {
-    for (int i = 0; i < 2; i++) {
-        atomic_init(&s->arrived[i], 0);
-        atomic_init(&s->untraced[i], 0);
-    }
+    hct_omp_arrivals_init(&s->arrivals, depth >= 1 && depth <= SLOTTED_LEVELS ? team_slots[depth - 1] : NULL);
     atomic_init(&s->tooled, 0);
 }
 
-void hct_omp_sync_begin(hct_thread *t, hct_omp_sync *s, uint32_t team_size, int kept_back)
+void hct_omp_sync_begin(hct_thread *t, hct_omp_sync *s, uint32_t num, uint32_t team_size, int kept_back)
 {
     t->omp_waiting = 0; /* a worker back from its last region's end */
     if (nlevels++ >= MAX_LEVELS)
         return;
     level *l = &levels[nlevels - 1];
-    *l = (level){ t->extras ? s : NULL, hct_tool_team_flag, 0, 0, team_size <= 1, kept_back, t->tool_ns,
-                  0, 0, 0, 0 };
+    *l = (level){ t->extras ? s : NULL, hct_tool_team_flag, 0, 0, team_size <= 1, kept_back, num, team_size,
+                  t->tool_ns, 0, 0, 0, 0 };
     if (l->sync && !l->solo)
         hct_tool_team_flag = &s->tooled;
 }
@@ -83,13 +80,17 @@ void hct_omp_sync_arrive(hct_thread *t, int last)
     l->own = tool - l->left_tool;
     l->arrived = now;
     l->arrived_tool = tool;
+    /* the team's flag says so before the arrival: a leave reads the team's
+     * arrivals only after tool time in the team (add_wait). The flag's line
+     * is the master's: a worker reads it only when it must (a load that
+     * misses the cache, most of the arrival's time on a worker before) */
+    if (l->own > 0 && !atomic_load_explicit(&l->sync->tooled, memory_order_relaxed))
+        atomic_store_explicit(&l->sync->tooled, 1, memory_order_relaxed);
     /* a worker's end: never read; in a thinned instance only after tool time in the team */
     int cpu = last != HCT_OMP_SYNC_END_WORKER &&
               (!l->kept_back || l->own > 0 || atomic_load_explicit(&l->sync->tooled, memory_order_relaxed));
     l->arrived_cpu = cpu ? hct_thread_cpu_ns() : NO_CPU;
-    int slot = (int)(l->barriers & 1u);
-    atomic_max(&l->sync->arrived[slot], now);
-    atomic_max(&l->sync->untraced[slot], now > l->own ? now - l->own : 0);
+    hct_omp_arrivals_put(&l->sync->arrivals, l->num, (int)(l->barriers & 1u), now, now > l->own ? now - l->own : 0);
     if (last == HCT_OMP_SYNC_END)
         ended = *l;
     t->omp_waiting = 1; /* its samples from now on cost the program nothing */
@@ -106,14 +107,16 @@ void hct_omp_sync_arrive(hct_thread *t, int last)
 static void add_wait(hct_thread *t, level *l)
 {
     t->omp_waiting = 0;
-    if (l->solo) { /* its arrival alone: the latest arrival less its own tool time, nothing to add */
+    /* its arrival alone: the latest arrival less its own tool time, nothing
+     * to add; no tool time in the team since the fork: every arrival is its
+     * untraced one, none on the critical path */
+    if (l->solo || !atomic_load_explicit(&l->sync->tooled, memory_order_relaxed)) {
         l->left_tool = t->tool_ns;
         l->waiting = 0;
         return;
     }
-    uint64_t now = hca_clock_now();
-    int slot = (int)(l->barriers & 1u);
-    uint64_t a = atomic_load(&l->sync->arrived[slot]), u = atomic_load(&l->sync->untraced[slot]);
+    uint64_t now = hca_clock_now(), a, u;
+    hct_omp_arrivals_latest(&l->sync->arrivals, l->team_size, (int)(l->barriers & 1u), &a, &u);
     uint64_t during = t->tool_ns - l->arrived_tool, spent = l->own + during;
     uint64_t critical = a > u ? a - u : 0, x = critical > spent ? critical - spent : 0;
     uint64_t wait = now > l->arrived ? now - l->arrived : 0;

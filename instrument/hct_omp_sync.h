@@ -9,9 +9,10 @@
  * tracer's time on the team's critical path, and what of it the thread did not
  * spend itself is added to its tool time (docs/trace-format.md, "Tool time").
  * The same at a parallel region's end: the threads' shares end (arrivals), the
- * master's join reads it. Lock-free: two slots per team, by the parity of the
- * barrier, each the running maximum of times that only grow from one barrier
- * to the next of that parity. */
+ * master's join reads it. Lock-free: a slot per thread, written only by its
+ * thread (hct_omp_arrivals.h); a thread that leaves reads the team's slots
+ * only when a thread of the team spent tool time since the fork (`tooled`;
+ * else the team's tool time on the critical path is 0). */
 #ifndef HCT_OMP_SYNC_H
 #define HCT_OMP_SYNC_H
 
@@ -19,19 +20,21 @@
 #include <stdint.h>
 
 #include "hct.h"
+#include "hct_omp_arrivals.h"
 
 /* One team's barriers, in the master's hct_omp_fork (zeroed at the fork,
  * before any thread of the team starts its share). */
 typedef struct {
-    _Atomic uint64_t arrived[2];  /* the latest arrival, by parity of the barrier */
-    _Atomic uint64_t untraced[2]; /* the latest arrival less that thread's tool time since its last barrier */
-    _Atomic uint32_t tooled;      /* a thread of the team spent tool time since the fork (hct_tool_note_team, hct_tooltime.h) */
+    hct_omp_arrivals arrivals; /* when each thread arrived, and less its tool time */
+    _Atomic uint32_t tooled;   /* a thread of the team spent tool time since the fork (hct_tool_note_team, hct_tooltime.h) */
 } hct_omp_sync;
 
-/* At a fork, on its master. */
-void hct_omp_sync_init(hct_omp_sync *s) HCT_HIDDEN;
-/* A share of the team of s begins on t (at the end of its begin: the
- * thread's tool time up to here is its own). A team of one thread
+/* At a fork, on its master; level: the new team's nesting level (1:
+ * outermost), whose arrival slots the master keeps for its teams of that
+ * level. */
+void hct_omp_sync_init(hct_omp_sync *s, uint32_t level) HCT_HIDDEN;
+/* A share of the team of s begins on t, its thread number `num` (at the end
+ * of its begin: the thread's tool time up to here is its own). A team of one thread
  * (team_size 1) reads no clock and publishes nothing at its barriers: there
  * the latest arrival is its own, so is the tool time before it.
  * kept_back: the instance is thinned (HCATRACE_THIN), its shares write no
@@ -39,7 +42,7 @@ void hct_omp_sync_init(hct_omp_sync *s) HCT_HIDDEN;
  * a thread of the team spent tool time since the fork (s->tooled); a wait
  * for tool time spent after an arrival that did not read it is then counted
  * as on the CPU (its CPU part off by at most the wait added: add_wait). */
-void hct_omp_sync_begin(hct_thread *t, hct_omp_sync *s, uint32_t team_size, int kept_back) HCT_HIDDEN;
+void hct_omp_sync_begin(hct_thread *t, hct_omp_sync *s, uint32_t num, uint32_t team_size, int kept_back) HCT_HIDDEN;
 /* t arrives at a barrier of its innermost team (when it leaves the tracer
  * for the runtime's barrier); `last`: its share ends here (the region's end),
  * HCT_OMP_SYNC_END on the master (its join reads the barrier),

@@ -381,7 +381,7 @@ int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address
     f->cc = cc;
     f->master = t->index;
     f->level = share_depth + 1;
-    hct_omp_sync_init(&f->sync);
+    hct_omp_sync_init(&f->sync, f->level);
     f->key = key;
     f->requested = requested;
     atomic_store_explicit(&f->keep, 0, memory_order_relaxed);
@@ -462,8 +462,8 @@ static uint32_t write_share(hct_thread *t, void *arg, uint64_t ts, const uintptr
     return cc;
 }
 
-int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint32_t team_size, hct_omp_fork *fork,
-                        const hct_omp_caller *caller)
+int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint32_t num, uint32_t team_size,
+                        hct_omp_fork *fork, const hct_omp_caller *caller)
 {
     hct_thread *t = hct_thread_get();
     if (!t)
@@ -506,7 +506,7 @@ int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint3
         }
         hct_thin_defer_other(t, slot, write_share, s, frames, n, &s->pend);
         share_depth++;
-        hct_omp_sync_begin(t, &fork->sync, team_size, fork->mode == HCT_THIN_LAZY);
+        hct_omp_sync_begin(t, &fork->sync, num, team_size, fork->mode == HCT_THIN_LAZY);
         hct_tool_exit(t);
         return 1;
     }
@@ -523,7 +523,7 @@ int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint3
     s->cc = hct_path_enter_ctx(&t->path, &fork->ctx, frames, n, &unwind);
     hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, ts, s->cc, unwind));
     share_depth++;
-    hct_omp_sync_begin(t, &fork->sync, team_size, fork->mode == HCT_THIN_LAZY);
+    hct_omp_sync_begin(t, &fork->sync, num, team_size, fork->mode == HCT_THIN_LAZY);
     if (c0)
         fork->probe_share += hca_clock_now() - c0;
     hct_tool_exit(t);

@@ -104,11 +104,13 @@ typedef struct {
     const hct_omp_fork *fork;
 } hct_omp_caller;
 /* The team is named by its master's thread index, its level and its size;
+ * num: the calling thread's number in the team (omp_get_thread_num: its
+ * slot for the team's barriers, hct_omp_sync.h);
  * fork: the master's (its context, hct_omp_fork.ctx, entered by every
  * thread; its thinning decision; the team's barriers, hct_omp_fork.sync),
  * read while the region runs;
  * caller: NULL when unknown (the thread's stack unwound at every share). */
-int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint32_t team_size,
+int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint32_t num, uint32_t team_size,
                         hct_omp_fork *fork, const hct_omp_caller *caller) HCT_HIDDEN;
 void hct_omp_share_end(hct_omp_share *s) HCT_HIDDEN;
 

@@ -49,6 +49,14 @@ static uint32_t team_size(void)
     return positive(real_());
 }
 
+/* The calling thread's number in its team. */
+static uint32_t thread_num(void)
+{
+    REAL(int_fn, omp_get_thread_num)
+    int v = real_();
+    return v > 0 ? (uint32_t)v : 0;
+}
+
 static uint32_t max_threads(void)
 {
     REAL(int_fn, omp_get_max_threads)
@@ -106,7 +114,7 @@ __attribute__((section("hct_omp_trampoline"), noinline)) static void trampoline(
     const struct helper *h = p;
     hct_omp_share s;
     const hct_omp_caller caller = { __builtin_return_address(0), __builtin_frame_address(0), h->fork };
-    int on = h->traced && hct_omp_share_begin(&s, h->master, h->level, team_size(), h->f, &caller);
+    int on = h->traced && hct_omp_share_begin(&s, h->master, h->level, thread_num(), team_size(), h->f, &caller);
     outlined_fn outer = current_fn;
     current_fn = h->fn;
     h->fn(h->data);
@@ -223,7 +231,8 @@ static HCT_TLS int nlegacy; /* may exceed MAX_NEST: those levels are not traced 
         }                                                                                                    \
         HINTED((const void *)fn, site, real_ args);                                                          \
         if (r && r->h.traced) /* the master's share: it runs fn itself next */                               \
-            r->shared = hct_omp_share_begin(&r->s, r->h.master, r->h.level, team_size(), r->h.f, NULL);  \
+            r->shared = hct_omp_share_begin(&r->s, r->h.master, r->h.level, thread_num(), team_size(),       \
+                                            r->h.f, NULL);                                                   \
     }
 
 PARALLEL_START(GOMP_parallel_start, (outlined_fn fn, void *data, unsigned nthreads), (call, arg, nthreads))

@@ -203,7 +203,6 @@ static void share_close(open_share *o)
 static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data, ompt_data_t *task_data,
                              unsigned int actual_parallelism, unsigned int index, int flags)
 {
-    (void)index;
     if (flags & ompt_task_initial)
         return;
     if (endpoint == ompt_scope_begin) {
@@ -219,8 +218,8 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
             return;
         o->codeptr = r->codeptr;
         o->outer_fn = share_fn;
-        o->on = hct_omp_share_begin(&o->s, r->f.master, r->f.level, actual_parallelism ? actual_parallelism : 1,
-                                    &r->f, NULL);
+        o->on = hct_omp_share_begin(&o->s, r->f.master, r->f.level, index,
+                                    actual_parallelism ? actual_parallelism : 1, &r->f, NULL);
         if (o->on)
             share_fn = r->fn;
         return;

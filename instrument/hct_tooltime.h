@@ -27,7 +27,7 @@ extern HCT_TLS _Atomic uint32_t *hct_tool_team_flag HCT_HIDDEN;
 static inline void hct_tool_note_team(void)
 {
     _Atomic uint32_t *f = hct_tool_team_flag;
-    if (f)
+    if (f && !atomic_load_explicit(f, memory_order_relaxed)) /* set once: the team's line written once */
         atomic_store_explicit(f, 1, memory_order_relaxed);
 }
 
