@@ -413,8 +413,13 @@ int hct_frame_name(uintptr_t address, hct_symbol *out, int max)
         snprintf(out->signature, sizeof(out->signature), "0x%lx", (unsigned long)address);
         return max > 0;
     }
+    hct_symbolizer *s = hct_frame_symbolizer();
+    if (!s) {
+        pthread_mutex_unlock(&N.libdw);
+        return 0;
+    }
     long faults = minor_faults();
-    n = hct_symbolize_inline(hct_frame_symbolizer(), address, out, max);
+    n = hct_symbolize_inline(s, address, out, max);
     unreleased += minor_faults() - faults;
     if (unreleased > RELEASE_NAMING_PAGES) {
         hct_symbolizer_release_pages(W.symbols);

@@ -35,7 +35,8 @@ hct_symbolizer *hct_frame_symbolizer(void) HCT_HIDDEN;
  * reads again only the pages it needs). */
 void hct_frame_keys_release(void) HCT_HIDDEN;
 /* hct_symbolize_inline with the frames' symbolizer, on the calling thread, for
- * naming frames at the end (same conditions as hct_frame_symbolizer); once the
+ * naming frames at the end (same conditions as hct_frame_symbolizer), after
+ * the node's answer (then libdw is not opened); 0 without a symbolizer. Once the
  * lookups took a few page faults (a unit's line table, its DIEs read), the
  * debug sections' pages are given back, as the worker does, so that naming a
  * run's frames does not hold every unit's DWARF at once. */

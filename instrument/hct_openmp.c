@@ -128,12 +128,13 @@ static void symbolize_fns(void)
         return;
     }
     hct_symbolizer *separate = NULL;
-    int frames = hct_frame_symbolizer() != NULL;
     for (uint32_t i = 0; i < n; i++) {
         uintptr_t a = fn_address[i];
         if (a >> 63)
             a = (a & ~((uintptr_t)1 << 63)) - 1; /* the call before the return address */
-        int k = frames ? hct_frame_name(a, chain, HCT_INLINE_MAX) : 0;
+        /* the node's answer first: a rank whose frames the node's owner
+         * named never opens libdw for these either */
+        int k = hct_frame_name(a, chain, HCT_INLINE_MAX);
         if (k > 0)
             fn_symbols[i] = chain[k - 1];
         if (k > 0 && fn_symbols[i].line)
