@@ -395,7 +395,6 @@ void hct_frame_keys_release(void)
     pthread_mutex_unlock(&W.lock);
 }
 
-
 int hct_frame_name(uintptr_t address, hct_symbol *out, int max)
 {
     static long unreleased; /* pages the lookups touched since the last release */
