@@ -189,6 +189,19 @@ static long minor_faults(void)
     return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_minflt : 0;
 }
 
+/* After a libdw call (N.libdw held) that took `faults` page faults: the
+ * frames' symbolizer's debug pages given back once the calls counted in
+ * *unreleased took more than limit. 1 if given back. */
+static int release_after_faults(long *unreleased, long faults, long limit)
+{
+    *unreleased += faults;
+    if (*unreleased <= limit)
+        return 0;
+    hct_symbolizer_release_pages(W.symbols);
+    *unreleased = 0;
+    return 1;
+}
+
 /* The node owner's lookup (N.libdw held): it answers the node's ranks, a
  * burst of first sights at their start and more later, with its server
  * thread (which never idles as the worker does) and its worker, so it
@@ -202,13 +215,8 @@ static int owner_lookup(uintptr_t address, uint64_t *keys, int server)
     static long unreleased; /* under N.libdw */
     long faults = minor_faults();
     int n = lookup(address, keys);
-    unreleased += minor_faults() - faults;
-    if (unreleased > OWNER_RELEASE_FAULTS) {
-        hct_symbolizer_release_pages(W.symbols);
-        if (server)
-            hct_stack_pages_release(STACK_KEEP);
-        unreleased = 0;
-    }
+    if (release_after_faults(&unreleased, minor_faults() - faults, OWNER_RELEASE_FAULTS) && server)
+        hct_stack_pages_release(STACK_KEEP);
     return n;
 }
 
@@ -419,11 +427,7 @@ int hct_frame_name(uintptr_t address, hct_symbol *out, int max)
     }
     long faults = minor_faults();
     n = hct_symbolize_inline(s, address, out, max);
-    unreleased += minor_faults() - faults;
-    if (unreleased > RELEASE_NAMING_PAGES) {
-        hct_symbolizer_release_pages(W.symbols);
-        unreleased = 0;
-    }
+    release_after_faults(&unreleased, minor_faults() - faults, RELEASE_NAMING_PAGES);
     pthread_mutex_unlock(&N.libdw);
     return n;
 }
