@@ -150,8 +150,8 @@ typedef struct fold_report {
 
 void fold_report_free(fold_report *r);
 /* What to do about a coarse fold of counter k, in buf: raise --max-points when
- * k was fitted from fewer points than were folded (more samples would be capped
- * away too), else `otherwise` (also when k is NULL). Shared by the coarse-band
+ * k was fitted from fewer points than were folded, the folded at least 1.25
+ * times the fitted (more samples would be capped away too), else `otherwise` (also when k is NULL). Shared by the coarse-band
  * warning (analysis.c) and the resolution's (fold_coarse_counters). */
 void fold_coarse_advice(const fold_counter_result *k, const char *otherwise, char *buf, size_t size);
 
@@ -179,7 +179,8 @@ void fold_write_summary(const fold_report *r, FILE *out);
  * averages over that span), as "page-faults 0.14, context-switches 0.11 of the
  * region (why; what to do)" in buf (shared by the summary and report.html):
  * what to do is to raise --max-points when one of them was fitted from fewer
- * points than were folded (more samples would be capped away too), else to
+ * points than were folded (fold_coarse_advice: more samples would be capped
+ * away too), else to
  * sample faster or fold more instances; returns how many (0: buf is empty). */
 size_t fold_coarse_counters(const fold_region_result *g, size_t max_counters, char *buf, size_t size);
 /* report.html: one self-contained page (inline SVG and CSS, no script, no network) */
