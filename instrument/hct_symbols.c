@@ -25,6 +25,7 @@
 #include "hca_source_path.h"
 #include "hct_debuginfo.h"
 #include "hct_image_pages.h"
+#include "hct_line_tables.h"
 #include "hct_scope_index.h"
 #include "hct_symbol_names.h"
 
@@ -37,23 +38,26 @@
  * address, then by their index in its symbol table: the aliases at a
  * function's start by binary search, in the order a pass over the table
  * finds them (that pass per address, over libmpi's or libc's thousands of
- * symbols, was half a percent of halo3d's run, at its end). */
+ * symbols, was half a percent of halo3d's run, at its end). 8 bytes a
+ * symbol: its name and binding are read again from the table for the few
+ * found (the node's owner held 374 KB of these tables with them, 24 bytes a
+ * symbol, docs/benchmarks.md "The node owner's margin"). */
 typedef struct {
-    GElf_Addr value;
-    const char *name; /* libdw's, valid while the module is */
-    int binding;
-    int index;
+    uint32_t offset; /* the value less the module's lowest */
+    uint32_t index;
 } fn_symbol;
 
 typedef struct {
     Dwfl_Module *mod;
-    fn_symbol *syms; /* NULL: not built (out of memory): the pass over the table */
+    fn_symbol *syms; /* NULL: not built (out of memory, values 4 GiB apart): the pass over the table */
     size_t n;
+    GElf_Addr lowest;
 } module_symbols;
 
 struct hct_symbolizer {
     Dwfl *dwfl;
     hct_scope_index *scopes;
+    hct_line_tables *lines; /* lines and file names, not libdw's tables (hct_line_tables.h) */
     int separate_debuginfo;
     pthread_mutex_t files_lock;
     hct_image_files files; /* the files read, for hct_symbolizer_release_pages */
@@ -82,7 +86,8 @@ hct_symbolizer *hct_symbolizer_open(int separate_debuginfo)
     pthread_mutex_init(&s->files_lock, NULL);
     s->dwfl = dwfl_begin(&proc_callbacks);
     s->scopes = hct_scope_index_new(SCOPE_INDEX_BYTES);
-    if (!s->dwfl || !s->scopes || report_modules(s->dwfl) != 0) {
+    s->lines = hct_line_tables_new();
+    if (!s->dwfl || !s->scopes || !s->lines || report_modules(s->dwfl) != 0) {
         hct_symbolizer_close(s);
         return NULL;
     }
@@ -107,6 +112,7 @@ void hct_symbolizer_close(hct_symbolizer *s)
         free(s->modsyms[i].syms);
     free(s->modsyms);
     hct_scope_index_free(s->scopes); /* its DIEs point into the Dwfl's data */
+    hct_line_tables_free(s->lines);
     if (s->dwfl)
         dwfl_end(s->dwfl);
     hct_image_files_free(&s->files);
@@ -197,20 +203,57 @@ static void source_file(Dwarf_Die *cu, const char *file, char *dst, size_t n)
         copy_str(dst, n, file);
 }
 
-/* The file and line of a line table row, the file absolute (source_file). */
-static int line_source(Dwfl_Line *line, char *file, size_t n)
+/* The file and line of an address (dwfl_module_getsrc's row), the file
+ * absolute (source_file); -1 if none. From the unit's compact copy
+ * (hct_line_tables.h); libdw's own table only if that copy cannot be made. */
+static int address_source(const hct_symbolizer *s, Dwfl_Module *mod, Dwarf_Addr address, char *file, size_t n)
 {
     int lineno = 0;
-    const char *name = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
+    const char *name = NULL;
+    Dwarf_Addr bias = 0;
+    Dwarf_Die *cu = dwfl_module_addrdie(mod, address, &bias);
+    int found = cu ? hct_line_find(s->lines, cu, address - bias, &name, &lineno) : 0;
+    if (found < 0) {
+        Dwfl_Line *line = dwfl_module_getsrc(mod, address);
+        name = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
+        cu = line ? dwfl_linecu(line) : NULL;
+    }
     file[0] = 0;
     if (name)
-        source_file(dwfl_linecu(line), name, file, n);
+        source_file(cu, name, file, n);
     return name ? lineno : -1;
+}
+
+/* File idx of the unit cu's line table (dwarf_filesrc's name), NULL if none. */
+static const char *unit_file(const hct_symbolizer *s, Dwarf_Die *cu, Dwarf_Word idx)
+{
+    const char *name = NULL;
+    int found = cu ? hct_line_file(s->lines, cu, idx, &name) : 0;
+    if (found < 0) {
+        Dwarf_Files *files = NULL;
+        size_t nfiles = 0;
+        if (dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && idx < nfiles)
+            name = dwarf_filesrc(files, idx, NULL, NULL);
+    }
+    return name;
+}
+
+/* A DIE's declaration file (dwarf_decl_file's: DW_AT_decl_file, of its abstract
+ * origin if need be, in the unit holding the attribute). */
+static const char *decl_file(const hct_symbolizer *s, Dwarf_Die *die)
+{
+    Dwarf_Attribute attr;
+    Dwarf_Word idx = 0;
+    Dwarf_Die unit;
+    if (dwarf_formudata(dwarf_attr_integrate(die, DW_AT_decl_file, &attr), &idx) != 0 || !attr.cu ||
+        !dwarf_cu_die(attr.cu, &unit, NULL, NULL, NULL, NULL, NULL, NULL))
+        return NULL;
+    return unit_file(s, &unit, idx);
 }
 
 /* Name, signature, declaration line and file of a function's DIE (an inlined
  * instance names its abstract origin); "??" if it has no name. */
-static void die_function(Dwarf_Die *die, hct_symbol *out)
+static void die_function(const hct_symbolizer *s, Dwarf_Die *die, hct_symbol *out)
 {
     Dwarf_Attribute attr;
     const char *linkage = NULL;
@@ -226,21 +269,21 @@ static void die_function(Dwarf_Die *die, hct_symbol *out)
     if (dwarf_decl_line(die, &line) == 0)
         out->function_line = (uint32_t)line;
     Dwarf_Die cu;
-    source_file(dwarf_diecu(die, &cu, NULL, NULL), dwarf_decl_file(die), out->file, sizeof(out->file));
+    source_file(dwarf_diecu(die, &cu, NULL, NULL), decl_file(s, die), out->file, sizeof(out->file));
 }
 
 /* Where an inlined instance was called: DW_AT_call_file/DW_AT_call_line. */
-static void call_site(Dwarf_Die *cu, Dwarf_Die *inlined, hct_symbol *caller)
+static void call_site(const hct_symbolizer *s, Dwarf_Die *cu, Dwarf_Die *inlined, hct_symbol *caller)
 {
     Dwarf_Attribute attr;
     Dwarf_Word file = 0, line = 0;
     if (dwarf_attr(inlined, DW_AT_call_line, &attr) && dwarf_formudata(&attr, &line) == 0)
         caller->line = (uint32_t)line;
-    Dwarf_Files *files = NULL;
-    size_t nfiles = 0;
-    if (dwarf_attr(inlined, DW_AT_call_file, &attr) && dwarf_formudata(&attr, &file) == 0 &&
-        dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && file < nfiles)
-        source_file(cu, dwarf_filesrc(files, file, NULL, NULL), caller->file, sizeof(caller->file));
+    const char *name = dwarf_attr(inlined, DW_AT_call_file, &attr) && dwarf_formudata(&attr, &file) == 0
+                           ? unit_file(s, cu, file)
+                           : NULL;
+    if (name)
+        source_file(cu, name, caller->file, sizeof(caller->file));
 }
 
 /* Symbol i of mod when it names a function: its name, *value and *binding. */
@@ -256,9 +299,32 @@ static const char *function_symbol(Dwfl_Module *mod, int i, GElf_Addr *value, in
 static int by_value(const void *a, const void *b)
 {
     const fn_symbol *x = a, *y = b;
-    if (x->value != y->value)
-        return x->value < y->value ? -1 : 1;
+    if (x->offset != y->offset)
+        return x->offset < y->offset ? -1 : 1;
     return (x->index > y->index) - (x->index < y->index);
+}
+
+/* m->syms: the function symbols of mod's table (nsyms entries), by value; -1
+ * if they do not fit (values 4 GiB apart, no memory). */
+static int sort_symbols(module_symbols *m, Dwfl_Module *mod, int nsyms)
+{
+    GElf_Addr lowest = 0, highest = 0, value = 0;
+    int binding = 0;
+    size_t n = 0;
+    for (int i = 1; i < nsyms; i++)
+        if (function_symbol(mod, i, &value, &binding)) {
+            lowest = n == 0 || value < lowest ? value : lowest;
+            highest = n == 0 || value > highest ? value : highest;
+            n++;
+        }
+    if (n == 0 || highest - lowest > UINT32_MAX || !(m->syms = malloc(n * sizeof(*m->syms))))
+        return -1;
+    m->lowest = lowest;
+    for (int i = 1; i < nsyms && m->n < n; i++)
+        if (function_symbol(mod, i, &value, &binding))
+            m->syms[m->n++] = (fn_symbol){ (uint32_t)(value - lowest), (uint32_t)i };
+    qsort(m->syms, m->n, sizeof(*m->syms), by_value);
+    return 0;
 }
 
 /* mod's function symbols by address, built at its first question. */
@@ -272,17 +338,13 @@ static const module_symbols *symbols_of(hct_symbolizer *s, Dwfl_Module *mod)
         return NULL;
     s->modsyms = grown;
     module_symbols *m = &s->modsyms[s->nmodsyms++];
-    *m = (module_symbols){ mod, NULL, 0 };
+    *m = (module_symbols){ mod, NULL, 0, 0 };
     int nsyms = dwfl_module_getsymtab(mod);
-    if (nsyms <= 1 || !(m->syms = malloc((size_t)nsyms * sizeof(*m->syms))))
-        return m;
-    for (int i = 1; i < nsyms; i++) {
-        fn_symbol *f = &m->syms[m->n];
-        f->name = function_symbol(mod, i, &f->value, &f->binding);
-        f->index = i;
-        m->n += f->name != NULL;
+    if (nsyms > 1 && sort_symbols(m, mod, nsyms) != 0) {
+        free(m->syms);
+        m->syms = NULL;
+        m->n = 0;
     }
-    qsort(m->syms, m->n, sizeof(*m->syms), by_value);
     return m;
 }
 
@@ -301,15 +363,21 @@ static int symbol_function(hct_symbolizer *s, Dwfl_Module *mod, Dwarf_Addr addre
     const module_symbols *m = symbols_of(s, mod);
     if (m && m->syms) {
         size_t lo = 0, hi = m->n; /* the first at start or after */
+        GElf_Addr at = start - m->lowest;
         while (lo < hi) {
             size_t mid = lo + (hi - lo) / 2;
-            if (m->syms[mid].value < start)
+            if (m->syms[mid].offset < at)
                 lo = mid + 1;
             else
                 hi = mid;
         }
-        for (; lo < m->n && m->syms[lo].value == start && n < MAX_ALIASES; lo++)
-            aliases[n++] = (hct_alias){ m->syms[lo].name, m->syms[lo].binding };
+        for (; start >= m->lowest && lo < m->n && m->syms[lo].offset == at && n < MAX_ALIASES; lo++) {
+            GElf_Addr value = 0;
+            int binding = 0;
+            const char *name = function_symbol(mod, (int)m->syms[lo].index, &value, &binding);
+            if (name)
+                aliases[n++] = (hct_alias){ name, binding };
+        }
     } else {
         int nsyms = dwfl_module_getsymtab(mod);
         for (int i = 1; i < nsyms && n < MAX_ALIASES; i++) {
@@ -385,9 +453,9 @@ static int plt_function(Dwfl_Module *mod, Dwarf_Addr address, hct_symbol *out)
 static void address_line(const hct_symbolizer *s, Dwfl_Module *mod, Dwarf_Addr address, const char *modname,
                          hct_symbol *out)
 {
-    Dwfl_Line *line = s->separate_debuginfo || has_embedded_dwarf(mod) ? dwfl_module_getsrc(mod, address) : NULL;
     char file[sizeof(out->file)];
-    int lineno = line_source(line, file, sizeof(file));
+    int lineno = s->separate_debuginfo || has_embedded_dwarf(mod) ? address_source(s, mod, address, file, sizeof(file))
+                                                                   : -1;
     out->line = lineno >= 0 ? (uint32_t)lineno : 0;
     if (lineno >= 0)
         copy_str(out->file, sizeof(out->file), file);
@@ -435,11 +503,11 @@ static uint64_t name_hash(const char *name)
 }
 
 /* The call site of an inlined instance: DW_AT_call_file's name and DW_AT_call_line. */
-static uint64_t call_identity(Dwarf_Die *cu, Dwarf_Die *inlined)
+static uint64_t call_identity(const hct_symbolizer *s, Dwarf_Die *cu, Dwarf_Die *inlined)
 {
     hct_symbol site;
     memset(&site, 0, sizeof(site));
-    call_site(cu, inlined, &site);
+    call_site(s, cu, inlined, &site);
     return mix_key(name_hash(site.file), site.line);
 }
 
@@ -461,11 +529,11 @@ int hct_symbol_keys(hct_symbolizer *s, uintptr_t address, uint64_t *keys, uint64
     /* outer functions: the function and where it calls the next one */
     for (int k = n - 1; k > 0; k--)
         keys[n - 1 - k] = mix_key(mix_key(mix_key(module, 3), function_identity(&fns[k])),
-                                  call_identity(cu, &fns[k - 1])) | 1;
+                                  call_identity(s, cu, &fns[k - 1])) | 1;
     uint64_t leaf;
     if (n > 0) { /* the innermost function and the address's line */
         char file[sizeof(((hct_symbol *)0)->file)];
-        int lineno = line_source(dwfl_module_getsrc(mod, (Dwarf_Addr)address), file, sizeof(file));
+        int lineno = address_source(s, mod, (Dwarf_Addr)address, file, sizeof(file));
         leaf = mix_key(mix_key(mix_key(module, 3), function_identity(&fns[0])),
                        mix_key(name_hash(file), (uint64_t)(lineno > 0 ? lineno : 0)));
     } else { /* no DWARF scope: the symbol and the line hct_symbolize_inline shows, or the address */
@@ -516,9 +584,9 @@ int hct_symbolize_inline(hct_symbolizer *s, uintptr_t address, hct_symbol *out, 
     for (int k = nfn - 1; k >= 0 && n < max; k--, n++) {
         hct_symbol *o = &out[n];
         memset(o, 0, sizeof(*o));
-        die_function(&fns[k], o);
+        die_function(s, &fns[k], o);
         if (k > 0) /* it calls the next one, inlined, here */
-            call_site(cu, &fns[k - 1], o);
+            call_site(s, cu, &fns[k - 1], o);
     }
     if (n == 0) { /* no DWARF: the symbol table */
         memset(out, 0, sizeof(*out));
