@@ -6,8 +6,9 @@
 # (OMP_WAIT_POLICY=passive: no spinning counted; HCATRACE_SAMPLING=10s: no
 # samples), each thread on its own (--separate-threads), and prints per
 # thread (master, then the workers in their order) the difference divided by
-# MANY - FEW: the fixed costs of the start and the end cancel, the first
-# instances written in full too (both runs have them). Then the tracer's
+# MANY - FEW, less the tracer's start and end (hct_load, hct_unload: the
+# start's clock calibration is timed, its instructions vary): the first
+# instances written in full are in both runs and cancel. Then the tracer's
 # parallel-region entry points on each thread, inclusive. Needs valgrind
 # (not installed by scripts/install-deps); builds nothing: run `make` first.
 # Environment: THREADS (2), FEW (2000), MANY (6000).
@@ -55,7 +56,9 @@ functions() {
 # tracer's own helper threads never call the outlined function)
 omp_threads() { # CONFIG N
     for f in "$TMP/$1.$2.out"-*; do
-        functions "$f" | grep -q 'main._omp_fn' && echo "$f"
+        if functions "$f" | grep -q 'main._omp_fn'; then
+            echo "$f"
+        fi
     done
 }
 
@@ -76,8 +79,10 @@ for cfg in untraced traced; do
         functions "$many" > "$TMP/m"
         awk -F'\t' -v d=$((MANY - FEW)) -v cfg="$cfg" -v th="$i" '
             NR == FNR { a[$2] = $1; next }
-            $2 == "PROGRAM TOTALS" { printf "%s thread %d: %.0f\n", cfg, th, ($1 - a[$2]) / d }
+            $2 == "PROGRAM TOTALS" { total = $1 - a[$2] }
+            $2 ~ /^\/.*\/instrument\/hct_core\.c:hct_(load|unload)$/ { fixed += $1 - a[$2] }
             cfg == "traced" && $2 ~ /^\/.*\/instrument\/hct_openmp[a-z_]*\.c:(hct_omp_fork_begin|hct_omp_fork_end|hct_omp_share_begin|hct_omp_share_end)$/ {
-                printf "  %-60s %.0f\n", $2, ($1 - a[$2]) / d }' "$TMP/f" "$TMP/m"
+                parts = parts sprintf("  %-60s %.0f\n", $2, ($1 - a[$2]) / d) }
+            END { printf "%s thread %d: %.0f\n%s", cfg, th, (total - fixed) / d, parts }' "$TMP/f" "$TMP/m"
     done
 done
