@@ -70,8 +70,9 @@ __attribute__((no_sanitize("address"))) static uintptr_t word_at(const void *anc
 
 static int same(const entry *e, const void *anchor)
 {
+    const int32_t *slot = e->slot + CHECKS - e->nchain;
     for (int i = 0; i < e->nchain; i++)
-        if (word_at(anchor, e->slot[i]) != e->value[i])
+        if (word_at(anchor, slot[i]) != e->word[i])
             return 0;
     return 1;
 }
@@ -83,7 +84,7 @@ int hct_path_cache_get(hct_path_cache *c, const void *site, const void *anchor, 
     for (int i = entry_of(c, site, anchor, 0); i >= 0; i = entry_of(c, site, anchor, i % WAYS + 1)) {
         const entry *e = &c->entry[i];
         if (e->nframes >= 0 && same(e, anchor)) {
-            memcpy(frames, e->frames, (size_t)e->nframes * sizeof(frames[0]));
+            memcpy(frames, e->word + e->nchain, (size_t)e->nframes * sizeof(frames[0]));
             c->hits++;
             return e->nframes;
         }
@@ -91,22 +92,29 @@ int hct_path_cache_get(hct_path_cache *c, const void *site, const void *anchor, 
     return -1;
 }
 
+/* The checks of a walk, in order, before they are packed into an entry. */
+typedef struct {
+    int n;
+    int32_t slot[CHECKS];
+    uintptr_t value[CHECKS];
+} chain;
+
 #if defined(__x86_64__)
 /* Appends the check that the word at `at` is `value` (at in [low, anchor + 4 GiB)). */
-static int check(entry *e, const void *anchor, uintptr_t low, unw_word_t at, unw_word_t value)
+static int check(chain *e, const void *anchor, uintptr_t low, unw_word_t at, unw_word_t value)
 {
     intptr_t offset = (intptr_t)(at - (uintptr_t)anchor);
-    if (e->nchain >= CHECKS || at < low || at - low > UINT32_MAX / 2 || word_at(anchor, offset) != value)
+    if (e->n >= CHECKS || at < low || at - low > UINT32_MAX / 2 || word_at(anchor, offset) != value)
         return 0;
-    e->slot[e->nchain] = (int32_t)offset;
-    e->value[e->nchain++] = (uintptr_t)value;
+    e->slot[e->n] = (int32_t)offset;
+    e->value[e->n++] = (uintptr_t)value;
     return 1;
 }
 #endif
 
 /* The chain above anchor into e; 0 when a frame cannot be checked (and on
  * other architectures than x86-64, where HCT_PATH_ANCHOR() gives no anchor). */
-__attribute__((noinline)) static int walk(entry *e, const void *anchor)
+__attribute__((noinline)) static int walk(chain *e, const void *anchor)
 {
 #if !defined(__x86_64__)
     (void)e;
@@ -120,7 +128,7 @@ __attribute__((noinline)) static int walk(entry *e, const void *anchor)
         return 0;
     int found = 0, frames = 0, r = 1;
     uintptr_t a = (uintptr_t)anchor, low = 0; /* low: the anchor's function's stack pointer */
-    e->nchain = 0;
+    e->n = 0;
     unw_word_t rbp = 0, sp = 0;
     for (int k = 0; k < DEPTH + 16 && frames < DEPTH; k++) {
         unw_save_loc_t at; /* where the frame about to be left keeps its rbp */
@@ -164,7 +172,8 @@ void hct_path_cache_put(hct_path_cache *c, const void *site, const void *anchor,
     for (int i = entry_of(c, site, anchor, 0); i >= 0; i = entry_of(c, site, anchor, i % WAYS + 1)) {
         const entry *o = &c->entry[i];
         if (o->nframes == NOT_CACHEABLE ||
-            (o->nframes == n && memcmp(o->frames, frames, (size_t)n * sizeof(frames[0])) == 0 && same(o, anchor)))
+            (o->nframes == n && memcmp(o->word + o->nchain, frames, (size_t)n * sizeof(frames[0])) == 0 &&
+             same(o, anchor)))
             return; /* cached already, or never */
     }
     if (c->walks >= WALKS_FREE && c->hits < 4 * c->walks)
@@ -177,10 +186,16 @@ void hct_path_cache_put(hct_path_cache *c, const void *site, const void *anchor,
     *w = (uint8_t)((*w + 1) % WAYS);
     entry *e = &c->entry[i];
     c->tag[i] = (hct_path_cache_tag){ site, anchor };
-    if (!walk(e, anchor)) {
+    chain ch;
+    if (!walk(&ch, anchor)) {
         e->nframes = NOT_CACHEABLE;
+        e->nchain = 0;
         return;
     }
-    memcpy(e->frames, frames, (size_t)n * sizeof(frames[0]));
+    /* packed: the slots last in slot[], the frames right after the values */
+    memcpy(e->slot + CHECKS - ch.n, ch.slot, (size_t)ch.n * sizeof(ch.slot[0]));
+    memcpy(e->word, ch.value, (size_t)ch.n * sizeof(ch.value[0]));
+    memcpy(e->word + ch.n, frames, (size_t)n * sizeof(frames[0]));
+    e->nchain = ch.n;
     e->nframes = n;
 }

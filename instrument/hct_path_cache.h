@@ -28,13 +28,17 @@ typedef struct {
     const void *anchor;
 } hct_path_cache_tag;
 
-/* A cached path: see hct_path_cache.c. */
+/* A cached path: see hct_path_cache.c. What a get reads lies in one run of
+ * bytes, from the first slot used to the last frame: the slots are the last
+ * nchain of slot[], right before the counts, and the frames follow the
+ * checked values in word[] (a chain of 10 checks and 8 frames: 192 bytes,
+ * 3-4 cache lines; 5-6 when slots, values and frames each had an array of
+ * their full size). */
 typedef struct {
+    int32_t slot[HCT_PATH_CACHE_CHECKS]; /* the last nchain: where each checked word lies (a return address, a saved rbp), less the anchor */
     int nframes; /* or -2: not cacheable */
     int nchain;
-    int32_t slot[HCT_PATH_CACHE_CHECKS]; /* where each checked word lies (a return address, a saved rbp), less the anchor */
-    uintptr_t value[HCT_PATH_CACHE_CHECKS];
-    uintptr_t frames[HCT_PATH_CACHE_DEPTH];
+    uintptr_t word[HCT_PATH_CACHE_CHECKS + HCT_PATH_CACHE_DEPTH]; /* the nchain values the slots hold, then the nframes frames */
 } hct_path_cache_entry;
 
 /* One thread's cache; a member of hct_thread (hct.h), zero at its start. */
