@@ -99,6 +99,18 @@ static void build(fold_trace *t, const fold_region_options *o)
 
 static const char *BURST = "MPI_Allreduce@cg.c:88 -> MPI_Allreduce@cg.c:120";
 
+/* Builds t and checks that BURST split into exactly two duration groups: into *g0 (short) and *g1. */
+static void build_two_groups(fold_trace *t, const fold_region **g0, const fold_region **g1)
+{
+    build(t, NULL);
+    assert_int_equal(t->nfolds, 2);
+    *g0 = fold_region_find(t, BURST, 0);
+    *g1 = fold_region_find(t, BURST, 1);
+    assert_non_null(*g0);
+    assert_non_null(*g1);
+    assert_int_equal((*g0)->ngroups, 2);
+}
+
 static void groups_split_at_a_duration_gap(void **state)
 {
     (void)state;
@@ -107,12 +119,8 @@ static void groups_split_at_a_duration_gap(void **state)
     add_uniform(&t, 120, 10e6, 0.05);
     for (size_t i = 0; i < 80; i++)
         add_burst(&t, i % 2, 20e6 * (1.0 + 0.05 * sin((double)i)));
-    build(&t, NULL);
-    assert_int_equal(t.nfolds, 2);
-    const fold_region *g0 = fold_region_find(&t, BURST, 0), *g1 = fold_region_find(&t, BURST, 1);
-    assert_non_null(g0);
-    assert_non_null(g1);
-    assert_int_equal(g0->ngroups, 2);
+    const fold_region *g0, *g1;
+    build_two_groups(&t, &g0, &g1);
     assert_int_equal(g0->ninstances, 120);
     assert_int_equal(g1->ninstances, 80);
     assert_int_equal(g0->nexcluded + g1->nexcluded, 0);
@@ -615,12 +623,8 @@ static void modes_spread_by_load_are_two_groups(void **state)
             l = 17.2 + 2.3 * (double)(((i - 160) * 29) % 72) / 71.0;
         add_burst(&t, i % 2, exp(l));
     }
-    build(&t, NULL);
-    assert_int_equal(t.nfolds, 2);
-    const fold_region *sh = fold_region_find(&t, BURST, 0), *lg = fold_region_find(&t, BURST, 1);
-    assert_non_null(sh);
-    assert_non_null(lg);
-    assert_int_equal(sh->ngroups, 2);
+    const fold_region *sh, *lg;
+    build_two_groups(&t, &sh, &lg);
     assert_int_equal(lg->ninstances, 72);
     assert_int_equal(sh->ninstances, 160);
     for (size_t i = 0; i < lg->ninstances; i++)
@@ -667,12 +671,8 @@ static void one_work_in_two_conditions_is_two_groups(void **state)
                            : mode * (1.03 + 0.27 * (double)(k - 180) / 19.0);
         add_burst(&t, loc, d);
     }
-    build(&t, NULL);
-    assert_int_equal(t.nfolds, 2);
-    const fold_region *sh = fold_region_find(&t, BURST, 0), *lg = fold_region_find(&t, BURST, 1);
-    assert_non_null(sh);
-    assert_non_null(lg);
-    assert_int_equal(sh->ngroups, 2);
+    const fold_region *sh, *lg;
+    build_two_groups(&t, &sh, &lg);
     /* each group holds its own rank's instances (some of the short rank's
      * preempted ones reach the long mode and are its outliers) */
     size_t short_loc0 = 0;
