@@ -12,6 +12,11 @@
 #   RESOLUTION=0.05 compare over cells of 0.05 (truth_fold.py --resolution; default 0.01)
 #   RT=20 runs mpirun and the ranks at real-time priority 20 (chrt -f): "near idle" on
 #         a machine shared with others (nothing else runs when the program wants a CPU)
+#   RR=20 (with LOAD=1 or 2) the issue's loaded condition made reproducible on a shared
+#         machine: mpirun, the ranks and the busy loops all round-robin at real-time
+#         priority 20 (chrt -r), so that the program shares its cores with the busy loops
+#         only, in slices of RR_SLICE ms (default 4, near CFS's; the kernel's
+#         sched_rr_timeslice_ms is set for the run and restored after; needs root)
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-build}
@@ -24,13 +29,25 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/hcatruth.XXXXXX")
 busy=""
 rt=""
 [ -n "${RT:-}" ] && rt="chrt -f $RT"
+slice=/proc/sys/kernel/sched_rr_timeslice_ms
+old_slice=""
+if [ -n "${RR:-}" ]; then
+    rt="chrt -r $RR"
+    old_slice=$(cat "$slice") && echo "${RR_SLICE:-4}" > "$slice" || exit 1
+    trap 'echo "$old_slice" > "$slice"' EXIT
+    trap 'exit 1' INT TERM
+fi
 i=0
 while [ "$i" -lt "$LOAD" ]; do # a competing process on each core
-    taskset -c $((i % 2)) sh -c 'while :; do :; done' &
+    # round-robin: not pinned, so that it takes turns with both ranks (pinned beside
+    # one rank, that rank waits a whole slice after each of its sleeps, the other none)
+    busy_cpus=$((i % 2))
+    [ -n "${RR:-}" ] && busy_cpus=0,1
+    ${RR:+chrt -r $RR} taskset -c ${BUSY_CPUS:-$busy_cpus} sh -c 'while :; do :; done' &
     busy="$busy $!"
     i=$((i + 1))
 done
-echo "# load: $LOAD busy loops; $(nproc) CPUs; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# load: $LOAD busy loops${RR:+ (round-robin at priority $RR, slices of $(cat $slice) ms)}; $(nproc) CPUs; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 for np in ${RANKS:-1 2}; do
     for clock in ${CLOCKS:-wall cpu}; do
         for period in ${PERIODS:-20ms 2ms}; do

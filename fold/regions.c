@@ -214,6 +214,7 @@ typedef struct {
     size_t min;         /* smallest group */
     size_t *cuts;       /* group starts after the first, ascending */
     size_t ncuts;
+    int wall; /* logd are wall times: a valley splits only tight modes (tight_modes) */
 } splitter;
 
 #define VALLEY_BINS 128
@@ -296,6 +297,20 @@ static size_t valley_cut(const splitter *s, size_t a, size_t b)
     return i >= s->min && n - i >= s->min ? a + i : a;
 }
 
+/* Whether the sides [a, cut) and [cut, b) of a valley in wall times are two
+ * modes: their medians apart by more than gap_factor times their spreads
+ * added. A machine's load spreads wall times into a tail, whose valley below
+ * it is no second mode (test_regions one_mode_with_a_tail_stays_one_group);
+ * the same work run in two conditions keeps two tight modes (truth_app's
+ * ranks beside a busy process: spreads 0.02-0.04 of ln(duration), medians
+ * 0.36 apart). */
+static int tight_modes(const splitter *s, size_t a, size_t cut, size_t b)
+{
+    double ml = median_sorted(s->logd + a, cut - a), mr = median_sorted(s->logd + cut, b - cut);
+    double sl = 1.4826 * mad_sorted(s->logd + a, cut - a, ml), sr = 1.4826 * mad_sorted(s->logd + cut, b - cut, mr);
+    return mr - ml > s->o->gap_factor * (sl + sr);
+}
+
 /* Splits at the widest gap, recursively; where no gap is wide enough, at a
  * valley, once: the sides of a valley split only at gaps. */
 static void split_range(splitter *s, size_t a, size_t b, int valleys)
@@ -324,6 +339,8 @@ static void split_range(splitter *s, size_t a, size_t b, int valleys)
     int modes = gap > s->o->min_gap && apart > s->o->min_apart && apart > s->o->gap_factor * (sl + sr);
     if (best <= a || !(gap > need || modes)) {
         best = valleys ? valley_cut(s, a, b) : a;
+        if (s->wall && best > a && !tight_modes(s, a, best, b))
+            best = a;
         valleys = 0;
     }
     if (best <= a)
@@ -425,14 +442,25 @@ static int build_groups(const fold_trace *t, const fold_region_options *o, fold_
         goto out;
     for (size_t i = 0; i < n; i++)
         logd[i] = log(bd[i].d > 1.0 ? bd[i].d : 1.0);
-    splitter s = { o, logd, 0, cuts, 0 };
+    splitter s = { o, logd, 0, cuts, 0, !on_cpu };
     if (o->split) {
         s.min = (size_t)ceil(o->min_group_fraction * (double)n);
         if (s.min < o->min_group)
             s.min = o->min_group;
         if (s.min < 1)
             s.min = 1;
-        split_range(&s, 0, n, on_cpu); /* valleys of wall times are mostly the machine's noise */
+        /* at a valley of wall times too: the same work run in different
+         * conditions, such as the ranks of a job on 2 cores beside a busy
+         * process, one sharing its core and one not, each rank's instances
+         * stretched alike (truth_app: 15.9 against 11.1 ms, page faults from
+         * 0.57 against 0.375 of the region). Folded together, the points at a
+         * normalized time mixed both shapes in the proportion the samples
+         * happened to fall there: curves scattered by the shapes' difference
+         * (page faults 7.5-11.7 % MAE against 2.7-3.3 % split), phases of
+         * neither (docs/benchmarks.md, "The loaded check (issue 17, branch
+         * loaded2)"); where wall times are spread by the machine's noise
+         * instead, a valley splits only tight modes (tight_modes) */
+        split_range(&s, 0, n, 1);
     }
     size_t ngroups = s.ncuts + 1;
     if (*nfolds + ngroups > *cap) {

@@ -99,6 +99,18 @@ static void build(fold_trace *t, const fold_region_options *o)
 
 static const char *BURST = "MPI_Allreduce@cg.c:88 -> MPI_Allreduce@cg.c:120";
 
+/* Builds t and checks that BURST split into exactly two duration groups: into *g0 (short) and *g1. */
+static void build_two_groups(fold_trace *t, const fold_region **g0, const fold_region **g1)
+{
+    build(t, NULL);
+    assert_int_equal(t->nfolds, 2);
+    *g0 = fold_region_find(t, BURST, 0);
+    *g1 = fold_region_find(t, BURST, 1);
+    assert_non_null(*g0);
+    assert_non_null(*g1);
+    assert_int_equal((*g0)->ngroups, 2);
+}
+
 static void groups_split_at_a_duration_gap(void **state)
 {
     (void)state;
@@ -107,12 +119,8 @@ static void groups_split_at_a_duration_gap(void **state)
     add_uniform(&t, 120, 10e6, 0.05);
     for (size_t i = 0; i < 80; i++)
         add_burst(&t, i % 2, 20e6 * (1.0 + 0.05 * sin((double)i)));
-    build(&t, NULL);
-    assert_int_equal(t.nfolds, 2);
-    const fold_region *g0 = fold_region_find(&t, BURST, 0), *g1 = fold_region_find(&t, BURST, 1);
-    assert_non_null(g0);
-    assert_non_null(g1);
-    assert_int_equal(g0->ngroups, 2);
+    const fold_region *g0, *g1;
+    build_two_groups(&t, &g0, &g1);
     assert_int_equal(g0->ninstances, 120);
     assert_int_equal(g1->ninstances, 80);
     assert_int_equal(g0->nexcluded + g1->nexcluded, 0);
@@ -615,12 +623,8 @@ static void modes_spread_by_load_are_two_groups(void **state)
             l = 17.2 + 2.3 * (double)(((i - 160) * 29) % 72) / 71.0;
         add_burst(&t, i % 2, exp(l));
     }
-    build(&t, NULL);
-    assert_int_equal(t.nfolds, 2);
-    const fold_region *sh = fold_region_find(&t, BURST, 0), *lg = fold_region_find(&t, BURST, 1);
-    assert_non_null(sh);
-    assert_non_null(lg);
-    assert_int_equal(sh->ngroups, 2);
+    const fold_region *sh, *lg;
+    build_two_groups(&t, &sh, &lg);
     assert_int_equal(lg->ninstances, 72);
     assert_int_equal(sh->ninstances, 160);
     for (size_t i = 0; i < lg->ninstances; i++)
@@ -644,6 +648,38 @@ static void one_mode_with_a_tail_stays_one_group(void **state)
     assert_int_equal(t.nfolds, 1);
     assert_int_equal(t.folds[0].ngroups, 1);
     assert_int_equal(t.folds[0].nexcluded, 40);
+    fold_trace_free(&t);
+}
+
+/* The same work in two conditions: truth_app's 2 ranks on 2 cores beside a
+ * busy process pinned to one of them, each rank's instances stretched alike
+ * (11.1 and 15.9 ms, +-3 %), and 10 % of each rank's preempted further,
+ * spread evenly up to 1.3 times its mode: no empty gap between the modes,
+ * medians 0.36 apart in ln(duration) against spreads of 0.03: two groups by
+ * the valley between them (docs/benchmarks.md, "The loaded check (issue 17,
+ * branch loaded2)"). Before, a valley split only CPU times: one group, whose
+ * fold mixed both shapes. */
+static void one_work_in_two_conditions_is_two_groups(void **state)
+{
+    (void)state;
+    fold_trace t;
+    make_trace(&t, 2);
+    for (size_t i = 0; i < 400; i++) {
+        size_t loc = i % 2, k = i / 2;
+        double mode = loc ? 15.9e6 : 11.1e6;
+        double d = k < 180 ? mode * (1.0 + 0.03 * (2.0 * (double)((k * 37) % 180) / 179.0 - 1.0))
+                           : mode * (1.03 + 0.27 * (double)(k - 180) / 19.0);
+        add_burst(&t, loc, d);
+    }
+    const fold_region *sh, *lg;
+    build_two_groups(&t, &sh, &lg);
+    /* each group holds its own rank's instances (some of the short rank's
+     * preempted ones reach the long mode and are its outliers) */
+    size_t short_loc0 = 0;
+    for (size_t i = 0; i < sh->ninstances; i++)
+        short_loc0 += sh->instances[i].location == 0;
+    assert_true(short_loc0 >= 180);
+    assert_true(sh->ninstances - short_loc0 == 0);
     fold_trace_free(&t);
 }
 
@@ -672,6 +708,7 @@ int main(void)
         cmocka_unit_test(names_of_a_grid_of_call_paths_are_unique),
         cmocka_unit_test(independent_of_reading_order),
         cmocka_unit_test(empty_trace),
+        cmocka_unit_test(one_work_in_two_conditions_is_two_groups),
         cmocka_unit_test(same_code_on_every_rank_is_one_region),
         cmocka_unit_test(code_paths_are_separate_regions),
         cmocka_unit_test(single_samples_do_not_split_paths),
