@@ -32,7 +32,7 @@ export OMP_NUM_THREADS=2
 ITER=1000
 REGIONS=$((2 * ITER))
 SIGMASK_MAX=5 # rt_sigprocmask per region (the library before: 52)
-TOTAL_MAX=30  # every system call but futex and sched_yield per region, sampling off (before: 61; after: 9.0 at load 25)
+TOTAL_MAX=30  # every system call but futex and sched_yield per region, sampling off (before sys2t: about 61; now 6.0 at load 17, 9.0 at 25)
 # futex and sched_yield not stopped for (seccomp-bpf) where strace can, else only not counted
 NOWAIT="--seccomp-bpf -e trace=!futex,sched_yield"
 strace -f $NOWAIT -o /dev/null true > /dev/null 2>&1 || NOWAIT="-e trace=!futex,sched_yield"
