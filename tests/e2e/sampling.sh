@@ -103,11 +103,12 @@ done
 # the compute samples (leaf run_kernel); the others wait in MPI, more or less
 # depending on the load of the machine: a rank spins in MPI while its partner
 # is preempted, and that CPU time is sampled too (was: the compute samples at
-# least a third of all, 129-135 of 280-319 at load 27-35 and below a third
-# when busier). The compute samples are compared with the compute's own CPU
-# time instead: the iterations' task-clock less that of the MPI calls in them,
-# in periods of 10 ms (load 27-35: 125-135 samples for 130-141 periods); a
-# sampler that drops or misplaces compute samples falls below three quarters
+# least a third of all, 125-135 of 280-349 at load 27-35, and under ASan at
+# load 32-34 118-127 of 699-723: failed). The compute samples are compared
+# with the compute's own CPU time instead: the iterations' task-clock less
+# that of the MPI calls in them, in periods of 10 ms (load 27-35, plain and
+# ASan: 0.87-1.02 of them); a sampler that drops or misplaces compute samples
+# falls below three quarters (sampled every 20 ms: 61 for 122 periods)
 kernel=$(grep '^stack [0-9]* run_kernel@' stat.txt | awk '{ t += $2 } END { print t + 0 }')
 all=$(awk '$1 == "location" { t += $14 } END { print t }' stat.txt)
 periods=$(awk '$1 == "region" { tc = 0; for (i = 3; i <= NF; i++) if ($i ~ /^task-clock=/) { split($i, a, "="); tc = a[2] }
