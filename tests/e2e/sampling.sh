@@ -106,8 +106,8 @@ done
 # least a third of all, 125-135 of 280-349 at load 27-35, and under ASan at
 # load 32-34 118-127 of 699-723: failed). The compute samples are compared
 # with the compute's own CPU time instead: the iterations' task-clock less
-# that of the MPI calls in them, in periods of 10 ms (load 27-35, plain and
-# ASan: 0.87-1.02 of them); a sampler that drops or misplaces compute samples
+# that of the MPI calls in them, in periods of 10 ms (load 11-35, plain and
+# ASan: 0.87-1.05 of them); a sampler that drops or misplaces compute samples
 # falls below three quarters (sampled every 20 ms: 61 for 122 periods)
 kernel=$(grep '^stack [0-9]* run_kernel@' stat.txt | awk '{ t += $2 } END { print t + 0 }')
 all=$(awk '$1 == "location" { t += $14 } END { print t }' stat.txt)
