@@ -101,11 +101,22 @@ for p in stencil:4 update:5 norm:; do
     total=$((total + c))
 done
 # the compute samples (leaf run_kernel); the others wait in MPI, more or less
-# depending on the load of the machine
+# depending on the load of the machine: a rank spins in MPI while its partner
+# is preempted, and that CPU time is sampled too (was: the compute samples at
+# least a third of all, 125-135 of 280-349 at load 27-35, and under ASan at
+# load 32-34 118-127 of 699-723: failed). The compute samples are compared
+# with the compute's own CPU time instead: the iterations' task-clock less
+# that of the MPI calls in them, in periods of 10 ms (load 11-35, plain and
+# ASan: 0.87-1.05 of them); a sampler that drops or misplaces compute samples
+# falls below three quarters (sampled every 20 ms: 61 for 122 periods)
 kernel=$(grep '^stack [0-9]* run_kernel@' stat.txt | awk '{ t += $2 } END { print t + 0 }')
 all=$(awk '$1 == "location" { t += $14 } END { print t }' stat.txt)
-ok $((total * 100 < kernel * 98 || kernel * 3 < all)) \
-    "mpi: $total of $kernel compute samples ($all in all) resolve to run_kernel < phase_stencil|update|norm < main, at their lines"
+periods=$(awk '$1 == "region" { tc = 0; for (i = 3; i <= NF; i++) if ($i ~ /^task-clock=/) { split($i, a, "="); tc = a[2] }
+                                if ($2 == "iteration") c += tc
+                                if ($2 ~ /^MPI_(Irecv|Isend|Waitall|Allreduce|Bcast|Barrier)$/) c -= tc }
+               END { printf "%d", c / 10e6 }' stat.txt)
+ok $((total * 100 < kernel * 98 || kernel * 4 < periods * 3)) \
+    "mpi: $total of $kernel compute samples ($all in all; the compute's CPU time $periods periods) resolve to run_kernel < phase_stencil|update|norm < main, at their lines"
 share() { awk -v a="$1" -v t="$total" -v lo="$2" -v hi="$3" 'BEGIN { s = t ? 100 * a / t : 0; exit !(s >= lo && s <= hi) }'; }
 share "$n_stencil" 28 52
 ok $? "mpi: phase_stencil has 40 % of the compute samples ($n_stencil of $total; 28-52 % accepted)"
