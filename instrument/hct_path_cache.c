@@ -187,6 +187,7 @@ void hct_path_cache_put(hct_path_cache *c, const void *site, const void *anchor,
     entry *e = &c->entry[i];
     c->tag[i] = (hct_path_cache_tag){ site, anchor };
     chain ch;
+    ch.n = 0; /* walk() sets it on x86-64 only */
     if (!walk(&ch, anchor)) {
         e->nframes = NOT_CACHEABLE;
         e->nchain = 0;
