@@ -319,10 +319,10 @@ $(BUILD)/tests/test_path_cache: TEST_LIBS += $(UNWIND_LIBS)
 $(BUILD)/tests/test_symbol_names: $(call lib_obj,instrument/hct_symbol_names.c)
 $(BUILD)/tests/test_symbol_names: TEST_LIBS += -lstdc++ -ldl
 # the index of function scopes against libdw's walk, on this test and tests/inline_app
-$(BUILD)/tests/test_scope_index: $(call lib_obj,instrument/hct_scope_index.c)
+$(BUILD)/tests/test_scope_index: $(call lib_obj,instrument/hct_scope_index.c) $(call lib_obj,instrument/hct_cu_units.c)
 $(BUILD)/tests/test_scope_index: TEST_LIBS += $(DW_LIBS)
 # the compact copies of line tables against libdw's, on this test and tests/inline_app
-$(BUILD)/tests/test_line_tables: $(call lib_obj,instrument/hct_line_tables.c)
+$(BUILD)/tests/test_line_tables: $(call lib_obj,instrument/hct_line_tables.c) $(call lib_obj,instrument/hct_cu_units.c)
 $(BUILD)/tests/test_line_tables: TEST_LIBS += $(DW_LIBS)
 # the find_debuginfo callback against libdw's standard one, on this test's modules
 $(BUILD)/tests/test_debuginfo: $(call lib_obj,instrument/hct_debuginfo.c)

@@ -8,6 +8,9 @@
  * that row, with the same answer. */
 #include "hct_line_tables.h"
 
+#include "hct_cu_units.h"
+
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +24,9 @@ typedef struct {
 #define NO_FILE (UINT32_MAX >> 1) /* an index past every unit's files */
 
 typedef struct {
-    const void *key; /* the unit DIE's address in the debug data */
+    /* the unit DIE's address in the debug data, read by hct_cu_unit_slot */
+    // cppcheck-suppress unusedStructMember
+    const void *key;
     int failed;      /* no copy: libdw answers */
     Dwarf_Addr base;
     row *rows;
@@ -180,31 +185,11 @@ static int unit_build(hct_line_tables *t, unit *u, Dwarf_Die *cu)
 /* The unit of cu, its copy made at its first question; NULL: no memory. */
 static unit *unit_of(hct_line_tables *t, Dwarf_Die *cu)
 {
-    const void *key = cu->addr;
-    size_t lo = 0, hi = t->nunits;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if ((uintptr_t)t->units[mid].key < (uintptr_t)key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo < t->nunits && t->units[lo].key == key)
-        return &t->units[lo];
-    if (t->nunits == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 8;
-        unit *grown = realloc(t->units, cap * sizeof(*grown));
-        if (!grown)
-            return NULL;
-        t->units = grown;
-        t->cap = cap;
-    }
-    memmove(&t->units[lo + 1], &t->units[lo], (t->nunits - lo) * sizeof(*t->units));
-    t->nunits++;
-    unit *u = &t->units[lo];
-    memset(u, 0, sizeof(*u));
-    u->key = key;
-    unit_build(t, u, cu);
+    _Static_assert(offsetof(unit, key) == 0, "hct_cu_unit_slot's key first");
+    int added;
+    unit *u = hct_cu_unit_slot((void **)&t->units, &t->nunits, &t->cap, sizeof(*t->units), cu->addr, &added);
+    if (u && added)
+        unit_build(t, u, cu);
     return u;
 }
 

@@ -16,7 +16,10 @@
  * (imported units, errors reading ranges) is answered by libdw's walk. */
 #include "hct_scope_index.h"
 
+#include "hct_cu_units.h"
+
 #include <dwarf.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -214,25 +217,11 @@ static void unit_build(hct_scope_index *x, unit *u, Dwarf_Die *cu)
 /* The unit of cu, indexed at its first question; NULL: no room. */
 static unit *unit_of(hct_scope_index *x, Dwarf_Die *cu)
 {
-    const void *key = cu->addr;
-    size_t lo = 0, hi = x->nunits;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if ((uintptr_t)x->units[mid].key < (uintptr_t)key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo < x->nunits && x->units[lo].key == key)
-        return &x->units[lo];
-    if (grow(x, (void **)&x->units, &x->cap_units, x->nunits + 1, sizeof(*x->units), 0) != 0)
-        return NULL;
-    memmove(&x->units[lo + 1], &x->units[lo], (x->nunits - lo) * sizeof(*x->units));
-    x->nunits++;
-    unit *u = &x->units[lo];
-    memset(u, 0, sizeof(*u));
-    u->key = key;
-    unit_build(x, u, cu);
+    _Static_assert(offsetof(unit, key) == 0, "hct_cu_unit_slot's key first");
+    int added;
+    unit *u = hct_cu_unit_slot((void **)&x->units, &x->nunits, &x->cap_units, sizeof(*x->units), cu->addr, &added);
+    if (u && added)
+        unit_build(x, u, cu);
     return u;
 }
 
