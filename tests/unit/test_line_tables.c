@@ -18,6 +18,8 @@
 #include <cmocka.h>
 #include <elfutils/libdwfl.h>
 
+#include "test_dwfl.h"
+
 #include "hct_line_tables.h"
 
 typedef struct {
@@ -71,20 +73,10 @@ static void compare_unit(hct_line_tables *t, Dwfl_Module *mod, Dwarf_Die *cu, Dw
 
 static tally compare_program(const char *path, Dwarf_Addr step)
 {
-    static char *debuginfo_path;
-    static const Dwfl_Callbacks callbacks = {
-        .find_elf = dwfl_build_id_find_elf,
-        .find_debuginfo = dwfl_standard_find_debuginfo,
-        .section_address = dwfl_offline_section_address,
-        .debuginfo_path = &debuginfo_path,
-    };
     tally y;
     memset(&y, 0, sizeof(y));
-    Dwfl *dwfl = dwfl_begin(&callbacks);
-    assert_non_null(dwfl);
-    Dwfl_Module *mod = dwfl_report_offline(dwfl, path, path, -1);
-    assert_non_null(mod);
-    assert_int_equal(dwfl_report_end(dwfl, NULL, NULL), 0);
+    Dwfl_Module *mod = NULL;
+    Dwfl *dwfl = test_dwfl_open(path, &mod);
     hct_line_tables *t = hct_line_tables_new();
     assert_non_null(t);
     Dwarf_Addr bias = 0;
@@ -118,14 +110,11 @@ static void self_program(void **state)
     check(&y);
 }
 
-static const char *test_dir;
-
 static void inline_app(void **state)
 {
     (void)state;
     char path[4096];
-    snprintf(path, sizeof(path), "%s/inline_app", test_dir);
-    if (access(path, R_OK) != 0)
+    if (!test_beside("inline_app", path, sizeof(path)))
         skip(); /* no C++ compiler: not built */
     tally y = compare_program(path, 1);
     check(&y);
@@ -142,14 +131,7 @@ static void other_program(void **state)
 int main(int argc, char **argv)
 {
     (void)argc;
-    static char dir[4096];
-    snprintf(dir, sizeof(dir), "%s", argv[0]);
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        *slash = '\0';
-    else
-        snprintf(dir, sizeof(dir), ".");
-    test_dir = dir;
+    test_dir_set(argv[0]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(self_program),
         cmocka_unit_test(inline_app),

@@ -20,6 +20,8 @@
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 
+#include "test_dwfl.h"
+
 #include "hct_scope_index.h"
 #include "hct_symbols.h"
 
@@ -85,19 +87,9 @@ static void compare_unit(hct_scope_index *x, Dwarf_Die *cu, Dwarf_Addr step, tal
 /* Every unit of the program at path, with an index of max_bytes. */
 static tally compare_program(const char *path, size_t max_bytes, Dwarf_Addr step, size_t *indexed, size_t *walked)
 {
-    static char *debuginfo_path;
-    static const Dwfl_Callbacks callbacks = {
-        .find_elf = dwfl_build_id_find_elf,
-        .find_debuginfo = dwfl_standard_find_debuginfo,
-        .section_address = dwfl_offline_section_address,
-        .debuginfo_path = &debuginfo_path,
-    };
     tally t;
     memset(&t, 0, sizeof(t));
-    Dwfl *dwfl = dwfl_begin(&callbacks);
-    assert_non_null(dwfl);
-    assert_non_null(dwfl_report_offline(dwfl, path, path, -1));
-    assert_int_equal(dwfl_report_end(dwfl, NULL, NULL), 0);
+    Dwfl *dwfl = test_dwfl_open(path, NULL);
     hct_scope_index *x = hct_scope_index_new(max_bytes);
     assert_non_null(x);
     Dwarf_Addr bias = 0;
@@ -137,14 +129,11 @@ static void no_room(void **state)
     assert_true(walked > 0);
 }
 
-static const char *test_dir;
-
 static void inline_app(void **state)
 {
     (void)state;
     char path[4096];
-    snprintf(path, sizeof(path), "%s/inline_app", test_dir);
-    if (access(path, R_OK) != 0)
+    if (!test_beside("inline_app", path, sizeof(path)))
         skip(); /* no C++ compiler: not built */
     size_t indexed = 0, walked = 0;
     tally t = compare_program(path, (size_t)64 << 20, 1, &indexed, &walked);
@@ -167,14 +156,7 @@ static void other_program(void **state)
 int main(int argc, char **argv)
 {
     (void)argc;
-    static char dir[4096];
-    snprintf(dir, sizeof(dir), "%s", argv[0]);
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        *slash = '\0';
-    else
-        snprintf(dir, sizeof(dir), ".");
-    test_dir = dir;
+    test_dir_set(argv[0]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(self_program),
         cmocka_unit_test(no_room),
