@@ -325,6 +325,9 @@ $(BUILD)/tests/test_scope_index: TEST_LIBS += $(DW_LIBS)
 $(BUILD)/tests/test_line_tables: $(call lib_obj,instrument/hct_line_tables.c) $(call lib_obj,instrument/hct_cu_units.c)
 $(BUILD)/tests/test_line_tables: TEST_LIBS += $(DW_LIBS)
 # the find_debuginfo callback against libdw's standard one, on this test's modules
+$(BUILD)/tests/test_symbol_table: $(call lib_obj,instrument/hct_symbol_table.c)
+$(BUILD)/tests/test_symbol_table: TEST_LIBS += $(DW_LIBS) -ldl
+
 $(BUILD)/tests/test_debuginfo: $(call lib_obj,instrument/hct_debuginfo.c)
 $(BUILD)/tests/test_debuginfo: TEST_LIBS += $(DW_LIBS) -ldl
 # the resident pages of mapped files given back (hct_symbolizer_release_pages)

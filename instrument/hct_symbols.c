@@ -28,30 +28,18 @@
 #include "hct_line_tables.h"
 #include "hct_scope_index.h"
 #include "hct_symbol_names.h"
+#include "hct_symbol_table.h"
 
 #define MAX_ALIASES 32
 /* The memory the index of function scopes may take (hct_scope_index.c):
  * LULESH's five units take 0.4 MiB (docs/benchmarks.md). */
 #define SCOPE_INDEX_BYTES ((size_t)64 << 20)
 
-/* A module's named function symbols (STT_FUNC, STT_GNU_IFUNC) sorted by
- * address, then by their index in its symbol table: the aliases at a
- * function's start by binary search, in the order a pass over the table
- * finds them (that pass per address, over libmpi's or libc's thousands of
- * symbols, was half a percent of halo3d's run, at its end). 8 bytes a
- * symbol: its name and binding are read again from the table for the few
- * found (the node's owner held 374 KB of these tables with them, 24 bytes a
- * symbol, docs/benchmarks.md "The node owner's margin"). */
-typedef struct {
-    uint32_t offset; /* the value less the module's lowest */
-    uint32_t index;
-} fn_symbol;
-
+/* A module's symbol table by address (hct_symbol_table.h), built at its
+ * first question. */
 typedef struct {
     Dwfl_Module *mod;
-    fn_symbol *syms; /* NULL: not built (out of memory, values 4 GiB apart): the pass over the table */
-    size_t n;
-    GElf_Addr lowest;
+    hct_symbol_table *table; /* NULL: not built (out of memory, values 4 GiB apart): libdw's pass */
 } module_symbols;
 
 struct hct_symbolizer {
@@ -109,7 +97,7 @@ void hct_symbolizer_close(hct_symbolizer *s)
     if (!s)
         return;
     for (size_t i = 0; i < s->nmodsyms; i++)
-        free(s->modsyms[i].syms);
+        hct_symbol_table_free(s->modsyms[i].table);
     free(s->modsyms);
     hct_scope_index_free(s->scopes); /* its DIEs point into the Dwfl's data */
     hct_line_tables_free(s->lines);
@@ -286,66 +274,18 @@ static void call_site(const hct_symbolizer *s, Dwarf_Die *cu, Dwarf_Die *inlined
         source_file(cu, name, caller->file, sizeof(caller->file));
 }
 
-/* Symbol i of mod when it names a function: its name, *value and *binding. */
-static const char *function_symbol(Dwfl_Module *mod, int i, GElf_Addr *value, int *binding)
-{
-    GElf_Sym sym;
-    const char *name = dwfl_module_getsym_info(mod, i, &sym, value, NULL, NULL, NULL);
-    int type = GELF_ST_TYPE(sym.st_info);
-    *binding = GELF_ST_BIND(sym.st_info);
-    return name && *name && (type == STT_FUNC || type == STT_GNU_IFUNC) ? name : NULL;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    const fn_symbol *x = a, *y = b;
-    if (x->offset != y->offset)
-        return x->offset < y->offset ? -1 : 1;
-    return (x->index > y->index) - (x->index < y->index);
-}
-
-/* m->syms: the function symbols of mod's table (nsyms entries), by value; -1
- * if they do not fit (values 4 GiB apart, no memory). */
-static int sort_symbols(module_symbols *m, Dwfl_Module *mod, int nsyms)
-{
-    GElf_Addr lowest = 0, highest = 0, value = 0;
-    int binding = 0;
-    size_t n = 0;
-    for (int i = 1; i < nsyms; i++)
-        if (function_symbol(mod, i, &value, &binding)) {
-            lowest = n == 0 || value < lowest ? value : lowest;
-            highest = n == 0 || value > highest ? value : highest;
-            n++;
-        }
-    if (n == 0 || highest - lowest > UINT32_MAX || !(m->syms = malloc(n * sizeof(*m->syms))))
-        return -1;
-    m->lowest = lowest;
-    for (int i = 1; i < nsyms && m->n < n; i++)
-        if (function_symbol(mod, i, &value, &binding))
-            m->syms[m->n++] = (fn_symbol){ (uint32_t)(value - lowest), (uint32_t)i };
-    qsort(m->syms, m->n, sizeof(*m->syms), by_value);
-    return 0;
-}
-
-/* mod's function symbols by address, built at its first question. */
-static const module_symbols *symbols_of(hct_symbolizer *s, Dwfl_Module *mod)
+/* mod's symbol table by address, built at its first question. */
+static const hct_symbol_table *symbols_of(hct_symbolizer *s, Dwfl_Module *mod)
 {
     for (size_t i = 0; i < s->nmodsyms; i++)
         if (s->modsyms[i].mod == mod)
-            return &s->modsyms[i];
+            return s->modsyms[i].table;
     module_symbols *grown = realloc(s->modsyms, (s->nmodsyms + 1) * sizeof(*grown));
     if (!grown)
         return NULL;
     s->modsyms = grown;
-    module_symbols *m = &s->modsyms[s->nmodsyms++];
-    *m = (module_symbols){ mod, NULL, 0, 0 };
-    int nsyms = dwfl_module_getsymtab(mod);
-    if (nsyms > 1 && sort_symbols(m, mod, nsyms) != 0) {
-        free(m->syms);
-        m->syms = NULL;
-        m->n = 0;
-    }
-    return m;
+    s->modsyms[s->nmodsyms++] = (module_symbols){ mod, hct_symbol_table_build(mod) };
+    return s->modsyms[s->nmodsyms - 1].table;
 }
 
 /* The canonical name among the symbols at the start of the function holding
@@ -353,41 +293,12 @@ static const module_symbols *symbols_of(hct_symbolizer *s, Dwfl_Module *mod)
 static int symbol_function(hct_symbolizer *s, Dwfl_Module *mod, Dwarf_Addr address, hct_symbol *out)
 {
     GElf_Off offset = 0;
-    GElf_Sym sym;
-    const char *first = dwfl_module_addrinfo(mod, address, &offset, &sym, NULL, NULL, NULL);
+    const hct_symbol_table *table = symbols_of(s, mod);
+    const char *first = hct_symbol_table_addrinfo(table, mod, address, &offset);
     if (!first)
         return 0;
-    GElf_Addr start = address - offset;
     hct_alias aliases[MAX_ALIASES];
-    size_t n = 0;
-    const module_symbols *m = symbols_of(s, mod);
-    if (m && m->syms) {
-        size_t lo = 0, hi = m->n; /* the first at start or after */
-        GElf_Addr at = start - m->lowest;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (m->syms[mid].offset < at)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        for (; start >= m->lowest && lo < m->n && m->syms[lo].offset == at && n < MAX_ALIASES; lo++) {
-            GElf_Addr value = 0;
-            int binding = 0;
-            const char *name = function_symbol(mod, (int)m->syms[lo].index, &value, &binding);
-            if (name)
-                aliases[n++] = (hct_alias){ name, binding };
-        }
-    } else {
-        int nsyms = dwfl_module_getsymtab(mod);
-        for (int i = 1; i < nsyms && n < MAX_ALIASES; i++) {
-            GElf_Addr value = 0;
-            int binding = 0;
-            const char *name = function_symbol(mod, i, &value, &binding);
-            if (name && value == start)
-                aliases[n++] = (hct_alias){ name, binding };
-        }
-    }
+    size_t n = hct_symbol_table_aliases(table, mod, address - offset, aliases, MAX_ALIASES);
     int best = hct_alias_choose(aliases, n);
     char plain[256];
     copy_str(plain, sizeof(plain), best >= 0 ? aliases[best].name : first);
@@ -538,11 +449,10 @@ int hct_symbol_keys(hct_symbolizer *s, uintptr_t address, uint64_t *keys, uint64
                        mix_key(name_hash(file), (uint64_t)(lineno > 0 ? lineno : 0)));
     } else { /* no DWARF scope: the symbol and the line hct_symbolize_inline shows, or the address */
         GElf_Off offset = 0;
-        GElf_Sym sym;
         hct_symbol line;
         memset(&line, 0, sizeof(line));
         address_line(s, mod, (Dwarf_Addr)address, NULL, &line);
-        leaf = dwfl_module_addrinfo(mod, (Dwarf_Addr)address, &offset, &sym, NULL, NULL, NULL)
+        leaf = hct_symbol_table_addrinfo(symbols_of(s, mod), mod, (Dwarf_Addr)address, &offset)
                    ? mix_key(mix_key(mix_key(module, 5), address - offset - base),
                              mix_key(name_hash(line.file), line.line))
                    : mix_key(mix_key(module, 6), address - base);
