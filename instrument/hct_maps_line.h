@@ -1,7 +1,7 @@
 /* hct_maps_line.h: one line of a process's maps file (/proc/PID/maps, proc(5))
  * parsed (hct_maps_line.c), for the readers of this process's mappings:
  * hct_code_files (its executable mappings) and hct_image_pages (the files
- * libelf mapped). Outside signal handlers only (sscanf). */
+ * libelf mapped). */
 #ifndef HCT_MAPS_LINE_H
 #define HCT_MAPS_LINE_H
 

@@ -113,20 +113,31 @@ static int by_offset(const void *a, const void *b)
     return (tag_index(x->tag) > tag_index(y->tag)) - (tag_index(x->tag) < tag_index(y->tag));
 }
 
-static int fill(hct_symbol_table *t, Dwfl_Module *mod, int nsyms, size_t n)
+/* t->syms from one pass over mod's nsyms symbols (at most nsyms - 1 kept,
+ * the array shrunk after), sorted; t->prefix_end. -1: the table cannot
+ * answer for mod, or no memory. */
+static int fill(hct_symbol_table *t, Dwfl_Module *mod, int nsyms)
 {
     GElf_Sym sym;
     GElf_Addr value = 0;
     int alias_only = 0;
-    t->syms = malloc(n * sizeof(*t->syms));
-    t->prefix_end = malloc((n / BLOCK + 1) * sizeof(*t->prefix_end));
-    if (!t->syms || !t->prefix_end)
+    if (!(t->syms = malloc((size_t)(nsyms - 1) * sizeof(*t->syms))))
         return -1;
-    for (int i = 1; i < nsyms && t->n < n; i++)
-        if (kept_symbol(mod, i, t->lowest, t->end, &sym, &value, &alias_only) == 1)
+    for (int i = 1; i < nsyms; i++) {
+        int kept = kept_symbol(mod, i, t->lowest, t->end, &sym, &value, &alias_only);
+        if (kept < 0)
+            return -1;
+        if (kept)
             t->syms[t->n++] = (table_symbol){ (uint32_t)(value - t->lowest), (uint32_t)sym.st_size,
                                               (uint32_t)i | binding_rank(&sym) << BINDING_SHIFT |
                                                   (alias_only ? ALIAS_ONLY : 0) };
+    }
+    if (t->n == 0)
+        return -1;
+    table_symbol *shrunk = realloc(t->syms, t->n * sizeof(*t->syms));
+    t->syms = shrunk ? shrunk : t->syms;
+    if (!(t->prefix_end = malloc((t->n / BLOCK + 1) * sizeof(*t->prefix_end))))
+        return -1;
     qsort(t->syms, t->n, sizeof(*t->syms), by_offset);
     uint64_t reach = 0;
     for (size_t i = 0; i < t->n; i++) {
@@ -146,25 +157,13 @@ hct_symbol_table *hct_symbol_table_build(Dwfl_Module *mod)
     dwfl_module_info(mod, NULL, &low, &end, NULL, NULL, NULL, NULL);
     if (nsyms <= 1 || first_global < 0 || (unsigned)nsyms > INDEX_MASK || end <= low || end - low > UINT32_MAX)
         return NULL;
-    GElf_Sym sym;
-    GElf_Addr value = 0;
-    int alias_only = 0;
-    size_t n = 0;
-    for (int i = 1; i < nsyms; i++) {
-        int kept = kept_symbol(mod, i, low, end, &sym, &value, &alias_only);
-        if (kept < 0)
-            return NULL;
-        n += (size_t)kept;
-    }
     hct_symbol_table *t = calloc(1, sizeof(*t));
-    if (n == 0 || !t) {
-        free(t);
+    if (!t)
         return NULL;
-    }
     t->lowest = low;
     t->end = end;
     t->first_global = first_global;
-    if (fill(t, mod, nsyms, n) != 0) {
+    if (fill(t, mod, nsyms) != 0) {
         hct_symbol_table_free(t);
         return NULL;
     }
