@@ -35,12 +35,21 @@
  * LULESH's five units take 0.4 MiB (docs/benchmarks.md). */
 #define SCOPE_INDEX_BYTES ((size_t)64 << 20)
 
-/* A module's symbol table by address (hct_symbol_table.h), built at its
- * first question. */
+/* What the symbolizer keeps per module, each found at its first question:
+ * its symbol table by address (hct_symbol_table.h) and whether its own file
+ * holds DWARF (a pass over its section headers: 1,900 passes, 10 million
+ * instructions, in LULESH's node owner). */
 typedef struct {
     Dwfl_Module *mod;
     hct_symbol_table *table; /* NULL: not built (out of memory, values 4 GiB apart): libdw's pass */
-} module_symbols;
+    signed char table_built;
+    signed char embedded_dwarf; /* -1: not known yet */
+} module_entry;
+
+typedef struct {
+    module_entry *e;
+    size_t n;
+} module_list;
 
 struct hct_symbolizer {
     Dwfl *dwfl;
@@ -49,8 +58,8 @@ struct hct_symbolizer {
     int separate_debuginfo;
     pthread_mutex_t files_lock;
     hct_image_files files; /* the files read, for hct_symbolizer_release_pages */
-    module_symbols *modsyms; /* per module asked for its symbol table */
-    size_t nmodsyms;
+    module_list module_store;
+    module_list *modules; /* &module_store: the lookups that take a const symbolizer fill it too */
 };
 
 static char *debuginfo_path = NULL;
@@ -71,6 +80,7 @@ hct_symbolizer *hct_symbolizer_open(int separate_debuginfo)
     if (!s)
         return NULL;
     s->separate_debuginfo = separate_debuginfo;
+    s->modules = &s->module_store;
     pthread_mutex_init(&s->files_lock, NULL);
     s->dwfl = dwfl_begin(&proc_callbacks);
     s->scopes = hct_scope_index_new(SCOPE_INDEX_BYTES);
@@ -96,9 +106,9 @@ void hct_symbolizer_close(hct_symbolizer *s)
 {
     if (!s)
         return;
-    for (size_t i = 0; i < s->nmodsyms; i++)
-        hct_symbol_table_free(s->modsyms[i].table);
-    free(s->modsyms);
+    for (size_t i = 0; i < s->module_store.n; i++)
+        hct_symbol_table_free(s->module_store.e[i].table);
+    free(s->module_store.e);
     hct_scope_index_free(s->scopes); /* its DIEs point into the Dwfl's data */
     hct_line_tables_free(s->lines);
     if (s->dwfl)
@@ -148,28 +158,46 @@ long hct_symbolizer_release_pages(hct_symbolizer *s)
     return kb;
 }
 
+/* mod's entry in l, added at its first question; NULL without memory. */
+static module_entry *module_entry_of(module_list *l, Dwfl_Module *mod)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (l->e[i].mod == mod)
+            return &l->e[i];
+    module_entry *grown = realloc(l->e, (l->n + 1) * sizeof(*grown));
+    if (!grown)
+        return NULL;
+    l->e = grown;
+    l->e[l->n] = (module_entry){ mod, NULL, 0, -1 };
+    return &l->e[l->n++];
+}
+
 /* Does the module's own file hold DWARF (.debug_info)? Without
  * separate_debuginfo, only then is DWARF read for it. */
-static int has_embedded_dwarf(Dwfl_Module *mod)
+static int has_embedded_dwarf(const hct_symbolizer *s, Dwfl_Module *mod)
 {
+    module_entry *m = module_entry_of(s->modules, mod);
+    if (m && m->embedded_dwarf >= 0)
+        return m->embedded_dwarf;
     GElf_Addr bias = 0;
     Elf *elf = dwfl_module_getelf(mod, &bias);
     size_t shstrndx = 0;
-    if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
-        return 0;
-    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
-        GElf_Shdr shdr;
-        const char *name = gelf_getshdr(scn, &shdr) ? elf_strptr(elf, shstrndx, shdr.sh_name) : NULL;
-        if (name && strcmp(name, ".debug_info") == 0)
-            return 1;
-    }
-    return 0;
+    int found = 0;
+    if (elf && elf_getshdrstrndx(elf, &shstrndx) == 0)
+        for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn && !found; scn = elf_nextscn(elf, scn)) {
+            GElf_Shdr shdr;
+            const char *name = gelf_getshdr(scn, &shdr) ? elf_strptr(elf, shstrndx, shdr.sh_name) : NULL;
+            found = name && strcmp(name, ".debug_info") == 0;
+        }
+    if (m)
+        m->embedded_dwarf = (signed char)found;
+    return found;
 }
 
 /* The compilation unit of an address, if DWARF is to be read for its module. */
 static Dwarf_Die *cu_of(const hct_symbolizer *s, Dwfl_Module *mod, Dwarf_Addr address, Dwarf_Addr *bias)
 {
-    if (!s->separate_debuginfo && !has_embedded_dwarf(mod))
+    if (!s->separate_debuginfo && !has_embedded_dwarf(s, mod))
         return NULL;
     return dwfl_module_addrdie(mod, address, bias);
 }
@@ -277,15 +305,14 @@ static void call_site(const hct_symbolizer *s, Dwarf_Die *cu, Dwarf_Die *inlined
 /* mod's symbol table by address, built at its first question. */
 static const hct_symbol_table *symbols_of(hct_symbolizer *s, Dwfl_Module *mod)
 {
-    for (size_t i = 0; i < s->nmodsyms; i++)
-        if (s->modsyms[i].mod == mod)
-            return s->modsyms[i].table;
-    module_symbols *grown = realloc(s->modsyms, (s->nmodsyms + 1) * sizeof(*grown));
-    if (!grown)
+    module_entry *m = module_entry_of(s->modules, mod);
+    if (!m)
         return NULL;
-    s->modsyms = grown;
-    s->modsyms[s->nmodsyms++] = (module_symbols){ mod, hct_symbol_table_build(mod) };
-    return s->modsyms[s->nmodsyms - 1].table;
+    if (!m->table_built) {
+        m->table = hct_symbol_table_build(mod);
+        m->table_built = 1;
+    }
+    return m->table;
 }
 
 /* The canonical name among the symbols at the start of the function holding
@@ -365,7 +392,7 @@ static void address_line(const hct_symbolizer *s, Dwfl_Module *mod, Dwarf_Addr a
                          hct_symbol *out)
 {
     char file[sizeof(out->file)];
-    int lineno = s->separate_debuginfo || has_embedded_dwarf(mod) ? address_source(s, mod, address, file, sizeof(file))
+    int lineno = s->separate_debuginfo || has_embedded_dwarf(s, mod) ? address_source(s, mod, address, file, sizeof(file))
                                                                    : -1;
     out->line = lineno >= 0 ? (uint32_t)lineno : 0;
     if (lineno >= 0)
