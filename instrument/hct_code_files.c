@@ -10,6 +10,7 @@
 #include <sys/sysmacros.h>
 
 #include "hct_maps_line.h"
+#include "hct_sorted.h"
 
 static uint64_t mix(uint64_t h, uint64_t v)
 {
@@ -69,16 +70,15 @@ int hct_code_files_read(hct_code_files *f, const char *maps_path)
     return 0;
 }
 
+static uint64_t mapping_start(const void *m)
+{
+    return ((const hct_code_map *)m)->start;
+}
+
 int hct_code_files_find(const hct_code_files *f, uintptr_t address, uint64_t *file, uint64_t *offset)
 {
-    size_t lo = 0, hi = f->n; /* the first mapping starting after address */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (f->maps[mid].start <= address)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    /* the first mapping starting after address */
+    size_t lo = hct_sorted_count_at_most(f->maps, f->n, sizeof(*f->maps), mapping_start, address);
     if (lo == 0 || address >= f->maps[lo - 1].end)
         return -1;
     const hct_code_map *m = &f->maps[lo - 1];

@@ -17,6 +17,7 @@
 #include "hct_scope_index.h"
 
 #include "hct_cu_units.h"
+#include "hct_sorted.h"
 
 #include <dwarf.h>
 #include <stddef.h>
@@ -38,6 +39,11 @@ typedef struct {
     Dwarf_Addr lo, hi;
     int entry;
 } range;
+
+static uint64_t range_start(const void *r)
+{
+    return ((const range *)r)->lo;
+}
 
 typedef struct {
     const void *key; /* the unit DIE's address in the debug data */
@@ -260,14 +266,7 @@ int hct_scope_functions(hct_scope_index *x, Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_
     if (!u || u->failed)
         return hct_scope_functions_walk(cu, pc, fns, max);
     /* the last range starting at or before pc */
-    size_t lo = 0, hi = u->nranges;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (u->ranges[mid].lo <= pc)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = hct_sorted_count_at_most(u->ranges, u->nranges, sizeof(*u->ranges), range_start, pc);
     int cand[MAX_CANDIDATES] = { 0 }, ncand = 0;
     for (size_t i = lo; i-- > 0 && u->max_hi[i] > pc;) {
         if (u->ranges[i].hi <= pc)

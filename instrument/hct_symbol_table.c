@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hct_sorted.h"
+
 /* 12 bytes a symbol: its name, type and binding are read again from the
  * table for the few symbols an address finds. */
 typedef struct {
@@ -179,18 +181,15 @@ void hct_symbol_table_free(hct_symbol_table *t)
     free(t);
 }
 
+static uint64_t offset_key(const void *entry)
+{
+    return ((const table_symbol *)entry)->offset;
+}
+
 /* The first entry whose offset is above at. */
 static size_t upper_bound(const hct_symbol_table *t, uint64_t at)
 {
-    size_t lo = 0, hi = t->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->syms[mid].offset <= at)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return hct_sorted_count_at_most(t->syms, t->n, sizeof(*t->syms), offset_key, at);
 }
 
 /* The entries with a size holding at, in held[] (at most MAX_HOLDING): their
@@ -280,14 +279,7 @@ size_t hct_symbol_table_aliases(const hct_symbol_table *t, Dwfl_Module *mod, GEl
         return n;
     }
     uint64_t at = start - t->lowest;
-    size_t lo = 0, hi = t->n; /* the first at start or after */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->syms[mid].offset < at)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = at > 0 ? upper_bound(t, at - 1) : 0; /* the first at start or after */
     for (; lo < t->n && t->syms[lo].offset == at && n < max; lo++) {
         const char *name = dwfl_module_getsym_info(mod, (int)tag_index(t->syms[lo].tag), &sym, &value, NULL, NULL,
                                                    NULL);

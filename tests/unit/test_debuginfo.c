@@ -18,6 +18,8 @@
 #include <dlfcn.h>
 #include <elfutils/libdwfl.h>
 
+#include "test_dwfl_self.h"
+
 #include "hct_debuginfo.h"
 
 #define MAX_MODULES 256
@@ -56,10 +58,7 @@ static void search_all(int (*find)(Dwfl_Module *, void **, const char *, Dwarf_A
         .find_debuginfo = find,
         .debuginfo_path = &debuginfo_path,
     };
-    Dwfl *dwfl = dwfl_begin(&callbacks);
-    assert_non_null(dwfl);
-    assert_int_equal(dwfl_linux_proc_report(dwfl, getpid()), 0);
-    assert_int_equal(dwfl_report_end(dwfl, NULL, NULL), 0);
+    Dwfl *dwfl = test_dwfl_self(&callbacks);
     memset(f, 0, sizeof(*f));
     dwfl_getmodules(dwfl, collect, f, 0);
     dwfl_end(dwfl);

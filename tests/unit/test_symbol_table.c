@@ -22,6 +22,8 @@
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 
+#include "test_dwfl_self.h"
+
 #include "hct_symbol_table.h"
 
 typedef struct {
@@ -37,11 +39,7 @@ static Dwfl *open_self(void)
         .find_debuginfo = dwfl_standard_find_debuginfo,
         .debuginfo_path = &debuginfo_path,
     };
-    Dwfl *dwfl = dwfl_begin(&callbacks);
-    assert_non_null(dwfl);
-    assert_int_equal(dwfl_linux_proc_report(dwfl, getpid()), 0);
-    assert_int_equal(dwfl_report_end(dwfl, NULL, NULL), 0);
-    return dwfl;
+    return test_dwfl_self(&callbacks);
 }
 
 static void compare_address(const hct_symbol_table *t, Dwfl_Module *mod, GElf_Addr address, tally *y)
