@@ -38,6 +38,8 @@ extern HCT_TLS hct_mpi_burst_state hct_mpi_burst HCT_HIDDEN;
 static inline void hct_mpi_burst_begin(const hct_thread *t)
 {
     hct_mpi_burst.open = t->ctr != NULL && hct.cfg.thin_full != 0;
+    if (!hct_mpi_burst.open)
+        return; /* no counters: nothing to leave out */
     hct_mpi_burst.ticks = hct_ticks_now();
     hct_mpi_burst.tool_ns = t->tool_ns;
     hct_mpi_burst.taken = hct_sampling_taken(t);

@@ -93,7 +93,7 @@ thread_calls() { # NAME FILE: calls of NAME by the first process in strace -f's 
 valued_boundaries() { # TRACE
     otf2-print "$1" 2> /dev/null | awk '
         $1 == "METRIC" && !/tool:|sampling:/ { m[$2]++; at[$2] = $3 }
-        $1 == "CALLING_CONTEXT_ENTER" && /"MPI_/ { e[$2]++; if (at[$2] != $3) bare[$2]++ }
+        $1 == "CALLING_CONTEXT_ENTER" && /"MPI_/ && !/"MPI_Init/ { e[$2]++; if (at[$2] != $3) bare[$2]++ }
         END { for (l in m) if (m[l] > best) { best = m[l]; b = l } print best + 0, e[b] + 0, bare[b] + 0 }'
 }
 for it in 200 400; do
@@ -109,7 +109,8 @@ for it in 200 400; do
         [ "$c" -gt "$calls_in" ] && calls_in=$c
         r=$(valued_boundaries "$d/traces.otf2")
         v=$(echo "$r" | cut -d' ' -f1)
-        [ "$v" -gt "$valued" ] && valued=$v enters=$(echo "$r" | cut -d' ' -f2) bare=$(echo "$r" | cut -d' ' -f3)
+        [ "$v" -gt "$valued" ] && valued=$v enters=$(echo "$r" | cut -d' ' -f2) bare=$(echo "$r" | cut -d' ' -f3) \
+            rank_trace=$d
     done
     eval "mpicalls$it=$calls_in valued$it=$valued enters$it=$enters bare$it=$bare"
     eval "reads$it=$(thread_calls read "mpi$it.st")"
@@ -124,6 +125,10 @@ if [ "$reads200" -gt 0 ] || [ "$reads400" -gt 0 ]; then
         "syscalls: counter reads per boundary written with values $per, one ($reads200, $reads400 reads; $valued200, $valued400 boundaries)"
     ok "$(awk -v b="$bare400" -v e="$enters400" 'BEGIN { print !(e > 0 && b >= 0.5 * e) }')" \
         "syscalls: MPI enters after short bursts read nothing: $bare400 of $enters400 without values (at least half)"
+    # hcafold says how many bursts end without values (the -n 400 run's, its rank's trace)
+    "$BUILD/bin/hcafold" -f json -o "$dir/fold400" "$rank_trace" > fold400.txt 2> /dev/null
+    check "syscalls: hcafold reports the $bare400 bursts without values at their end" \
+        grep -q "^without counter values at their end (short, no sample): $bare400 of " fold400.txt
     # HCATRACE_THIN=off: every boundary in full, every MPI enter with its values
     HCATRACE_THIN=off HCATRACE_SAMPLING=off HCATRACE_DIR="$dir/mpifull" LD_PRELOAD="$PRELOAD" \
         "$EX/mpi_phases" -n 200 -s 200 -q > mpifull.out 2> mpifull.err
