@@ -1,7 +1,8 @@
 # syscalls.sh: the tracer's system calls per event (issue 13): per OpenMP
 # parallel region at 2 threads (docs/benchmarks.md, "System calls per parallel
 # region") and per written MPI call or marker region ("The tracer's work per
-# event at 8 ranks").
+# event at 8 ranks"; the MPI enters that read none: "Counter reads at MPI
+# enters").
 # omp_phases runs 2 parallel regions per iteration, each ending in a barrier
 # its threads wait at: kept-back barrier instances that last are written, each
 # with the call path of its enter unwound late. libunwind's steps and its
