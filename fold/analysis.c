@@ -920,6 +920,8 @@ enum fold_analysis_status fold_analyze(const char *trace_path, const fold_option
     }
     report->nlocations = t->nlocations;
     report->samples_lost = t->samples_lost;
+    report->bare_bursts = t->bare_bursts;
+    report->bursts = t->bursts;
     memcpy(report->samples_lost_why, t->samples_lost_why, sizeof(report->samples_lost_why));
     report->tool_time = t->tool_time && !o->keep_tool_time;
     report->thinned = t->thinned;

@@ -395,6 +395,9 @@ int fold_write_json(const fold_report *r, const char *dir, char *err, size_t err
     cJSON_AddStringToObject(root, "trace", r->trace);
     cJSON_AddNumberToObject(root, "locations", (double)r->nlocations);
     cJSON_AddNumberToObject(root, "samples_lost", (double)r->samples_lost);
+    cJSON *bursts = cJSON_AddObjectToObject(root, "bursts_without_values");
+    cJSON_AddNumberToObject(bursts, "bursts", (double)r->bare_bursts);
+    cJSON_AddNumberToObject(bursts, "of", (double)r->bursts);
     cJSON *why = cJSON_AddObjectToObject(root, "samples_lost_why");
     cJSON_AddNumberToObject(why, "in_tool", (double)r->samples_lost_why[HCA_STAT_LOST_IN_TOOL]);
     cJSON_AddNumberToObject(why, "buffer_full", (double)r->samples_lost_why[HCA_STAT_LOST_BUFFER_FULL]);

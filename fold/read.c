@@ -72,6 +72,8 @@ int fold_read(const char *path, const fold_read_options *opts, fold_trace *t, ch
             t->samples_read += t->locations[i].samples_read;
             t->samples_kept += t->locations[i].nsamples;
             t->samples_lost += t->locations[i].samples_lost;
+            t->bare_bursts += t->locations[i].bare_bursts;
+            t->bursts += t->locations[i].bursts;
             for (int w = 0; w < FOLD_LOST_WHY; w++)
                 t->samples_lost_why[w] += t->locations[i].samples_lost_why[w];
         }

@@ -134,6 +134,7 @@ typedef struct fold_report {
     uint64_t samples_lost;
     uint64_t samples_lost_why[FOLD_LOST_WHY]; /* by reason (trace.h) */
     int tool_time;             /* the trace records the tracer's own time: it was removed */
+    uint64_t bare_bursts, bursts; /* compute bursts ended without counter values (trace.h), all */
     const struct fold_thinned *thinned; /* instances the tracer did not write, per region (in the trace) */
     size_t nthinned;
     size_t nlocations;

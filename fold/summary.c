@@ -163,6 +163,11 @@ void fold_write_summary(const fold_report *r, FILE *out)
             fputc(')', out);
     }
     fputc('\n', out);
+    if (r->bare_bursts) /* hcatrace: an MPI enter after a short burst without a sample (docs/trace-format.md) */
+        fprintf(out,
+                "without counter values at their end (short, no sample): %llu of %llu compute bursts, "
+                "their counts not folded\n",
+                (unsigned long long)r->bare_bursts, (unsigned long long)r->bursts);
     for (size_t i = 0; i < r->nthinned; i++)
         fprintf(out, "not written by the tracer (thinned): %s, %llu instance%s, %.6f s, on %zu location%s\n",
                 r->thinned[i].name, (unsigned long long)r->thinned[i].instances,

@@ -118,7 +118,9 @@ typedef struct {
     uint64_t samples_lost; /* the tracer's last "sampling:lost*" statistics, summed */
     uint64_t samples_lost_why[FOLD_LOST_WHY]; /* ... by reason (enum hca_stat; [0]: others) */
     uint64_t unbalanced;   /* leave events that matched no open region */
+    uint64_t bare_bursts;  /* compute bursts ended by an MPI enter without counter values (short, no sample) */
     uint64_t unclosed;     /* region instances still open when the location ended */
+    uint64_t bursts;       /* compute bursts ended by an MPI enter (in a trace with counters) */
     uint64_t t_begin, t_end; /* ns: its first and last event read (ProgramBegin/End on a process's thread) */
     fold_site_time *mpi_sites; /* time in outermost MPI calls, per call context, in first-call order */
     size_t nmpi_sites;
@@ -175,6 +177,7 @@ typedef struct {
     uint64_t samples_read, samples_kept;
     uint64_t samples_lost;       /* reported by the tracer, all locations */
     uint64_t samples_lost_why[FOLD_LOST_WHY]; /* ... by reason */
+    uint64_t bare_bursts, bursts; /* compute bursts ended without counter values, all (in a trace with counters) */
     int tool_time;               /* the trace records the tracer's own time (a "tool:" class) */
     fold_region *folds;          /* the region keys found (after fold_regions_build) */
     size_t nfolds;

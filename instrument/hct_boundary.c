@@ -7,7 +7,9 @@
  * either way the drain's work lies outside the instance. The boundary's own
  * time (draining, counters) is added to the thread's tool time, whose total
  * at the timestamp, without what follows it, is written with it
- * (hct_tooltime.h). A thread
+ * (hct_tooltime.h). An MPI call's enter after a short burst is written
+ * without counter values (hct_boundary_read's with_values = 0,
+ * hct_mpi_burst.h): its time and tool time only. A thread
  * starts its counters and its sampling when it gets its location and ends them
  * when it exits or when recording stops. */
 #include "hct_boundary.h"
@@ -83,7 +85,7 @@ static uint64_t drain(hct_thread *t, uint64_t limit, uint64_t *cpu)
     return t->tool_ns - wall0;
 }
 
-uint64_t hct_boundary_values(hct_thread *t, int enter, uint64_t not_before)
+uint64_t hct_boundary_read(hct_thread *t, int enter, uint64_t not_before, int with_values)
 {
     uint64_t start = hca_clock_now(), wall0 = t->tool_ns, cpu0 = t->tool_cpu_ns;
     /* the thread's waits for libdw since the last one counted (a call path
@@ -96,7 +98,9 @@ uint64_t hct_boundary_values(hct_thread *t, int enter, uint64_t not_before)
      * in a sample (take_sample): the same clock-to-counter offset everywhere */
     uint64_t now = hca_clock_now();
     hct_ctr_reading values;
-    hct_counters_boundary_read(t, &values);
+    values.n = 0;
+    if (with_values)
+        hct_counters_boundary_read(t, &values);
     /* the tracer's time in this boundary before its time: an enter's drain,
      * then its own work (CPU time), without a preemption (hct_delivery.h) */
     uint64_t before = hct_tool_work(&t->boundary_before, now - start - drain_wall);

@@ -21,7 +21,11 @@ void hct_extras_start(hct_thread *t) HCT_HIDDEN;
  * same). Enters kept back are the caller's (hct_boundary below); the end of
  * a kept-back instance written with counter values calls this directly
  * (hct_thin_counters.c), so that this file stays below hct_thin.c. */
-uint64_t hct_boundary_values(hct_thread *t, int enter, uint64_t not_before) HCT_HIDDEN;
+uint64_t hct_boundary_read(hct_thread *t, int enter, uint64_t not_before, int with_values) HCT_HIDDEN;
+static inline uint64_t hct_boundary_values(hct_thread *t, int enter, uint64_t not_before)
+{
+    return hct_boundary_read(t, enter, not_before, 1);
+}
 /* The same after the enters kept back were written (something nests in them). */
 static inline uint64_t hct_boundary(hct_thread *t, int enter, uint64_t not_before)
 {
@@ -32,6 +36,13 @@ static inline uint64_t hct_boundary_ts(hct_thread *t, int enter)
 {
     hct_thin_flush(t); /* an enter kept back: something nests in it */
     return t->extras ? hct_boundary_values(t, enter, 0) : hct_timestamp(t);
+}
+/* An enter with its time and tool time but no counter values (an MPI call
+ * after a short burst: hct_mpi_burst.h); t->extras. */
+static inline uint64_t hct_boundary_enter_bare(hct_thread *t)
+{
+    hct_thin_flush(t);
+    return hct_boundary_read(t, 1, 0, 0);
 }
 /* The end of recording: every thread's sampling stopped; t's last samples and
  * sampling statistics written (`self`: called by t itself); resources released. */

@@ -127,7 +127,10 @@ void hct_counters_boundary_write(hct_thread *t, uint64_t ts, int enter, const hc
         write_values(t, ts, c->cur, r->raw, r->n);
     if (enter)
         c->instances++;
-    if (hct_ctr.nsets > 1 && ((hct.cfg.rotate_instances && c->instances >= hct.cfg.rotate_instances) ||
+    /* only where the old set's values were written: a boundary without them
+     * (an MPI enter after a short burst, hct_mpi_burst.h) would start the new
+     * set from older values, the counts since lost from the totals */
+    if (hct_ctr.nsets > 1 && r->n > 0 && ((hct.cfg.rotate_instances && c->instances >= hct.cfg.rotate_instances) ||
                         (hct.cfg.rotate_ns && ts - c->switch_ts >= hct.cfg.rotate_ns))) {
         rotate(t, ts);
         c->instances = 0;

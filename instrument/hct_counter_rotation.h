@@ -20,7 +20,7 @@ hct_ctr_thread *hct_counters_thread_start(uint32_t start_set) HCT_HIDDEN;
 int hct_counters_read_signal(const hct_ctr_thread *c, int *set, uint64_t *raw) HCT_HIDDEN;
 void hct_counters_write_sample(hct_thread *t, uint64_t ts, int set, const uint64_t *raw, int n) HCT_HIDDEN;
 /* A boundary: its values read (t's current set; n = 0 without counters),
- * then written at ts, the set rotated when due. */
+ * then written at ts, the set rotated when due (and values were written: r->n > 0). */
 void hct_counters_boundary_read(const hct_thread *t, hct_ctr_reading *r) HCT_HIDDEN;
 void hct_counters_boundary_write(hct_thread *t, uint64_t ts, int enter, const hct_ctr_reading *r) HCT_HIDDEN;
 void hct_counters_thread_close(hct_thread *t) HCT_HIDDEN;

@@ -11,6 +11,7 @@
 #include "hct_boundary.h"
 #include "hct_diag.h"
 #include "hct_locations.h"
+#include "hct_mpi_burst.h"
 #include "hct_mpi_comm.h"
 #include "hct_mpi_env.h"
 #include "hct_mpi_functions.h"
@@ -46,7 +47,8 @@ static inline int hct_call_enter(hct_call *c, enum hct_mpi_key key, const void *
     t->in_tool++;
     uintptr_t frames[HCT_PATH_FRAMES];
     int n = hct.cfg.callsites ? hct_mpi_path(t, return_address, anchor, frames) : 0;
-    uint64_t ts = hct_boundary_ts(t, 1); /* pending samples, then counter values */
+    /* pending samples, then counter values (none after a short burst) */
+    uint64_t ts = hct_mpi_burst_short(t) ? hct_boundary_enter_bare(t) : hct_boundary_ts(t, 1);
     uint32_t unwind = 0, cc = hct_mpi_path_enter(t, return_address, (uint32_t)key, frames, n, &unwind);
     if (cc == HCA_UNDEF) {
         t->dropped_events++;
@@ -73,6 +75,7 @@ static inline void hct_call_leave(hct_call *c)
     hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, ts, c->cc));
     hct_path_leave(&t->path);
     t->mpi_depth = 0;
+    hct_mpi_burst_begin(t);
     hct_tool_exit(t);
 }
 

@@ -1,7 +1,8 @@
 # syscalls.sh: the tracer's system calls per event (issue 13): per OpenMP
 # parallel region at 2 threads (docs/benchmarks.md, "System calls per parallel
 # region") and per written MPI call or marker region ("The tracer's work per
-# event at 8 ranks").
+# event at 8 ranks"; the MPI enters that read none: "Counter reads at MPI
+# enters").
 # omp_phases runs 2 parallel regions per iteration, each ending in a barrier
 # its threads wait at: kept-back barrier instances that last are written, each
 # with the call path of its enter unwound late. libunwind's steps and its
@@ -70,21 +71,31 @@ for s in read clock_gettime write openat; do
     echo "# $s: $(calls $s traced.st) traced, $(calls $s plain.st) untraced"
 done
 
-# A region written in full (an MPI call, a marker's instance) reads the
-# counter group once at each boundary, with one read(): 2 per region, and
-# no other system call on the program's thread (its call path from the
-# thread's cache: no libunwind step, no rt_sigprocmask). mpi_phases as a
+# A boundary written with counter values (an MPI call, a marker's instance)
+# reads the counter group once, with one read(), and no other system call
+# on the program's thread (its call path from the thread's cache: no
+# libunwind step, no rt_sigprocmask). An MPI call's enter after a burst of
+# under 10 us with no sample in it is written without values and reads
+# nothing (instrument/hct_mpi_burst.h): mpi_phases -s 200's halo exchange
+# and reductions follow each other within microseconds. mpi_phases as a
 # singleton, sampling off (a sample reads the group too), two lengths: the
-# difference in the main thread's calls (strace's first pid) over the
-# difference in regions written (MPI calls from tracestat, one "iteration"
-# marker per iteration) is the tracer's per region; start and end cancel.
-# Both runs are past the marker's first 100 instances (HCATRACE_THIN's cost
-# rule: the 101st is kept back, written when the first MPI call nests in it,
-# its path unwound late once, 84 rt_sigprocmask; the key is written in full
-# from then on). Both differences count the same thread, so the runs' pace
-# does not matter.
+# difference in the main thread's read() calls (strace's first pid) over
+# the difference in boundaries written with values in its trace (counter
+# Metric events) is one; the MPI enters without values are most of them;
+# start and end cancel. Both runs are past the "iteration" marker's first
+# 100 instances (HCATRACE_THIN's cost rule: the 101st is kept back, written
+# when the first MPI call nests in it, its path unwound late once, 84
+# rt_sigprocmask; the key is written in full from then on). Both
+# differences count the same thread, so the runs' pace does not matter.
 thread_calls() { # NAME FILE: calls of NAME by the first process in strace -f's log
     awk -v s="$1" 'NR == 1 { p = $1 } $1 == p && index($2, s "(") == 1 { c++ } END { print c + 0 }' "$2"
+}
+# the location with the most counter Metric events: those, its MPI enters and those without values
+valued_boundaries() { # TRACE
+    otf2-print "$1" 2> /dev/null | awk '
+        $1 == "METRIC" && !/tool:|sampling:/ { m[$2]++; at[$2] = $3 }
+        $1 == "CALLING_CONTEXT_ENTER" && /"MPI_/ && !/"MPI_Init/ { e[$2]++; if (at[$2] != $3) bare[$2]++ }
+        END { for (l in m) if (m[l] > best) { best = m[l]; b = l } print best + 0, e[b] + 0, bare[b] + 0 }'
 }
 for it in 200 400; do
     HCATRACE_SAMPLING=off HCATRACE_DIR="$dir/mpi$it" LD_PRELOAD="$PRELOAD" \
@@ -92,13 +103,17 @@ for it in 200 400; do
         > "mpi$it.out" 2> "mpi$it.err"
     ok $? "syscalls: mpi_phases -n $it (singleton, sampling off) under strace: exit code 0"
     # the rank's trace (a singleton's runtime daemon, traced too, writes an empty one)
-    calls_in=0
+    calls_in=0 valued=0 enters=0 bare=0
     for d in "$dir/mpi$it" "$dir/mpi$it".*; do
         [ -f "$d/traces.otf2" ] || continue
         c=$("$TRACESTAT" "$d/traces.otf2" | awk '$1 == "location" { n += $8 } END { print n + 0 }')
         [ "$c" -gt "$calls_in" ] && calls_in=$c
+        r=$(valued_boundaries "$d/traces.otf2")
+        v=$(echo "$r" | cut -d' ' -f1)
+        [ "$v" -gt "$valued" ] && valued=$v enters=$(echo "$r" | cut -d' ' -f2) bare=$(echo "$r" | cut -d' ' -f3) \
+            rank_trace=$d
     done
-    eval "mpicalls$it=$calls_in"
+    eval "mpicalls$it=$calls_in valued$it=$valued enters$it=$enters bare$it=$bare"
     eval "reads$it=$(thread_calls read "mpi$it.st")"
     eval "masks$it=$(thread_calls rt_sigprocmask "mpi$it.st")"
 done
@@ -106,11 +121,23 @@ regions=$((mpicalls400 - mpicalls200 + 200))
 ok "$([ "$mpicalls200" -gt 0 ] && [ "$regions" -gt 1400 ]; echo $?)" \
     "syscalls: MPI calls in the traces ($mpicalls200, $mpicalls400) and regions between them ($regions)"
 if [ "$reads200" -gt 0 ] || [ "$reads400" -gt 0 ]; then
-    per=$(awk -v a="$reads400" -v b="$reads200" -v r="$regions" 'BEGIN { printf "%.3f", (a - b) / r }')
-    ok "$(awk -v x="$per" 'BEGIN { print !(x >= 1.95 && x <= 2.05) }')" \
-        "syscalls: counter reads per written region $per, one per boundary ($reads200, $reads400 on the program's thread)"
+    per=$(awk -v a="$reads400" -v b="$reads200" -v r="$((valued400 - valued200))" 'BEGIN { printf "%.3f", (r > 0 ? (a - b) / r : 0) }')
+    ok "$(awk -v x="$per" 'BEGIN { print !(x >= 0.95 && x <= 1.05) }')" \
+        "syscalls: counter reads per boundary written with values $per, one ($reads200, $reads400 reads; $valued200, $valued400 boundaries)"
+    ok "$(awk -v b="$bare400" -v e="$enters400" 'BEGIN { print !(e > 0 && b >= 0.5 * e) }')" \
+        "syscalls: MPI enters after short bursts read nothing: $bare400 of $enters400 without values (at least half)"
+    # hcafold says how many bursts end without values (the -n 400 run's, its rank's trace)
+    "$BUILD/bin/hcafold" -f json -o "$dir/fold400" "$rank_trace" > fold400.txt 2> /dev/null
+    check "syscalls: hcafold reports the $bare400 bursts without values at their end" \
+        grep -q "^without counter values at their end (short, no sample): $bare400 of " fold400.txt
+    # HCATRACE_THIN=off: every boundary in full, every MPI enter with its values
+    HCATRACE_THIN=off HCATRACE_SAMPLING=off HCATRACE_DIR="$dir/mpifull" LD_PRELOAD="$PRELOAD" \
+        "$EX/mpi_phases" -n 200 -s 200 -q > mpifull.out 2> mpifull.err
+    r=$(valued_boundaries "$dir/mpifull/traces.otf2")
+    ok "$(echo "$r" | awk '{ print !($2 > 0 && $3 == 0) }')" \
+        "syscalls: HCATRACE_THIN=off: every MPI enter with counter values (boundaries, enters, without: $r)"
 else
-    echo "ok $((n = n + 1)) # SKIP no counter reads (no software counters here)"
+    for _ in 1 2 3; do echo "ok $((n = n + 1)) # SKIP no counter reads (no software counters here)"; done
 fi
 per=$(awk -v a="$masks400" -v b="$masks200" -v r="$regions" 'BEGIN { printf "%.3f", (a - b) / r }')
 ok "$(awk -v x="$per" 'BEGIN { print !(x <= 0.05) }')" \
