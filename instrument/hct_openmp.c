@@ -281,33 +281,65 @@ static uint32_t team_join(uint32_t master, uint32_t level, uint32_t size, uint32
 static HCT_TLS uint32_t share_depth;
 
 /* A pool worker's own stack below its shares' caller, unwound at its first
- * share from that caller (hct_omp_caller). */
-static HCT_TLS struct {
+ * share from that caller (hct_omp_caller); one for its outermost shares,
+ * one for deeper ones: a kept-back share copies its stack from here only if
+ * it is written (share_stack), while a nested share may begin meanwhile. */
+typedef struct {
     hct_omp_caller caller;
     int n;
     uintptr_t frames[HCT_PATH_FRAMES];
-} worker_stack;
+} cached_stack;
+static HCT_TLS cached_stack worker_stacks[2];
+
+/* The worker's cached stack for a share from caller at the thread's current
+ * nesting level, unwound now if it is another caller's. */
+static const cached_stack *worker_stack(const hct_omp_caller *caller)
+{
+    cached_stack *w = &worker_stacks[share_depth > 0];
+    if (w->caller.ret != caller->ret || w->caller.frame != caller->frame) {
+        w->n = hct_path_unwind(NULL, w->frames);
+        w->caller = *caller;
+    }
+    return w;
+}
+
+/* The stack of a share from the fork's own call: the fork's stack, then the
+ * runtime's call (caller->fork, hct_omp_caller). */
+static int fork_stack(const hct_omp_caller *caller, uintptr_t *frames)
+{
+    const hct_omp_fork *f = caller->fork;
+    int drop = f->nframes == HCT_PATH_FRAMES; /* the innermost frames are kept */
+    memcpy(frames, f->frames + drop, (size_t)(f->nframes - drop) * sizeof(frames[0]));
+    frames[f->nframes - drop] = (uintptr_t)caller->ret - 1; /* the call instruction */
+    return f->nframes - drop + 1;
+}
 
 /* The calling thread's stack, root first, without the tracer's frames. */
 static int share_stack(int worker, const hct_omp_caller *caller, uintptr_t *frames)
 {
     if (!hct.cfg.callsites)
         return 0;
-    if (!worker && caller && caller->fork) { /* the fork's stack, then the runtime's call */
-        const hct_omp_fork *f = caller->fork;
-        int drop = f->nframes == HCT_PATH_FRAMES; /* the innermost frames are kept */
-        memcpy(frames, f->frames + drop, (size_t)(f->nframes - drop) * sizeof(frames[0]));
-        frames[f->nframes - drop] = (uintptr_t)caller->ret - 1; /* the call instruction */
-        return f->nframes - drop + 1;
-    }
+    if (!worker && caller && caller->fork)
+        return fork_stack(caller, frames);
     if (!worker || !caller)
         return hct_path_unwind(NULL, frames);
-    if (worker_stack.caller.ret != caller->ret || worker_stack.caller.frame != caller->frame) {
-        worker_stack.n = hct_path_unwind(NULL, worker_stack.frames);
-        worker_stack.caller = *caller;
-    }
-    memcpy(frames, worker_stack.frames, (size_t)worker_stack.n * sizeof(frames[0]));
-    return worker_stack.n;
+    const cached_stack *w = worker_stack(caller);
+    memcpy(frames, w->frames, (size_t)w->n * sizeof(frames[0]));
+    return w->n;
+}
+
+/* A kept-back share's stack, found again if it is written: what share_stack
+ * gave at its begin (the fork and the cached stack of its level are still
+ * those of then: hct_omp_share.caller). */
+static int kept_share_stack(const hct_omp_share *s, uintptr_t *frames)
+{
+    if (!hct.cfg.callsites)
+        return 0;
+    if (!s->worker)
+        return fork_stack(s->caller, frames);
+    const cached_stack *w = &worker_stacks[s->nested];
+    memcpy(frames, w->frames, (size_t)w->n * sizeof(frames[0]));
+    return w->n;
 }
 
 /* ---- records ----------------------------------------------------------------------------- */
@@ -445,9 +477,14 @@ static uint32_t fork_context(hct_thread *t, hct_omp_fork *f)
 static uint32_t write_share(hct_thread *t, void *arg, uint64_t ts, const uintptr_t *frames, int n)
 {
     hct_omp_share *s = arg;
+    uintptr_t found[HCT_PATH_FRAMES];
+    if (!frames) { /* not copied at its begin: found now (kept_share_stack) */
+        n = kept_share_stack(s, found);
+        frames = found;
+    }
     if (!s->worker && s->fork->held)
         write_fork(t, s->fork);
-    const hct_ctx *ctx = &s->ctx; /* the master's own fork: its contexts, found now if left for later */
+    const hct_ctx *ctx = s->fork_ctx; /* the master's own fork: its contexts, found now if left for later */
     if (!s->worker)
         ctx = fork_context(t, s->fork) != HCA_UNDEF ? &s->fork->ctx : NULL;
     uint32_t unwind = 0, cc = ctx ? hct_path_enter_ctx(&t->path, ctx, frames, n, &unwind) : HCA_UNDEF;
@@ -479,10 +516,7 @@ int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint3
         hct_tool_exit(t);
         return 0;
     }
-    /* this thread's own stack: where its samples leave the region's path */
-    uintptr_t frames[HCT_PATH_FRAMES];
     s->worker = master != t->index;
-    int n = share_stack(s->worker, caller, frames);
     s->t = t;
     s->team = team;
     s->fork = fork;
@@ -497,15 +531,29 @@ int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint3
         hct_tool_exit(t);
         return 0;
     }
-    if (s->lazy) { /* kept back: a worker copies the fork's context (the fork may end first on libomp) */
+    /* this thread's own stack: where its samples leave the region's path */
+    uintptr_t frames[HCT_PATH_FRAMES];
+    if (s->lazy) {
         hct_thin_flush(t);
         if (t->extras)
             hct_sampling_drain(t); /* older samples: under the enclosing context */
-        if (s->worker) {
+        /* kept back: its stack and the fork's context are read only if it is
+         * written, where the fork outlives the share (GOMP: a caller, and on
+         * the master the fork's own call); else copied now (libomp's fork
+         * may end before a worker's share does) */
+        s->caller = caller;
+        s->nested = share_depth > 0;
+        int later = caller && (s->worker || caller->fork);
+        if (later && s->worker)
+            (void)worker_stack(caller); /* unwound now if another caller's: it is this thread's stack of now */
+        int n = later ? 0 : share_stack(s->worker, caller, frames);
+        s->fork_ctx = &fork->ctx;
+        if (s->worker && !caller) {
             s->ctx.depth = fork->ctx.depth;
             memcpy(s->ctx.cc, fork->ctx.cc, (size_t)fork->ctx.depth * sizeof(fork->ctx.cc[0]));
+            s->fork_ctx = &s->ctx;
         }
-        hct_thin_defer_other(t, slot, write_share, s, frames, n, &s->pend);
+        hct_thin_defer_other(t, slot, write_share, s, later ? NULL : frames, n, &s->pend);
         share_depth++;
         hct_omp_sync_begin(t, &fork->sync, num, team_size, fork->mode == HCT_THIN_LAZY);
         hct_tool_exit(t);
@@ -518,6 +566,7 @@ int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint3
     }
     if (!s->worker && fork->held) /* not kept back after all (no room) */
         write_fork(t, fork);
+    int n = share_stack(s->worker, caller, frames);
     hct_otf2_check(t, OTF2_EvtWriter_ThreadTeamBegin(t->writer, NULL, record_ts(t), team));
     uint64_t ts = hct_boundary_ts(t, 1);
     uint32_t unwind = 0;

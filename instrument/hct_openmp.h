@@ -89,7 +89,13 @@ typedef struct {
     int lazy;
     uint32_t pend;       /* HCT_CC_PENDING until written; then its context (HCA_UNDEF: could not be) */
     hct_omp_fork *fork;
-    hct_ctx ctx;         /* kept back: the fork's context (cc), copied */
+    /* kept back: where its stack is found if it is written (kept_share_stack,
+     * hct_openmp.c): the caller (NULL: its stack copied at its begin) and
+     * whether it nests in another share of the thread */
+    const struct hct_omp_caller *caller;
+    int nested;
+    const hct_ctx *fork_ctx; /* kept back: the fork's context (cc): the fork's, or ctx */
+    hct_ctx ctx;         /* kept back without a caller: the fork's context, copied */
 } hct_omp_share;
 /* Where a share is called from: the caller's return address and the calling
  * function's frame. On a worker of the runtime's pool (not the master) the
@@ -99,7 +105,7 @@ typedef struct {
  * called the share from the fork's own call (`ret` in the runtime's entry
  * the program called at the fork's return address): its stack is the fork's
  * and that call, not unwound again. */
-typedef struct {
+typedef struct hct_omp_caller {
     const void *ret, *frame;
     const hct_omp_fork *fork;
 } hct_omp_caller;
@@ -109,7 +115,10 @@ typedef struct {
  * fork: the master's (its context, hct_omp_fork.ctx, entered by every
  * thread; its thinning decision; the team's barriers, hct_omp_fork.sync),
  * read while the region runs;
- * caller: NULL when unknown (the thread's stack unwound at every share). */
+ * caller: NULL when unknown (the thread's stack unwound at every share);
+ * given (the GOMP adapter's), it and the fork stay valid until the share
+ * ends (the master's join waits for the team), so a kept-back share reads
+ * its stack and the fork's context only if it is written. */
 int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint32_t num, uint32_t team_size,
                         hct_omp_fork *fork, const hct_omp_caller *caller) HCT_HIDDEN;
 void hct_omp_share_end(hct_omp_share *s) HCT_HIDDEN;

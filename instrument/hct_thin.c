@@ -101,10 +101,13 @@ static void unwind_late(hct_thread *t, hct_thin_pending *p)
 void hct_thin_defer_other(hct_thread *t, hct_thin_slot *slot, hct_thin_write_fn write, void *arg,
                           const uintptr_t *frames, int n, uint32_t *cc_out)
 {
-    hct_thin_defer(t, 0, slot, frames, n, cc_out);
-    hct_thin_pending *p = &t->thin.pending[t->thin.npending - 1];
+    hct_thin_pending *p = pend(t, 0, slot, cc_out);
     p->write = write;
     p->arg = arg;
+    p->nframes = frames ? n : -1; /* -1: write() gets NULL */
+    if (frames && n > 0) /* else write() finds them, if it is called */
+        memcpy(p->frames, frames, (size_t)n * sizeof(frames[0]));
+    kept(t, p);
 }
 
 void hct_thin_write_pending(hct_thread *t, int nested)
@@ -126,7 +129,7 @@ void hct_thin_write_pending(hct_thread *t, int nested)
         }
         hct_thin_counters_writing(i);
         if (p->write) { /* its older samples were written when it was kept back */
-            *p->cc_out = p->write(t, p->arg, p->ts, p->frames, p->nframes);
+            *p->cc_out = p->write(t, p->arg, p->ts, p->nframes >= 0 ? p->frames : NULL, p->nframes);
             continue;
         }
         if (p->nframes < 0)

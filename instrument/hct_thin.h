@@ -60,7 +60,10 @@ static inline int hct_thin_unwinds_late(const hct_thin_slot *slot)
 void hct_thin_defer_site(hct_thread *t, uint32_t key, hct_thin_slot *slot, const void *site, const void *ret,
                          const void *cfa, uint32_t *cc_out) HCT_HIDDEN;
 /* The same for an enter of another kind, written by write(t, arg, ts,
- * frames, n) if the instance turns out to be needed (hct_thin_keys.h). */
+ * frames, n) if the instance turns out to be needed (hct_thin_keys.h).
+ * frames NULL: nothing is copied, write() gets NULL and finds the enter's
+ * call path itself (an OpenMP share's, from the fork and the thread's
+ * cached stack: hct_openmp.c). */
 typedef uint32_t (*hct_thin_write_fn)(hct_thread *t, void *arg, uint64_t ts, const uintptr_t *frames, int n);
 void hct_thin_defer_other(hct_thread *t, hct_thin_slot *slot, hct_thin_write_fn write, void *arg,
                           const uintptr_t *frames, int n, uint32_t *cc_out) HCT_HIDDEN;

@@ -250,6 +250,27 @@ ok $(($(thinned stat.txt tiny) != ALL || $(thinned stat.txt "omp critical") != A
 ok $(($(written stat.txt long) != LONGS)) "thin: other regions written"
 cd / && rm -rf "$dir"
 
+# constructs in kept-back shares written late (samples land in them, threshold
+# 1 s; examples/omp_phases: barriers and a critical section in each thread's
+# share): under their share's context on both threads, as in a run writing
+# every instance. A share written late without its own stack (a kept-back
+# share keeps none: it is found when written) put them outside the share,
+# under the thread's whole stack (4-5 contexts not in the full run).
+dir=$(fresh_dir)
+cd "$dir" || exit 1
+HCATRACE_THIN=1,1s HCATRACE_SAMPLING=1ms LD_PRELOAD="$PRELOAD" "$EX/omp_phases" > late.out 2> late.err
+ok $? "thin nested: exit code 0"
+"$TRACESTAT" "$(the_trace)" > late.txt
+rm -rf hcatrace-*
+HCATRACE_THIN=off LD_PRELOAD="$PRELOAD" "$EX/omp_phases" > full.out 2> full.err
+"$TRACESTAT" "$(the_trace)" > full.txt
+constructs() { awk '$1 == "context" && $3 == "omp" { $1 = ""; $2 = ""; print }' "$1" | sort -u; }
+constructs late.txt > late_ctx.txt
+constructs full.txt > full_ctx.txt
+ok $(($(grep -c . late_ctx.txt) < 2 || $(comm -23 late_ctx.txt full_ctx.txt | grep -c .) != 0)) "thin nested: constructs in kept-back shares written with the contexts of a run writing every instance ($(grep -c . late_ctx.txt) of $(grep -c . full_ctx.txt))"
+comm -23 late_ctx.txt full_ctx.txt | sed 's/^/# not in full: /' | head -3
+cd / && rm -rf "$dir"
+
 # a bad filter: one line, an untraced run, the same output
 dir=$(fresh_dir)
 cd "$dir" || exit 1
