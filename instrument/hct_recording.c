@@ -74,9 +74,15 @@ void hct_stop_recording(void)
     if (master && master->writer) {
         int self = master == hct_thread_self();
         if (self) {
+            /* each open region's leave as any leave: its enter if kept back
+             * (at its time, with its tool time then), the samples before each;
+             * the others after (hct_extras_finish). Drained first, the samples
+             * went before a kept-back enter then written after them, at the
+             * last one's time but with its older tool time: the total grew by
+             * theirs and the drain's from it to its leave, microseconds later
+             * (docs/trace-format.md, "Partial traces") */
             master->in_tool++;
-            hct_sampling_drain(master); /* older than anything written now */
-            hct_markers_close_open(master, hct_timestamp(master));
+            hct_markers_close_open(master);
         }
         hct_extras_finish(master, self);
         /* no counter values here: a counter set's class is SYNCHRONOUS, its
