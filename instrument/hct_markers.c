@@ -59,9 +59,9 @@ const char *hct_marker_name(uint32_t key)
     return key >= HCT_USER_KEY_BASE && i < atomic_load(&nnames) ? names[i] : NULL;
 }
 
-/* The end of region r: its leave with counter values (not before not_before,
- * when non-zero), or as thinning says (hct_thin.h). */
-static void leave(hct_thread *t, const open_region *r, uint64_t not_before)
+/* The end of region r: its leave with counter values, or as thinning says
+ * (hct_thin.h). */
+static void leave(hct_thread *t, const open_region *r)
 {
     if (r->mode == HCT_THIN_FILTER) {
         hct_thin_count(r->slot, hct_ticks_ns(hct_ticks_now() - r->t0));
@@ -71,14 +71,10 @@ static void leave(hct_thread *t, const open_region *r, uint64_t not_before)
     uint32_t cc = r->cc;
     if (r->mode == HCT_THIN_LAZY) {
         cc = hct_thin_leave(t, r->cc, &ts);
-        if (ts < not_before)
-            ts = t->last_ts = not_before;
     } else if (t->extras) {
-        ts = hct_boundary(t, 0, not_before);
+        ts = hct_boundary(t, 0, 0);
     } else {
         ts = hct_timestamp(t);
-        if (ts < not_before)
-            ts = t->last_ts = not_before;
     }
     if (cc == HCA_UNDEF)
         return;
@@ -141,16 +137,17 @@ __attribute__((visibility("default"))) void hcatrace_region_end(const char *name
         return; /* not the innermost open region: ignored */
     t->in_tool++;
     depth--;
-    leave(t, &stack[depth], 0);
+    leave(t, &stack[depth]);
     hct_tool_exit(t);
 }
 
-/* Closes the regions this thread left open, when tracing stops (not before
- * ts; each leave with its counter values). */
-void hct_markers_close_open(hct_thread *t, uint64_t ts)
+/* Closes the regions this thread left open, when tracing stops: each as its
+ * end would (a kept-back enter written first, at its time; the samples in the
+ * instance after it; the leave with its counter values). */
+void hct_markers_close_open(hct_thread *t)
 {
     while (depth > 0) {
         depth--;
-        leave(t, &stack[depth], ts);
+        leave(t, &stack[depth]);
     }
 }

@@ -10,7 +10,8 @@
 
 /* The name of user region `key`, or NULL. */
 const char *hct_marker_name(uint32_t key) HCT_HIDDEN;
-/* Writes the leaves of the calling thread's open user regions. */
-void hct_markers_close_open(hct_thread *t, uint64_t ts) HCT_HIDDEN;
+/* Writes the leaves of the calling thread's open user regions (its pending
+ * samples written in their place among them). */
+void hct_markers_close_open(hct_thread *t) HCT_HIDDEN;
 
 #endif

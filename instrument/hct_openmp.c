@@ -432,6 +432,7 @@ int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address
         f->probe_t = hca_clock_now();
         f->probe_cost = f->probe_t - c0;
         f->probe_share = 0;
+        atomic_store_explicit(&f->probe_span, 0, memory_order_relaxed);
     }
     hct_tool_exit(t);
     return 1;
@@ -451,12 +452,23 @@ void hct_omp_fork_end(hct_omp_fork *f)
     }
     if (!f->held && recording(t))
         hct_otf2_check(t, OTF2_EvtWriter_ThreadJoin(t->writer, NULL, record_ts(t), OTF2_PARADIGM_OPENMP));
-    if (f->probe) { /* the region's time on the master less the tracer's in its share (probe_cost) */
-        uint64_t between = c0 - f->probe_t;
-        hct_thin_probe(f->slot, between > f->probe_share ? between - f->probe_share : 0,
-                       f->probe_cost + f->probe_share + hca_clock_now() - c0);
+    if (f->probe) { /* the team's longest share; without one, the region's time on the master less the
+                     * tracer's in its share */
+        uint64_t between = c0 - f->probe_t, span = atomic_load_explicit(&f->probe_span, memory_order_relaxed);
+        uint64_t duration = span ? span - 1 : between > f->probe_share ? between - f->probe_share : 0;
+        hct_thin_probe(f->slot, duration, f->probe_cost + f->probe_share + hca_clock_now() - c0);
     }
     hct_tool_exit(t);
+}
+
+/* A probed region's share lasted `span` ns on its thread (without the
+ * tracer's time at its begin and end): the team's longest so far. */
+static void probe_span_max(hct_omp_fork *f, uint64_t span)
+{
+    uint64_t v = span + 1, cur = atomic_load_explicit(&f->probe_span, memory_order_relaxed);
+    while (cur < v && !atomic_compare_exchange_weak_explicit(&f->probe_span, &cur, v, memory_order_relaxed,
+                                                             memory_order_relaxed))
+        ;
 }
 
 /* A share kept back, written now: the fork first on the master, when it was
@@ -521,6 +533,7 @@ int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint3
     s->team = team;
     s->fork = fork;
     s->pend = HCA_UNDEF;
+    s->probe_t = 0;
     if (!s->worker && fork->held && hct_sampling_taken(t) != fork->samples)
         write_fork(t, fork); /* a sample since the fork: it lies between fork and join */
     hct_thin_slot *slot = NULL; /* the key's in this thread's table: the fork's on the master */
@@ -574,8 +587,11 @@ int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint3
     hct_otf2_check(t, OTF2_EvtWriter_CallingContextEnter(t->writer, NULL, ts, s->cc, unwind));
     share_depth++;
     hct_omp_sync_begin(t, &fork->sync, num, team_size, fork->mode == HCT_THIN_LAZY);
-    if (c0)
-        fork->probe_share += hca_clock_now() - c0;
+    if (fork->probe) { /* the share's own time starts (every thread's: the longest is the region's) */
+        s->probe_t = hca_clock_now();
+        if (c0)
+            fork->probe_share += s->probe_t - c0;
+    }
     hct_tool_exit(t);
     return 1;
 }
@@ -584,8 +600,10 @@ void hct_omp_share_end(hct_omp_share *s)
 {
     hct_thread *t = s->t;
     t->in_tool++;
-    hct_omp_fork *probed = !s->worker && !s->lazy && s->fork->probe ? s->fork : NULL;
-    uint64_t c0 = probed ? hca_clock_now() : 0;
+    hct_omp_fork *probed = !s->worker && s->probe_t ? s->fork : NULL;
+    uint64_t c0 = s->probe_t ? hca_clock_now() : 0;
+    if (c0)
+        probe_span_max(s->fork, c0 - s->probe_t);
     share_depth--;
     if (s->lazy) {
         uint64_t ts = 0;

@@ -67,10 +67,15 @@ typedef struct {
     _Atomic int keep;    /* a thread of the team wrote its share: the fork and join are written */
     /* written in full and probed for the cost rule (hct_thin_probing): the
      * master's time in the tracer for it (fork, its share, join), the end
-     * of the fork's part, the share's part (within the region's time) */
+     * of the fork's part, the share's part (within the region's time); the
+     * longest share of the team from its begin's end to its end's start
+     * (+ 1: 0 when no share said), the region's duration: its fork to its
+     * join holds the wait for threads that were not on a CPU, which a loaded
+     * machine makes milliseconds long */
     hct_thin_slot *slot;
     int probe;
     uint64_t probe_t, probe_cost, probe_share;
+    _Atomic uint64_t probe_span;
     hct_omp_sync sync;   /* the team's barriers: the tool time its threads wait for (hct_omp_sync.h) */
 } hct_omp_fork;
 /* Returns 0 (nothing recorded) when this thread does not trace. */
@@ -96,6 +101,7 @@ typedef struct {
     int nested;
     const hct_ctx *fork_ctx; /* kept back: the fork's context (cc): the fork's, or ctx */
     hct_ctx ctx;         /* kept back without a caller: the fork's context, copied */
+    uint64_t probe_t;    /* its fork probed: the end of its begin (0: not probed) */
 } hct_omp_share;
 /* Where a share is called from: the caller's return address and the calling
  * function's frame. On a worker of the runtime's pool (not the master) the

@@ -66,17 +66,32 @@ static void wait_quiescent(void)
 
 /* Sampling stops everywhere; the master location gets its pending samples,
  * last counter values and the end of the program; then, once no thread is
- * inside the tracer, every other location its samples and last counter values. */
+ * inside the tracer, every other location its samples and last counter values.
+ * Called on another thread than the master (a signal to the process, which
+ * the kernel gives to any thread that does not block it: in an MPI rank
+ * waiting in a collective, often to a thread of the MPI runtime), recording
+ * stops first and the master's section under way ends before its location is
+ * written from here (they wrote to it at once before). */
 void hct_stop_recording(void)
 {
     hct_thread *master = hct.threads[0];
+    int self = master && master == hct_thread_self();
     hct_extras_disarm_all();
+    if (!self) {
+        atomic_store(&hct.active, 0);
+        wait_quiescent();
+    }
     if (master && master->writer) {
-        int self = master == hct_thread_self();
         if (self) {
+            /* each open region's leave as any leave: its enter if kept back
+             * (at its time, with its tool time then), the samples before each;
+             * the others after (hct_extras_finish). Drained first, the samples
+             * went before a kept-back enter then written after them, at the
+             * last one's time but with its older tool time: the total grew by
+             * theirs and the drain's from it to its leave, microseconds later
+             * (docs/trace-format.md, "Partial traces") */
             master->in_tool++;
-            hct_sampling_drain(master); /* older than anything written now */
-            hct_markers_close_open(master, hct_timestamp(master));
+            hct_markers_close_open(master);
         }
         hct_extras_finish(master, self);
         /* no counter values here: a counter set's class is SYNCHRONOUS, its

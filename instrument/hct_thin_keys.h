@@ -75,8 +75,9 @@ typedef struct {
 hct_thin_slot *hct_thin_slot_of(hct_thin_keys *k, uint32_t key, const char *name, const hct_filter *filter);
 /* The cost rule (HCATRACE_THIN unset; docs/configuration.md, "Thinning and
  * filtering"): each of a key's first HCT_THIN_PROBE instances written in full
- * is probed: its duration without the tracer's time in its enter and leave,
- * and that time (the cost of writing it). If more than a quarter of them
+ * is probed: its duration without the tracer's time in its enter and leave
+ * (a parallel region's: its team's longest share), and that time (the cost of
+ * writing it; above HCT_DELIVERY_MAX, a preemption: the mean so far). If more than a quarter of them
  * (not half: preemptions on a loaded machine stretch many) lasted less than
  * HCT_THIN_COST_MULT times the mean cost so far, writing such an instance in
  * full costs the program more than 1/HCT_THIN_COST_MULT of it: the key is

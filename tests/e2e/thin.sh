@@ -217,6 +217,25 @@ ok $? "thin parallel, HCATRACE_THIN=1000: past the first 1000, each share writte
 sed 's/^/# /' why.txt
 cd / && rm -rf "$dir"
 
+# the cost rule on a loaded machine: the second thread comes 20 ms late to each
+# region (par_thin_app's LATE: as if it had waited for a CPU), the shares stay
+# tiny. The probe takes the team's longest share, not the master's fork to its
+# join (20 ms: the key was taken for a long one and its first 1000 written in
+# full; 2 of 21 runs of the case above at load 18-30): the first PROBE per thread
+dir=$(fresh_dir)
+cd "$dir" || exit 1
+LATE_ITER=130
+"$PAR" $LATE_ITER 1000000 > plain.out 2> plain.err # the same output, without the wait
+LD_PRELOAD="$PRELOAD" "$PAR" $LATE_ITER 1000000 20 > traced.out 2> traced.err
+ok $? "thin parallel, a late thread: exit code 0"
+check "thin parallel, a late thread: stdout identical" cmp plain.out traced.out
+"$TRACESTAT" "$(the_trace)" > stat.txt
+w=$(written stat.txt main._omp_fn.0)
+t=$(thinned stat.txt main._omp_fn.0)
+ok $((${w:-0} + ${t:-0} != 2 * LATE_ITER || ${w:-0} < 2 * PROBE || ${w:-0} >= 2 * LATE_ITER)) \
+    "thin parallel, a late thread: the cost rule: the first $PROBE per thread written ($w, $t thinned)"
+cd / && rm -rf "$dir"
+
 # a sample lands in a share kept back: written with its sample inside, whatever
 # its length (threshold 1 s); the fork and join around it on the master
 dir=$(fresh_dir)
