@@ -228,13 +228,17 @@ typedef struct {
  * on VALLEY_BINS bins, bandwidth half Silverman's 0.9 * min(sd, IQR / 1.34) *
  * n^(-1/5) (his rule oversmooths several modes); the deepest local minimum
  * whose density is at most VALLEY_DEPTH of the highest peak on either side,
- * the peaks at least min_gap apart, among the bins that leave s->min
- * instances on each side: the empty bins between a few stragglers far in a
- * tail are the deepest valleys of all (density 0), but no cut between modes
- * (truth_app beside a busy process: the stragglers at 40-51 ms hid the valley
- * at 14 ms between the ranks' modes at 12.3 and 16 ms). Returns the first
- * index above the valley when each side keeps s->min instances, else a. */
-static size_t valley_cut(const splitter *s, size_t a, size_t b)
+ * the peaks at least min_gap apart; with between_groups, among the bins
+ * that leave s->min instances on each side only: the empty bins between a
+ * few stragglers far in a tail are the deepest valleys of all (density 0),
+ * but no cut between groups (truth_app beside a busy process: the stragglers
+ * at 40-51 ms hid the valley at 14 ms between the ranks' modes at 12.3 and
+ * 16 ms). Without, as before own_sides: such a tail's valley hides the
+ * others, and a region splits less often (a single rank of truth_app on a
+ * loaded machine split off 22 of 200 instances at a valley of CPU times it
+ * had not found). Returns the first index above the valley when each side
+ * keeps s->min instances, else a. */
+static size_t valley_cut(const splitter *s, size_t a, size_t b, int between_groups)
 {
     const double *x = s->logd + a;
     size_t n = b - a;
@@ -280,7 +284,7 @@ static size_t valley_cut(const splitter *s, size_t a, size_t b)
     for (size_t k = 1; k + 1 < VALLEY_BINS; below += count[k], k++) {
         if (!(dens[k] <= dens[k - 1] && dens[k] <= dens[k + 1]))
             continue;
-        if (below < (double)s->min || (double)n - below - count[k] < (double)s->min)
+        if (between_groups && (below < (double)s->min || (double)n - below - count[k] < (double)s->min))
             continue;
         size_t pl = 0, pr = k + 1;
         for (size_t j = 0; j < k; j++)
@@ -382,13 +386,16 @@ static void split_range(splitter *s, size_t a, size_t b, int valleys)
     double apart = median_sorted(s->logd + best, b - best) - median_sorted(s->logd + a, best - a);
     int modes = gap > s->o->min_gap && apart > s->o->min_apart && apart > s->o->gap_factor * (sl + sr);
     if (best <= a || !(gap > need || modes)) {
-        best = valleys ? valley_cut(s, a, b) : a;
-        if (s->wall && best > a && !tight_modes(s, a, best, b)) {
-            int parted = own_sides(s, a, best, b);
+        best = valleys ? valley_cut(s, a, b, 0) : a;
+        if (s->wall && best > a && !tight_modes(s, a, best, b))
+            best = a;
+        if (s->wall && valleys && best <= a) { /* or a valley between groups that parts the locations */
+            size_t cut = valley_cut(s, a, b, 1);
+            int parted = cut > a ? own_sides(s, a, cut, b) : 0;
             if (parted < 0)
                 s->failed = 1;
-            if (parted <= 0)
-                best = a;
+            if (parted > 0)
+                best = cut;
         }
         valleys = 0;
     }
