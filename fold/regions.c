@@ -518,7 +518,8 @@ static int build_groups(const fold_trace *t, const fold_region_options *o, fold_
          * (page faults 7.5-11.7 % MAE against 2.7-3.3 % split), phases of
          * neither (docs/benchmarks.md, "The loaded check (issue 17, branch
          * loaded2)"); where wall times are spread by the machine's noise
-         * instead, a valley splits only tight modes (tight_modes) */
+         * instead, a valley splits only tight modes (tight_modes) or where
+         * it parts the locations (own_sides) */
         split_range(&s, 0, n, 1);
         if (s.failed)
             goto out;
