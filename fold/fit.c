@@ -160,7 +160,7 @@ size_t fold_cap_points(size_t n, size_t max, size_t *chosen)
 size_t fold_fit_raised_cap(const fold_fit_options *o, size_t n, const fold_curve *c)
 {
     if (!o || !c || o->max_points == 0 || n <= o->max_points || o->coarse_max_points <= o->max_points ||
-        !(c->resolution > FOLD_COARSE_RESOLUTION))
+        !(c->resolution > FOLD_REFIT_RESOLUTION))
         return 0;
     return n < o->coarse_max_points ? n : o->coarse_max_points;
 }

@@ -118,6 +118,18 @@ typedef struct {
  * could do"). */
 #define FOLD_COARSE_RESOLUTION 0.1
 
+/* A capped counter's curve coarser than this is fitted again from the raised
+ * cap (fold_fit_raised_cap), a little below FOLD_COARSE_RESOLUTION: truth_app's
+ * rank sharing its core with a busy process, its task-clock at 1 ms sampling
+ * resolved over 0.090-0.094 of the region from 20,000 of its 35,414 points,
+ * read 5.3 % MAE against the truth (7.1 % with the tracer's time removed), 3.1
+ * % (4.8 %) from all of them; its rate waves with the busy process's slices
+ * (0.32-0.55 CPUs over 0.1 of the region). Near idle, truth_app's task-clock
+ * and page faults read 0.030-0.074 at 1-2 ms and are not refitted
+ * (docs/benchmarks.md, "The rank that shares its core (issue 17, branch
+ * loaded17)"). */
+#define FOLD_REFIT_RESOLUTION 0.08
+
 /* The raised cap (fold_fit_options.coarse_max_points): loaded, a region's
  * instances differ so much that its rates are resolved only over 0.1-0.4 of
  * it at 20,000 points, and the fold's error falls with more points (issue 17:
@@ -161,7 +173,7 @@ void fold_fit_design_free(fold_fit_design *d);
 /* The cap to fit a cloud of n points again with, when its fit c at
  * o->max_points was coarse: o->coarse_max_points (at most n) when the cloud
  * was capped (n > o->max_points > 0), c->resolution is coarser than
- * FOLD_COARSE_RESOLUTION and the raised cap is larger; else 0 (keep c). Pure. */
+ * FOLD_REFIT_RESOLUTION and the raised cap is larger; else 0 (keep c). Pure. */
 size_t fold_fit_raised_cap(const fold_fit_options *o, size_t n, const fold_curve *c);
 
 /* Deterministic cap: indices of at most max of n points (a fixed stride over

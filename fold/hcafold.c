@@ -97,7 +97,7 @@ static void usage(FILE *out)
           "      --max-points N     cap on folded points fed to a fit (default 20000; given alone,\n"
           "                         exact)\n"
           "      --coarse-max-points N  a counter whose fit at --max-points resolves its rates\n"
-          "                         over more than 0.1 of the region is fitted again from up to\n"
+          "                         over more than 0.08 of the region is fitted again from up to\n"
           "                         N points (default 100000; 0: never)\n"
           "      --replicates N     bootstrap replicates of the 95 % intervals (default 60; 0: none)\n"
           "      --mpi              also fold the MPI calls themselves\n"

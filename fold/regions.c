@@ -214,7 +214,10 @@ typedef struct {
     size_t min;         /* smallest group */
     size_t *cuts;       /* group starts after the first, ascending */
     size_t ncuts;
-    int wall; /* logd are wall times: a valley splits only tight modes (tight_modes) */
+    int wall; /* logd are wall times: a valley splits only tight modes (tight_modes) or locations (own_sides) */
+    const uint32_t *location; /* the location of each logd's instance */
+    uint32_t nlocations;      /* locations are below this */
+    int failed;               /* memory ran out */
 } splitter;
 
 #define VALLEY_BINS 128
@@ -225,9 +228,17 @@ typedef struct {
  * on VALLEY_BINS bins, bandwidth half Silverman's 0.9 * min(sd, IQR / 1.34) *
  * n^(-1/5) (his rule oversmooths several modes); the deepest local minimum
  * whose density is at most VALLEY_DEPTH of the highest peak on either side,
- * the peaks at least min_gap apart. Returns the first index above the valley
- * when each side keeps s->min instances, else a. */
-static size_t valley_cut(const splitter *s, size_t a, size_t b)
+ * the peaks at least min_gap apart; with between_groups, among the bins
+ * that leave s->min instances on each side only: the empty bins between a
+ * few stragglers far in a tail are the deepest valleys of all (density 0),
+ * but no cut between groups (truth_app beside a busy process: the stragglers
+ * at 40-51 ms hid the valley at 14 ms between the ranks' modes at 12.3 and
+ * 16 ms). Without, as before own_sides: such a tail's valley hides the
+ * others, and a region splits less often (a single rank of truth_app on a
+ * loaded machine split off 22 of 200 instances at a valley of CPU times it
+ * had not found). Returns the first index above the valley when each side
+ * keeps s->min instances, else a. */
+static size_t valley_cut(const splitter *s, size_t a, size_t b, int between_groups)
 {
     const double *x = s->logd + a;
     size_t n = b - a;
@@ -269,9 +280,11 @@ static size_t valley_cut(const splitter *s, size_t a, size_t b)
     /* the deepest valley: a bin whose density is at most VALLEY_DEPTH of the
      * highest density on each side, those peaks at least min_gap apart */
     size_t v = VALLEY_BINS;
-    double best_ratio = VALLEY_DEPTH;
-    for (size_t k = 1; k + 1 < VALLEY_BINS; k++) {
+    double best_ratio = VALLEY_DEPTH, below = count[0];
+    for (size_t k = 1; k + 1 < VALLEY_BINS; below += count[k], k++) {
         if (!(dens[k] <= dens[k - 1] && dens[k] <= dens[k + 1]))
+            continue;
+        if (between_groups && (below < (double)s->min || (double)n - below - count[k] < (double)s->min))
             continue;
         size_t pl = 0, pr = k + 1;
         for (size_t j = 0; j < k; j++)
@@ -311,6 +324,41 @@ static int tight_modes(const splitter *s, size_t a, size_t cut, size_t b)
     return mr - ml > s->o->gap_factor * (sl + sr);
 }
 
+#define OWN_SIDE 0.8 /* a location is on a side of a cut when at least this fraction of its instances are */
+
+/* Whether a cut at [cut] of logd[a..b) parts the locations: each location
+ * with instances there has at least OWN_SIDE of them on one side, and each
+ * side is some location's. The same work run in two conditions (ranks on a
+ * core of their own and ranks sharing theirs with another process) is that,
+ * however far the preempted instances of each spread (truth_app's rank
+ * beside a busy process: 16.5 ms, a robust spread of 0.06-0.09 in
+ * ln(duration) and instances up to 51 ms; too wide for tight_modes); a
+ * machine's load slows every location alike, into a tail below which no
+ * location stays (test_regions one_mode_with_a_tail_stays_one_group). Returns
+ * -1 when memory ran out. */
+static int own_sides(const splitter *s, size_t a, size_t cut, size_t b)
+{
+    if (!s->location || s->nlocations < 2)
+        return 0;
+    size_t *lower = calloc(2 * (size_t)s->nlocations, sizeof(*lower));
+    if (!lower)
+        return -1;
+    size_t *upper = lower + s->nlocations;
+    for (size_t i = a; i < b; i++)
+        (i < cut ? lower : upper)[s->location[i]]++;
+    int low_side = 0, high_side = 0, parted = 1;
+    for (uint32_t l = 0; l < s->nlocations && parted; l++) {
+        double all = (double)(lower[l] + upper[l]);
+        if (all == 0)
+            continue;
+        low_side |= (double)lower[l] >= OWN_SIDE * all;
+        high_side |= (double)upper[l] >= OWN_SIDE * all;
+        parted = (double)lower[l] >= OWN_SIDE * all || (double)upper[l] >= OWN_SIDE * all;
+    }
+    free(lower);
+    return parted && low_side && high_side;
+}
+
 /* Splits at the widest gap, recursively; where no gap is wide enough, at a
  * valley, once: the sides of a valley split only at gaps. */
 static void split_range(splitter *s, size_t a, size_t b, int valleys)
@@ -338,9 +386,17 @@ static void split_range(splitter *s, size_t a, size_t b, int valleys)
     double apart = median_sorted(s->logd + best, b - best) - median_sorted(s->logd + a, best - a);
     int modes = gap > s->o->min_gap && apart > s->o->min_apart && apart > s->o->gap_factor * (sl + sr);
     if (best <= a || !(gap > need || modes)) {
-        best = valleys ? valley_cut(s, a, b) : a;
+        best = valleys ? valley_cut(s, a, b, 0) : a;
         if (s->wall && best > a && !tight_modes(s, a, best, b))
             best = a;
+        if (s->wall && valleys && best <= a) { /* or a valley between groups that parts the locations */
+            size_t cut = valley_cut(s, a, b, 1);
+            int parted = cut > a ? own_sides(s, a, cut, b) : 0;
+            if (parted < 0)
+                s->failed = 1;
+            if (parted > 0)
+                best = cut;
+        }
         valleys = 0;
     }
     if (best <= a)
@@ -431,7 +487,8 @@ static int build_groups(const fold_trace *t, const fold_region_options *o, fold_
     by_duration *bd = malloc(n * sizeof(*bd));
     double *logd = calloc(n ? n : 1, sizeof(*logd)), *dur = calloc(n ? n : 1, sizeof(*dur));
     size_t *cuts = malloc((n + 1) * sizeof(*cuts)), *group_of = calloc(n, sizeof(*group_of));
-    if (!bd || !logd || !dur || !cuts || !group_of)
+    uint32_t *location = calloc(n ? n : 1, sizeof(*location));
+    if (!bd || !logd || !dur || !cuts || !group_of || !location)
         goto out;
     int on_cpu = cpu_times(t, ins, n, dur);
     for (size_t i = 0; i < n; i++) {
@@ -440,9 +497,11 @@ static int build_groups(const fold_trace *t, const fold_region_options *o, fold_
     }
     if (sort_by_duration(bd, n) != 0)
         goto out;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         logd[i] = log(bd[i].d > 1.0 ? bd[i].d : 1.0);
-    splitter s = { o, logd, 0, cuts, 0, !on_cpu };
+        location[i] = bd[i].in->location;
+    }
+    splitter s = { o, logd, 0, cuts, 0, !on_cpu, location, (uint32_t)t->nlocations, 0 };
     if (o->split) {
         s.min = (size_t)ceil(o->min_group_fraction * (double)n);
         if (s.min < o->min_group)
@@ -459,8 +518,11 @@ static int build_groups(const fold_trace *t, const fold_region_options *o, fold_
          * (page faults 7.5-11.7 % MAE against 2.7-3.3 % split), phases of
          * neither (docs/benchmarks.md, "The loaded check (issue 17, branch
          * loaded2)"); where wall times are spread by the machine's noise
-         * instead, a valley splits only tight modes (tight_modes) */
+         * instead, a valley splits only tight modes (tight_modes) or where
+         * it parts the locations (own_sides) */
         split_range(&s, 0, n, 1);
+        if (s.failed)
+            goto out;
     }
     size_t ngroups = s.ncuts + 1;
     if (*nfolds + ngroups > *cap) {
@@ -553,6 +615,7 @@ out:
     free(dur);
     free(cuts);
     free(group_of);
+    free(location);
     return rc;
 }
 

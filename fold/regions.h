@@ -40,8 +40,10 @@ void fold_region_defaults(fold_region_options *o);
  *      max(min_gap, gap_factor * max(s_left, s_right)), s = 1.4826 * MAD of the
  *      side's ln(duration), or if it exceeds min_gap and the sides' medians
  *      are more than max(min_apart, gap_factor * (s_left + s_right)) apart
- *      (two modes, one spread by the machine's load). Recurse into both sides. Where CPU
- *      times split (regions.c), also at a valley of their density, once.
+ *      (two modes, one spread by the machine's load). Recurse into both sides.
+ *      Where no gap splits, at a valley of the density, once (regions.c); of
+ *      wall times only between tight modes or when the valley parts the
+ *      locations (each with 80 % of its instances on one side).
  *   2. In each group: median M and MAD of the durations; instances with
  *      |d - M| > k * max(mad_scale * MAD, mad_floor * M) + tool_tolerance * tool
  *      are excluded (d and tool: the instance's duration and the tracer's own
