@@ -85,9 +85,13 @@ ok $(($(grep -c '^tool [0-9]* metrics [1-9][0-9]* monotonic yes time=[1-9]' stat
     "mpi: both ranks record the tracer's own time (tool:time, tool:cpu_time), never decreasing"
 ok "$(grep '^counters ' stat.txt | grep -vc ' classes 2 monotonic yes ')" \
     "mpi: every rank rotated through both sets; values never decrease across rotations"
-ok $(($(grep '^counters ' stat.txt | awk '{ print $NF }' | sort -u | wc -l) != 2)) "mpi: the two ranks start on different sets"
-# MPI_Init's enter is the only boundary written before counting starts
-ok "$(grep '^counters ' stat.txt | awk '$10 - $12 > 1 || $14 != "ok"' | wc -l)" \
+ok $(($(grep '^counters ' stat.txt | awk '{ for (i = 1; i < NF; i++) if ($i == "first_class") print $(i + 1) }' | sort -u | wc -l) != 2)) \
+    "mpi: the two ranks start on different sets"
+# MPI_Init's enter is the only boundary written before counting starts; an MPI
+# enter after a short compute burst without a sample is written without values
+# by design (tracestat's mpi_enters_bare; docs/configuration.md, "Thinning and filtering")
+ok "$(grep '^counters ' stat.txt | awk '{ for (i = 1; i < NF; i++) if ($i == "mpi_enters_bare") m = $(i + 1) }
+                                       $10 - $12 - m > 1 || $14 != "ok"' | wc -l)" \
     "mpi: every region boundary after MPI_Init carries counter values"
 total=0
 for p in stencil:4 update:5 norm:; do
