@@ -122,7 +122,7 @@ static void same_answers_as_libdw(void **state)
                   "%ld mismatches\n",
                   y.tables, y.two_parts, y.addresses, y.named, y.starts, y.aliases, y.mismatches);
     assert_true(y.tables >= 3);        /* libc, libdw, libelf at least */
-    assert_true(y.named > 10000);      /* the comparison saw real symbols */
+    assert_true(y.named > 5000);       /* the comparison saw real symbols (9,436 on aarch64 without libmpi) */
     assert_true(y.aliases > y.starts); /* and functions with several names */
     assert_int_equal(y.mismatches, 0);
     dwfl_end(dwfl);
