@@ -58,8 +58,7 @@ struct hct_symbolizer {
     int separate_debuginfo;
     pthread_mutex_t files_lock;
     hct_image_files files; /* the files read, for hct_symbolizer_release_pages */
-    module_list module_store;
-    module_list *modules; /* &module_store: the lookups that take a const symbolizer fill it too */
+    module_list modules;
 };
 
 static char *debuginfo_path = NULL;
@@ -80,7 +79,6 @@ hct_symbolizer *hct_symbolizer_open(int separate_debuginfo)
     if (!s)
         return NULL;
     s->separate_debuginfo = separate_debuginfo;
-    s->modules = &s->module_store;
     pthread_mutex_init(&s->files_lock, NULL);
     s->dwfl = dwfl_begin(&proc_callbacks);
     s->scopes = hct_scope_index_new(SCOPE_INDEX_BYTES);
@@ -106,9 +104,9 @@ void hct_symbolizer_close(hct_symbolizer *s)
 {
     if (!s)
         return;
-    for (size_t i = 0; i < s->module_store.n; i++)
-        hct_symbol_table_free(s->module_store.e[i].table);
-    free(s->module_store.e);
+    for (size_t i = 0; i < s->modules.n; i++)
+        hct_symbol_table_free(s->modules.e[i].table);
+    free(s->modules.e);
     hct_scope_index_free(s->scopes); /* its DIEs point into the Dwfl's data */
     hct_line_tables_free(s->lines);
     if (s->dwfl)
@@ -174,9 +172,9 @@ static module_entry *module_entry_of(module_list *l, Dwfl_Module *mod)
 
 /* Does the module's own file hold DWARF (.debug_info)? Without
  * separate_debuginfo, only then is DWARF read for it. */
-static int has_embedded_dwarf(const hct_symbolizer *s, Dwfl_Module *mod)
+static int has_embedded_dwarf(hct_symbolizer *s, Dwfl_Module *mod)
 {
-    module_entry *m = module_entry_of(s->modules, mod);
+    module_entry *m = module_entry_of(&s->modules, mod);
     if (m && m->embedded_dwarf >= 0)
         return m->embedded_dwarf;
     GElf_Addr bias = 0;
@@ -195,7 +193,7 @@ static int has_embedded_dwarf(const hct_symbolizer *s, Dwfl_Module *mod)
 }
 
 /* The compilation unit of an address, if DWARF is to be read for its module. */
-static Dwarf_Die *cu_of(const hct_symbolizer *s, Dwfl_Module *mod, Dwarf_Addr address, Dwarf_Addr *bias)
+static Dwarf_Die *cu_of(hct_symbolizer *s, Dwfl_Module *mod, Dwarf_Addr address, Dwarf_Addr *bias)
 {
     if (!s->separate_debuginfo && !has_embedded_dwarf(s, mod))
         return NULL;
@@ -222,7 +220,7 @@ static void source_file(Dwarf_Die *cu, const char *file, char *dst, size_t n)
 /* The file and line of an address (dwfl_module_getsrc's row), the file
  * absolute (source_file); -1 if none. From the unit's compact copy
  * (hct_line_tables.h); libdw's own table only if that copy cannot be made. */
-static int address_source(const hct_symbolizer *s, Dwfl_Module *mod, Dwarf_Addr address, char *file, size_t n)
+static int address_source(hct_symbolizer *s, Dwfl_Module *mod, Dwarf_Addr address, char *file, size_t n)
 {
     int lineno = 0;
     const char *name = NULL;
@@ -305,7 +303,7 @@ static void call_site(const hct_symbolizer *s, Dwarf_Die *cu, Dwarf_Die *inlined
 /* mod's symbol table by address, built at its first question. */
 static const hct_symbol_table *symbols_of(hct_symbolizer *s, Dwfl_Module *mod)
 {
-    module_entry *m = module_entry_of(s->modules, mod);
+    module_entry *m = module_entry_of(&s->modules, mod);
     if (!m)
         return NULL;
     if (!m->table_built) {
@@ -388,7 +386,7 @@ static int plt_function(Dwfl_Module *mod, Dwarf_Addr address, hct_symbol *out)
 
 /* The address's own source line into out; without one, the function's
  * declaration file if known, else the module's name. */
-static void address_line(const hct_symbolizer *s, Dwfl_Module *mod, Dwarf_Addr address, const char *modname,
+static void address_line(hct_symbolizer *s, Dwfl_Module *mod, Dwarf_Addr address, const char *modname,
                          hct_symbol *out)
 {
     char file[sizeof(out->file)];
@@ -403,7 +401,7 @@ static void address_line(const hct_symbolizer *s, Dwfl_Module *mod, Dwarf_Addr a
 
 /* The functions an address lies in, innermost first, the physical function
  * last (hct_scope_functions: the chain of concrete instances), and its unit. */
-static int address_scopes(const hct_symbolizer *s, Dwfl_Module *mod, uintptr_t address, Dwarf_Die **cu,
+static int address_scopes(hct_symbolizer *s, Dwfl_Module *mod, uintptr_t address, Dwarf_Die **cu,
                           Dwarf_Die *fns)
 {
     Dwarf_Addr bias = 0;
