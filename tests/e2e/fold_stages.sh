@@ -30,6 +30,17 @@
 #   against 0.44 of lagrange_elements); main's hcafold, before both, missed
 #   the record's shares by up to 0.10 at load 4-7, beside one and two busy
 #   loops (docs/benchmarks.md, "Bands under contention and threads");
+#   The record cannot hold the tracer's time at the time step's own ends (the
+#   samples drained at the MPI_Allreduce enter and leave: instrument/
+#   hct_boundary.c); on the CPU it leaves the CPU share as it is, but a drain
+#   that waits for the tracer's libdw worker (under ASan, a sample's first
+#   sight of libasan's asan_interceptors.cpp, whose line table takes 31 ms to
+#   read, 70 ms before its rows' file names were remembered) lowers the fold's
+#   CPU share and rates by its part of the steps' time (0.056 for one wait of
+#   80 ms, measured 0.0566). Under ASan: one wait of 43-80 ms at the steps'
+#   ends in 1 run of 4-6 with one thread, in 3 of 3 with two (0.025-0.027);
+#   0.0001-0.0006 otherwise. tests/tracer_waits.py measures it against the
+#   record, and the CPU share's and the rates' limits grow by it;
 # - the default fold (the tracer's time removed) bands lagrange_nodal first
 #   and lagrange_elements last.
 . "$(dirname "$0")/lib.sh"
@@ -59,10 +70,16 @@ for T in 1 2; do
     if [ "$(echo "${share:-0}" | awk '{ print ($1 < 0.5) }')" = 1 ]; then
         shares=0.03 rates=0.08 machine="loaded: the program on ${share:-?} of a CPU"
     fi
+    # the tracer's waits off the CPU at the region's own ends, held by the fold, not by the record
+    waits=$("$OTF2_PYTHON" "$TOP/tests/tracer_waits.py" "$trace" t$T/truth.0)
+    ok $? "$T thread(s): the tracer's time beyond the program's record measured ($waits)"
+    waited=${waits%% *}
+    cpu_limit=$(echo "${waited:-0}" | awk '{ printf "%.4f", 0.02 + $1 }')
+    rates=$(echo "$rates ${waited:-0}" | awk '{ printf "%.4f", $1 + $2 }')
     python3 "$TOP/tests/truth_bands.py" t$T/kept/fold.json t$T/truth.0 --region "$REGION" \
         --functions lagrange_nodal,lagrange_elements --max-bound-error 0.05 --max-share-error $shares \
-        --max-rate-error $rates --max-cpu-share-error 0.02 > t$T/report
-    ok $? "$T thread(s), the fold against the program's record ($machine): CPU share within 0.02, the stages' bands within 0.05 or their spread, shares within $shares, rates within $rates CPUs"
+        --max-rate-error $rates --max-cpu-share-error $cpu_limit > t$T/report
+    ok $? "$T thread(s), the fold against the program's record ($machine): CPU share within $cpu_limit, the stages' bands within 0.05 or their spread, shares within $shares, rates within $rates CPUs"
     sed 's/^/# /' t$T/report
     python3 - t$T/fold/fold.json "$REGION" <<'EOF'
 import json, sys
