@@ -223,6 +223,60 @@ typedef struct {
 #define VALLEY_BINS 128
 #define VALLEY_DEPTH 0.5 /* the density at the valley, at most this fraction of the lower peak */
 
+typedef struct {
+    int valid;   /* enough instances, a span past min_gap: the bins below were filled */
+    double lo, w; /* the first bin's start, the bins' width (in logd) */
+    double count[VALLEY_BINS], dens[VALLEY_BINS];
+} valley_density;
+
+/* The density of logd[a..b) on VALLEY_BINS bins (valley_cut's), computed once
+ * for both of split_range's searches. */
+static void density_of(const splitter *s, size_t a, size_t b, valley_density *d)
+{
+    const double *x = s->logd + a;
+    size_t n = b - a;
+    d->valid = 0;
+    if (n < 2 * s->min)
+        return;
+    /* the bins start at the first duration above 1 ns: CPU times of 0
+     * (cpu_times) would leave the modes a few bins; they count in bin 0 */
+    size_t first = 0;
+    while (first < n && !(x[first] > 0))
+        first++;
+    if (first == n)
+        return;
+    double lo = x[first], hi = x[n - 1];
+    if (!(hi - lo > s->o->min_gap))
+        return;
+    double mean = 0, var = 0;
+    for (size_t i = 0; i < n; i++)
+        mean += x[i];
+    mean /= (double)n;
+    for (size_t i = 0; i < n; i++)
+        var += (x[i] - mean) * (x[i] - mean);
+    double sd = sqrt(var / (double)(n - 1)), iqr = (x[3 * n / 4] - x[n / 4]) / 1.34;
+    double h = 0.45 * (iqr > 0 && iqr < sd ? iqr : sd) * pow((double)n, -0.2);
+    double w = (hi - lo) / VALLEY_BINS;
+    if (!(h > w / 2))
+        h = w / 2;
+    memset(d->count, 0, sizeof(d->count));
+    memset(d->dens, 0, sizeof(d->dens));
+    for (size_t i = 0; i < n; i++) {
+        double k = floor((x[i] - lo) / w);
+        d->count[k < 0 ? 0 : k < VALLEY_BINS ? (size_t)k : VALLEY_BINS - 1] += 1;
+    }
+    for (size_t k = 0; k < VALLEY_BINS; k++)
+        for (size_t j = 0; j < VALLEY_BINS; j++)
+            if (d->count[j] > 0) {
+                double z = ((double)k - (double)j) * w / h;
+                if (z * z < 50)
+                    d->dens[k] += d->count[j] * exp(-0.5 * z * z);
+            }
+    d->lo = lo;
+    d->w = w;
+    d->valid = 1;
+}
+
 /* Where two modes of logd[a..b) are separated by a valley of their density
  * that noise fills (no empty gap): the density is a Gaussian kernel estimate
  * on VALLEY_BINS bins, bandwidth half Silverman's 0.9 * min(sd, IQR / 1.34) *
@@ -237,46 +291,14 @@ typedef struct {
  * others, and a region splits less often (a single rank of truth_app on a
  * loaded machine split off 22 of 200 instances at a valley of CPU times it
  * had not found). Returns the first index above the valley when each side
- * keeps s->min instances, else a. */
-static size_t valley_cut(const splitter *s, size_t a, size_t b, int between_groups)
+ * keeps s->min instances, else a; d: density_of(s, a, b). */
+static size_t valley_cut(const splitter *s, size_t a, size_t b, const valley_density *d, int between_groups)
 {
-    const double *x = s->logd + a;
+    if (!d->valid)
+        return a;
+    const double *x = s->logd + a, *count = d->count, *dens = d->dens;
     size_t n = b - a;
-    if (n < 2 * s->min)
-        return a;
-    /* the bins start at the first duration above 1 ns: CPU times of 0
-     * (cpu_times) would leave the modes a few bins; they count in bin 0 */
-    size_t first = 0;
-    while (first < n && !(x[first] > 0))
-        first++;
-    if (first == n)
-        return a;
-    double lo = x[first], hi = x[n - 1];
-    if (!(hi - lo > s->o->min_gap))
-        return a;
-    double mean = 0, var = 0;
-    for (size_t i = 0; i < n; i++)
-        mean += x[i];
-    mean /= (double)n;
-    for (size_t i = 0; i < n; i++)
-        var += (x[i] - mean) * (x[i] - mean);
-    double sd = sqrt(var / (double)(n - 1)), iqr = (x[3 * n / 4] - x[n / 4]) / 1.34;
-    double h = 0.45 * (iqr > 0 && iqr < sd ? iqr : sd) * pow((double)n, -0.2);
-    double w = (hi - lo) / VALLEY_BINS;
-    if (!(h > w / 2))
-        h = w / 2;
-    double count[VALLEY_BINS] = { 0 }, dens[VALLEY_BINS] = { 0 };
-    for (size_t i = 0; i < n; i++) {
-        double k = floor((x[i] - lo) / w);
-        count[k < 0 ? 0 : k < VALLEY_BINS ? (size_t)k : VALLEY_BINS - 1] += 1;
-    }
-    for (size_t k = 0; k < VALLEY_BINS; k++)
-        for (size_t j = 0; j < VALLEY_BINS; j++)
-            if (count[j] > 0) {
-                double z = ((double)k - (double)j) * w / h;
-                if (z * z < 50)
-                    dens[k] += count[j] * exp(-0.5 * z * z);
-            }
+    double w = d->w;
     /* the deepest valley: a bin whose density is at most VALLEY_DEPTH of the
      * highest density on each side, those peaks at least min_gap apart */
     size_t v = VALLEY_BINS;
@@ -303,7 +325,7 @@ static size_t valley_cut(const splitter *s, size_t a, size_t b, int between_grou
     }
     if (v == VALLEY_BINS)
         return a;
-    double cut = lo + ((double)v + 0.5) * w;
+    double cut = d->lo + ((double)v + 0.5) * w;
     size_t i = 0;
     while (i < n && x[i] < cut)
         i++;
@@ -386,11 +408,15 @@ static void split_range(splitter *s, size_t a, size_t b, int valleys)
     double apart = median_sorted(s->logd + best, b - best) - median_sorted(s->logd + a, best - a);
     int modes = gap > s->o->min_gap && apart > s->o->min_apart && apart > s->o->gap_factor * (sl + sr);
     if (best <= a || !(gap > need || modes)) {
-        best = valleys ? valley_cut(s, a, b, 0) : a;
+        valley_density d;
+        d.valid = 0;
+        if (valleys)
+            density_of(s, a, b, &d);
+        best = valleys ? valley_cut(s, a, b, &d, 0) : a;
         if (s->wall && best > a && !tight_modes(s, a, best, b))
             best = a;
         if (s->wall && valleys && best <= a) { /* or a valley between groups that parts the locations */
-            size_t cut = valley_cut(s, a, b, 1);
+            size_t cut = valley_cut(s, a, b, &d, 1);
             int parted = cut > a ? own_sides(s, a, cut, b) : 0;
             if (parted < 0)
                 s->failed = 1;
