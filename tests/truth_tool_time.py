@@ -31,6 +31,9 @@ next event when that event (at or before r) was a sample or a leave. Each
 record's time loses the tracer's wall time before it, its CPU times (perf's
 task-clock and CLOCK_THREAD_CPUTIME_ID alike) the tracer's CPU time before
 it; its page faults stay (the trace does not count the tracer's own faults).
+What is taken out is the tracer's time since the file's first record (the
+same for every record before it: a constant, which an instance's curves,
+relative to its first record, do not hold).
 The truth file of rank R (PREFIX.R) is matched with the location of MPI rank R
 with the most events carrying those totals (truth_app is single-threaded). Writes PREFIX.R in the
 format read (truth_fold.py, truth_bands.py read it unchanged).
@@ -105,13 +108,20 @@ def before(steps, r):
 
 def remove(path, steps, out_path):
     """writes the truth file path with the tracer's time taken out to out_path; returns (records,
-    wall ns, CPU ns) taken out of the instances (first record to last)"""
-    n, wall, cpu, first = 0, 0, 0, None
+    wall ns, CPU ns) taken out of the instances (first record to last). The time taken out is the
+    tracer's since the file's first record: the tracer's CPU time before truth_app opened its
+    task-clock (the tracer's start, long under ASan) is not in that clock, and taken out too it
+    made the first instances' task-clock negative, which reads as "not recorded" (-1); a constant
+    per location, which no instance's curves hold"""
+    n, wall, cpu, first, base = 0, 0, 0, None, None
     with open(out_path, "w") as out:
         for p in split_lines(path):
             if p[0] == "R":
                 t = int(p[1])
                 w, c = before(steps, t)
+                if base is None:
+                    base = (w, c)
+                w, c = w - base[0], c - base[1]
                 if first is None:
                     first = (w, c)
                 last = (w, c)
