@@ -76,8 +76,9 @@ sed 's/^/# default: /' wall/report.default
 # each record as the trace says it was spent (tests/truth_tool_time.py;
 # tests/e2e/fold_tool_truth.sh checks the placement where the answer is known):
 # the limits of the kept fold against the truth as recorded (the 2-rank traces
-# of docs/benchmarks.md "A truth without the tracer's time": 1.6-2.5 % where
-# the default fold read 3.7-8.9 % against the truth as recorded)
+# of docs/benchmarks.md "A truth without the tracer's time": 2.0-2.4 % task-clock,
+# 1.9-4.2 % page faults per group where the default fold read 2.8-4.8 / 4.3-8.9 %
+# against the truth as recorded)
 "$OTF2_PYTHON" "$TOP/tests/truth_tool_time.py" "$trace" wall/truth.0 --out wall/removed > wall/removed.txt 2>&1 &&
     python3 "$TOP/tests/truth_fold.py" wall/fold/fold.json wall/removed.0 --resolution 0.05 --max-cpus 1.05 \
         --max-cum-error $cum --max-mae $mae --max-pf-mae $pf_mae --max-share-error 0.02 --max-band-error 0.05 \
