@@ -3,13 +3,21 @@
 # task-clock and page-fault MAE, CPU share, phase bounds, per sampling clock,
 # period and number of ranks, idle or with competing busy processes on the
 # same cores; each trace folded twice: by default (the tracer's own time
-# removed) and with --keep-tool-time (as the truth measured it). Results in docs/benchmarks.md ("Sampling clock against truth").
+# removed) and with --keep-tool-time (as the truth measured it). The kept fold
+# is compared with the truth as recorded, the default fold with the truth
+# without the tracer's time (tests/truth_tool_time.py, with the python3-otf2
+# bindings of OTF2_PYTHON, default /usr/bin/python3: the trace's tool:time and
+# tool:cpu_time taken out of each record) and, as before, with the truth as
+# recorded. Results in docs/benchmarks.md ("Sampling clock against truth",
+# "A truth without the tracer's time").
 #
 #   sh bench/truth.sh [BUILD] [ITERATIONS]      (from the worktree root)
 #   LOAD=2 sh bench/truth.sh ...                 two busy loops pinned to CPUs 0 and 1
 #   CLOCKS="wall cpu" PERIODS="20ms 2ms" RANKS="1 2" select the runs; KEEP=1 keeps the traces
 #   FOLD_ARGS="--max-points 10000000" more hcafold options (here: fit every point, not 20,000)
 #   RESOLUTION=0.05 compare over cells of 0.05 (truth_fold.py --resolution; default 0.01)
+#   REFOLD=DIR fold and compare again the traces a KEEP=1 run kept in DIR (DIR/NP-CLOCK-PERIOD),
+#         recording nothing (the folds are written beside them, in DIR/*/fold and kept)
 #   RT=20 runs mpirun and the ranks at real-time priority 20 (chrt -f): "near idle" on
 #         a machine shared with others (nothing else runs when the program wants a CPU)
 #   RR=20 (with LOAD=1 or 2) the issue's loaded condition made reproducible on a shared
@@ -37,6 +45,38 @@ if [ -n "${RR:-}" ]; then
     trap 'echo "$old_slice" > "$slice"' EXIT
     trap 'exit 1' INT TERM
 fi
+OTF2_PYTHON=${OTF2_PYTHON:-/usr/bin/python3}
+# fold_and_compare DIR LABEL: the folds of DIR's trace against its truth
+fold_and_compare() {
+    d=$1
+    "$FOLD" -q ${FOLD_ARGS:-} --mad 1000 -f json -r truth_iter -o "$d/fold" "$d"/hcatrace-*/traces.otf2 > /dev/null 2>&1 &&
+        "$FOLD" -q ${FOLD_ARGS:-} --keep-tool-time --mad 1000 -f json -r truth_iter -o "$d/kept" "$d"/hcatrace-*/traces.otf2 \
+            > /dev/null 2>&1
+    # default: the tracer's time removed; kept: the run as it ran, as the truth measured it
+    for f in fold kept; do
+        printf '%s, %s against the truth: ' "$2" "$f"
+        python3 "$TOP/tests/truth_fold.py" "$d/$f/fold.json" "$d"/truth.[0-9]* --resolution "${RESOLUTION:-0.01}" | tr '\n' ' '
+        echo
+    done
+    # the default fold against the truth without the tracer's time, as the trace says it was spent
+    if "$OTF2_PYTHON" "$TOP/tests/truth_tool_time.py" "$d"/hcatrace-*/traces.otf2 "$d"/truth.[0-9]* --out "$d/removed" \
+        > "$d/removed.txt" 2>&1; then
+        printf '%s, fold against the truth without the tracer'"'"'s time (%s): ' "$2" "$(tr '\n' ' ' < "$d/removed.txt")"
+        python3 "$TOP/tests/truth_fold.py" "$d/fold/fold.json" "$d"/removed.[0-9]* --resolution "${RESOLUTION:-0.01}" | tr '\n' ' '
+        echo
+    else
+        echo "$2: no truth without the tracer's time: $(tail -1 "$d/removed.txt")"
+    fi
+}
+if [ -n "${REFOLD:-}" ]; then
+    echo "# refolded: $REFOLD; $(nproc) CPUs; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+    for d in "$REFOLD"/*-*-*/; do
+        d=${d%/}
+        fold_and_compare "$d" "$(basename "$d" | sed 's/^\([0-9]*\)-\([a-z]*\)-\(.*\)/\1 ranks \2 clock \3/')"
+    done
+    rm -rf "$work"
+    exit 0
+fi
 i=0
 while [ "$i" -lt "$LOAD" ]; do # a competing process on each core
     # round-robin: not pinned, so that it takes turns with both ranks (pinned beside
@@ -57,16 +97,8 @@ for np in ${RANKS:-1 2}; do
             # mpirun with a sampling signal pending
             (cd "$d" && HCATRACE_SAMPLING_CLOCK=$clock HCATRACE_SAMPLING=$period \
                 $rt taskset -c 0,1 mpirun --allow-run-as-root --oversubscribe -x LD_PRELOAD="$BUILD/lib/libhcatrace.so" -x HCATRACE_SAMPLING_CLOCK \
-                -x HCATRACE_SAMPLING -np "$np" "$APP" "$N" truth > out 2> err) &&
-                "$FOLD" -q ${FOLD_ARGS:-} --mad 1000 -f json -r truth_iter -o "$d/fold" "$d"/hcatrace-*/traces.otf2 > /dev/null 2>&1 &&
-                "$FOLD" -q ${FOLD_ARGS:-} --keep-tool-time --mad 1000 -f json -r truth_iter -o "$d/kept" "$d"/hcatrace-*/traces.otf2 \
-                    > /dev/null 2>&1
-            # default: the tracer's time removed; kept: the run as it ran, as the truth measured it
-            for f in fold kept; do
-                printf '%s ranks %s clock %s, %s: ' "$np" "$clock" "$period" "$f"
-                python3 "$TOP/tests/truth_fold.py" "$d/$f/fold.json" "$d"/truth.* --resolution "${RESOLUTION:-0.01}" | tr '\n' ' '
-                echo
-            done
+                -x HCATRACE_SAMPLING -np "$np" "$APP" "$N" truth > out 2> err)
+            fold_and_compare "$d" "$np ranks $clock clock $period"
         done
     done
 done

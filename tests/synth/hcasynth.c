@@ -67,6 +67,7 @@ typedef struct {
     unsigned long lost;
     const char *model; /* --model FILE: recorded in the trace properties */
     const char *creator; /* --creator NAME: the archive's creator, as another tool's */
+    const char *records; /* --truth-records PREFIX: thread 0's records of itself, as tests/truth_app's */
     int verbose;
     int nonconformant; /* --nonconformant: the representation before issue 10, for the checker's test */
 } options;
@@ -127,6 +128,8 @@ typedef struct {
     hca_ref path[PATH_MAX_DEPTH];       /* the location's current calling context, root first */
     int depth;
     uint64_t tool;                      /* the tracer's time so far (--sample-cost-us), ns */
+    FILE *records[2];                   /* --truth-records: as measured traced, and the program's own */
+    unsigned long instance;             /* the key's instances so far */
     int bad;
 } loc_writer;
 
@@ -183,6 +186,11 @@ static void usage(FILE *f)
             "                         time from an instance than it spent (default 0)\n"
             "  --lost-samples N       samples reported lost per location in the sampling statistics\n"
             "                         (written half way and at the end; default 0)\n"
+            "  --truth-records PREFIX  each rank's thread 0 records itself in the key's instances, as\n"
+            "                         tests/truth_app does (PREFIX.RANK, its format): time, task-clock\n"
+            "                         and page-faults every 0.1 ms and at both ends, holding the\n"
+            "                         tracer's time (trace time, as measured traced); PREFIX_own.RANK\n"
+            "                         the same records without it (the program's own time)\n"
             "  --creator NAME         the archive's creator (default hcasynth), to pose as another tool\n"
             "  --nonconformant        the calling contexts and metric classes written before issue 10:\n"
             "                         region contexts apart from the samples', unwind distance 2,\n"
@@ -233,6 +241,7 @@ static int parse_options(int argc, char **argv, options *o)
         { "tool-time-long", required_argument, NULL, 'T' },
         { "model", required_argument, NULL, 'M' },
         { "creator", required_argument, NULL, 'Y' },
+        { "truth-records", required_argument, NULL, 'R' },
         { "nonconformant", no_argument, NULL, 'X' },
         { "verbose", no_argument, NULL, 'v' },
         { "help", no_argument, NULL, 'h' },
@@ -361,6 +370,9 @@ static int parse_options(int argc, char **argv, options *o)
             break;
         case 'Y':
             o->creator = optarg;
+            break;
+        case 'R':
+            o->records = optarg;
             break;
         case 'v':
             o->verbose = 1;
@@ -705,6 +717,47 @@ static uint64_t sample_step(loc_writer *L)
     return step ? step : 1;
 }
 
+/* The index of the counter named name, or -1. */
+static int counter_index(const options *o, const char *name)
+{
+    for (size_t c = 0; c < o->ncounters; c++)
+        if (!strcmp(o->counters[c].name, name))
+            return (int)c;
+    return -1;
+}
+
+/* The time of the record after one at t in an instance ending at t1: 0.1 ms
+ * later, the end, then none (past the end). */
+static uint64_t next_record_time(uint64_t t, uint64_t t1)
+{
+    if (t >= t1)
+        return t1 + 1;
+    return t + 100000 < t1 ? t + 100000 : t1;
+}
+
+/* --truth-records: the records of the key's instance s at the program's times
+ * *next, every 0.1 ms, before until (the next sample; a record at a sample's
+ * time comes before it) and at most at its end, which is recorded too, as
+ * tests/truth_app records itself: "R time cpu faults phase task-clock". The
+ * traced record holds the tracer's time so far, in its time and its CPU time;
+ * the own record does not. */
+static void write_records(loc_writer *L, const segment *s, uint64_t *next, uint64_t until)
+{
+    const options *o = L->o;
+    int tc = counter_index(o, "task-clock"), pf = counter_index(o, "page-faults");
+    for (; *next < until && *next <= s->t1; *next = next_record_time(*next, s->t1)) {
+        double x = (double)(*next - s->t0) / (double)(s->t1 - s->t0);
+        unsigned long long cpu = tc >= 0 ? (unsigned long long)floor(counter_at(L, s, (size_t)tc, *next)) : 0;
+        unsigned long long faults = pf >= 0 ? (unsigned long long)floor(counter_at(L, s, (size_t)pf, *next)) : 0;
+        size_t phase = synth_function_at(o->funcs, o->nfuncs, x);
+        for (int traced = 0; traced < 2; traced++) {
+            unsigned long long tool = traced ? L->tool : 0;
+            fprintf(L->records[!traced], "R %llu %llu %llu %zu %llu\n",
+                    (unsigned long long)(*next - (uint64_t)L->offset) + tool, cpu + tool, faults, phase, cpu + tool);
+        }
+    }
+}
+
 /* Writes a segment: its opening boundary, the samples before its end, its
  * closing boundary. Ties: a boundary goes before a sample at the same time. */
 static void write_segment(loc_writer *L, const segment *s)
@@ -718,10 +771,21 @@ static void write_segment(loc_writer *L, const segment *s)
         ev_enter(L, s, s->t0, cc);
     if (collectives)
         L->bad |= OTF2_EvtWriter_MpiCollectiveBegin(L->w, NULL, local_time(L, s->t0)) != OTF2_SUCCESS;
+    int recorded = L->records[0] && s->type == SEG_INST;
+    uint64_t next_record = s->t0;
+    if (recorded) {
+        for (int i = 0; i < 2; i++)
+            fprintf(L->records[i], "I %lu\n", L->instance);
+        L->instance++;
+    }
     while (L->next_sample < s->t1) {
+        if (recorded)
+            write_records(L, s, &next_record, L->next_sample);
         ev_sample(L, s, L->next_sample);
         L->next_sample += sample_step(L);
     }
+    if (recorded)
+        write_records(L, s, &next_record, UINT64_MAX);
     if (collectives)
         L->bad |= OTF2_EvtWriter_MpiCollectiveEnd(L->w, NULL, local_time(L, s->t1), OTF2_COLLECTIVE_OP_ALLREDUCE,
                                                   L->rd->comm_world, OTF2_COLLECTIVE_ROOT_NONE, 8, 8) !=
@@ -794,6 +858,12 @@ static int write_location(OTF2_Archive *ar, const options *o, const rank_defs *r
         free(outlier);
         return -1;
     }
+    for (int i = 0; i < 2 && o->records && thread == 0; i++) {
+        char path[4096];
+        snprintf(path, sizeof(path), "%s%s.%u", o->records, i ? "_own" : "", rank);
+        L.records[i] = fopen(path, "w");
+        L.bad |= !L.records[i];
+    }
     for (unsigned long i = 0; i < o->instances && !L.bad; i++) {
         in->outlier = outlier[i];
         make_instance(o, &ir, in);
@@ -854,6 +924,8 @@ static int write_location(OTF2_Archive *ar, const options *o, const rank_defs *r
     uint64_t nevents = 0;
     OTF2_EvtWriter_GetNumberOfEvents(L.w, &nevents);
     L.bad |= OTF2_Archive_CloseEvtWriter(ar, L.w) != OTF2_SUCCESS;
+    for (int i = 0; i < 2; i++)
+        L.bad |= L.records[i] && fclose(L.records[i]) != 0;
     current = NULL;
     *info = (hca_location_info){ id, rank, thread, nevents };
     *end_time = t + L.tool;
