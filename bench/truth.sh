@@ -4,6 +4,11 @@
 # period and number of ranks, idle or with competing busy processes on the
 # same cores; each trace folded twice: by default (the tracer's own time
 # removed) and with --keep-tool-time (as the truth measured it). Results in docs/benchmarks.md ("Sampling clock against truth").
+# A third line per trace, "own": the default fold against the truth in the
+# program's own time (tests/truth_tool_faults.py: each record less the
+# tracer's time, CPU time and faults before it), the program without the
+# tracer that the default fold shows (docs/benchmarks.md, "The page-fault
+# fold's error (issue 17, branch faults17)"); needs python3-otf2 (OTF2_PYTHON).
 #
 #   sh bench/truth.sh [BUILD] [ITERATIONS]      (from the worktree root)
 #   LOAD=2 sh bench/truth.sh ...                 two busy loops pinned to CPUs 0 and 1
@@ -23,6 +28,7 @@ BUILD=${1:-build}
 case "$BUILD" in /*) ;; *) BUILD="$TOP/$BUILD" ;; esac
 N=${2:-300}
 APP="$BUILD/tests/truth_app"
+OTF2_PYTHON=${OTF2_PYTHON:-/usr/bin/python3}
 FOLD="$BUILD/bin/hcafold"
 LOAD=${LOAD:-0}
 work=$(mktemp -d "${TMPDIR:-/tmp}/hcatruth.XXXXXX")
@@ -67,6 +73,11 @@ for np in ${RANKS:-1 2}; do
                 python3 "$TOP/tests/truth_fold.py" "$d/$f/fold.json" "$d"/truth.* --resolution "${RESOLUTION:-0.01}" | tr '\n' ' '
                 echo
             done
+            printf '%s ranks %s clock %s, own: ' "$np" "$clock" "$period"
+            "$OTF2_PYTHON" "$TOP/tests/truth_tool_faults.py" "$d"/hcatrace-*/traces.otf2 "$d"/truth.* --own-dir "$d/own" |
+                tr '\n' ' '
+            python3 "$TOP/tests/truth_fold.py" "$d/fold/fold.json" "$d"/own/truth.* --resolution "${RESOLUTION:-0.01}" | tr '\n' ' '
+            echo
         done
     done
 done
