@@ -80,10 +80,13 @@ sed 's/^/# default: /' wall/report.default
 # faults read 7-11 % at 1 ms sampling near idle, 1.6 % against this
 # (docs/benchmarks.md "The page-fault fold's error (issue 17, branch
 # faults17)"). The tracer's own page faults are not in the region's
-# instances: at most 0.5 per instance beyond the record's 480 (measured -0.2
-# to 0.0: the record's own buffer faults there)
-"$OTF2_PYTHON" "$TOP/tests/truth_tool_faults.py" "$trace" wall/truth.0 --own-dir wall/own --max-beyond 0.5 > wall/report.tool
-ok $? "no page faults of the tracer in the region's instances ($(sed -n 's/.*(\([-0-9.]*\) per instance.*/\1/p' wall/report.tool | head -1) per instance beyond the record)"
+# instances: at most 0.5 per instance beyond the 480 fresh pages the program
+# touches in each (measured 480.01-480.02; a tracer that touched a fresh page
+# per sample read 488.96) and beyond the record at the region's ends
+# (measured -0.2 to 0.0)
+"$OTF2_PYTHON" "$TOP/tests/truth_tool_faults.py" "$trace" wall/truth.0 --own-dir wall/own --max-beyond 0.5 \
+    --program-faults 480 --max-tracer-faults 0.5 > wall/report.tool
+ok $? "no page faults of the tracer in the region's instances ($(sed -n 's/.*page faults trace \([0-9.]*\),.*/\1/p' wall/report.tool | head -1) per instance, the program's 480)"
 python3 "$TOP/tests/truth_fold.py" wall/fold/fold.json wall/own/truth.0 --resolution 0.05 --max-cpus 1.05 \
     --max-mae $mae --max-pf-mae $pf_mae --max-band-error 0.05 > wall/report.own
 ok $? "the default fold against the truth in the program's own time: rate MAE within $mae %, page faults within $pf_mae %, bands within 0.05"
