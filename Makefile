@@ -76,6 +76,8 @@ TOOLS := $(BUILD)/tests/tracestat $(BUILD)/tests/markers_app $(BUILD)/bench/mpi_
 TOOLS += $(BUILD)/tests/maps_app
 # sampling and counters: a test program with known phases, and a benchmark
 TOOLS += $(BUILD)/tests/sampling_app $(BUILD)/bench/sample_cost $(BUILD)/tests/fd_app
+# known CPU time, page faults and context switches per region on two threads (tests/e2e/counter_source.sh)
+TOOLS += $(BUILD)/tests/source_app
 # abnormal ends of an MPI job (tests/e2e/survive.sh)
 TOOLS += $(BUILD)/tests/fault_app
 # a rank that reaches MPI_Finalize late (tests/e2e/quiet_end.sh)
@@ -187,6 +189,10 @@ $(BUILD)/tests/maps_app: tests/maps_app.c include/hcatrace.h
 $(BUILD)/tests/fd_app: tests/fd_app.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -fopenmp -Wall -Wextra -Werror -o $@ $<
+$(BUILD)/tests/source_app: tests/source_app.c include/hcatrace.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $< -lpthread
+
 $(BUILD)/tests/sampling_app: tests/sampling_app.c include/hcatrace.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $< -lpthread

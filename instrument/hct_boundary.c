@@ -47,6 +47,7 @@ void hct_extras_setup(void)
 {
     hct_self_locate(); /* the tracer's own frames, left out of call paths */
     hct_counters_setup();
+    hct_counters_fork_setup();
     hct_sampling_setup();
     /* call paths unwound at region enters are expanded into inline chains
      * too: the libdw worker and its session ready before the first enter */

@@ -8,7 +8,9 @@
 
 #include "hct_counter_read.h"
 #include "hct_diag.h"
+#include "hct_locations.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -18,6 +20,23 @@ int hct_counters_read_signal(const hct_ctr_thread *c, int *set, uint64_t *raw)
 {
     *set = c->cur;
     return hct_ctr_read_raw(c, c->cur, raw, 1);
+}
+
+/* A forked child's thread counts from zero again (its CPU time, faults and
+ * switches are its own): read without perf events, its values continue from
+ * the last ones written. */
+static void after_fork_in_child(void)
+{
+    hct_thread *t = hct_thread_self();
+    hct_ctr_thread *c = t ? t->ctr : NULL;
+    if (c)
+        hct_ctr_open_set(c, c->cur);
+}
+
+void hct_counters_fork_setup(void)
+{
+    if (hct_ctr.no_perf)
+        pthread_atfork(NULL, NULL, after_fork_in_child);
 }
 
 hct_ctr_thread *hct_counters_thread_start(uint32_t start_set)
