@@ -72,6 +72,8 @@ UNIT_BIN :=
 endif
 HCAFOLD := $(BUILD)/bin/hcafold
 TOOLS := $(BUILD)/tests/tracestat $(BUILD)/tests/markers_app $(BUILD)/bench/mpi_call_cost
+# two threads handing CPU 0 to each other: a context switch's cost (bench/switch_cost.sh)
+TOOLS += $(BUILD)/bench/switch_cost
 # what the traced process has mapped and its peak RSS (tests/e2e/memory.sh)
 TOOLS += $(BUILD)/tests/maps_app
 # sampling and counters: a test program with known phases, and a benchmark
@@ -259,6 +261,10 @@ $(BUILD)/tests/cg_app_f: tests/cg_app.f90
 $(BUILD)/tests/burst_app_f: tests/burst_app.f90
 	@mkdir -p $(dir $@)
 	$(MPIFC) -g -O2 -fno-inline -Wall -J $(dir $@) -o $@ $<
+$(BUILD)/bench/switch_cost: bench/switch_cost.c include/hcatrace.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $< -lpthread
+
 $(BUILD)/bench/mpi_call_cost: bench/mpi_call_cost.c
 	@mkdir -p $(dir $@)
 	$(MPICC) -std=c11 -O2 -g -Wall -Wextra -Werror -o $@ $<
