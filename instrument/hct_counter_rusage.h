@@ -2,7 +2,7 @@
  * of task-clock, page-faults, minor-faults, major-faults and context-switches
  * only is read from the thread's CPU clock and getrusage(RUSAGE_THREAD)
  * (hct_counter_rusage.c), so that no perf event is open on the thread (an open
- * one costs every context switch of the thread about 0.7 us on our VM:
+ * one costs every context switch of the thread 0.7-1.3 us on our VM:
  * docs/benchmarks.md, "Software counters without perf events"). */
 #ifndef HCT_COUNTER_RUSAGE_H
 #define HCT_COUNTER_RUSAGE_H
