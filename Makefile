@@ -72,10 +72,14 @@ UNIT_BIN :=
 endif
 HCAFOLD := $(BUILD)/bin/hcafold
 TOOLS := $(BUILD)/tests/tracestat $(BUILD)/tests/markers_app $(BUILD)/bench/mpi_call_cost
+# two threads handing CPU 0 to each other: a context switch's cost (bench/switch_cost.sh)
+TOOLS += $(BUILD)/bench/switch_cost
 # what the traced process has mapped and its peak RSS (tests/e2e/memory.sh)
 TOOLS += $(BUILD)/tests/maps_app
 # sampling and counters: a test program with known phases, and a benchmark
 TOOLS += $(BUILD)/tests/sampling_app $(BUILD)/bench/sample_cost $(BUILD)/tests/fd_app
+# known CPU time, page faults and context switches per region on two threads (tests/e2e/counter_source.sh)
+TOOLS += $(BUILD)/tests/source_app
 # abnormal ends of an MPI job (tests/e2e/survive.sh)
 TOOLS += $(BUILD)/tests/fault_app
 # a rank that reaches MPI_Finalize late (tests/e2e/quiet_end.sh)
@@ -187,6 +191,10 @@ $(BUILD)/tests/maps_app: tests/maps_app.c include/hcatrace.h
 $(BUILD)/tests/fd_app: tests/fd_app.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -fopenmp -Wall -Wextra -Werror -o $@ $<
+$(BUILD)/tests/source_app: tests/source_app.c include/hcatrace.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $< -lpthread
+
 $(BUILD)/tests/sampling_app: tests/sampling_app.c include/hcatrace.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $< -lpthread
@@ -253,6 +261,10 @@ $(BUILD)/tests/cg_app_f: tests/cg_app.f90
 $(BUILD)/tests/burst_app_f: tests/burst_app.f90
 	@mkdir -p $(dir $@)
 	$(MPIFC) -g -O2 -fno-inline -Wall -J $(dir $@) -o $@ $<
+$(BUILD)/bench/switch_cost: bench/switch_cost.c include/hcatrace.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $< -lpthread
+
 $(BUILD)/bench/mpi_call_cost: bench/mpi_call_cost.c
 	@mkdir -p $(dir $@)
 	$(MPICC) -std=c11 -O2 -g -Wall -Wextra -Werror -o $@ $<

@@ -47,6 +47,7 @@ void hct_extras_setup(void)
 {
     hct_self_locate(); /* the tracer's own frames, left out of call paths */
     hct_counters_setup();
+    hct_counters_fork_setup();
     hct_sampling_setup();
     /* call paths unwound at region enters are expanded into inline chains
      * too: the libdw worker and its session ready before the first enter */
@@ -68,7 +69,7 @@ void hct_extras_start(hct_thread *t)
         return;
     /* ranks and threads start on different counter sets */
     t->smp = hct_sampling_thread_start(t); /* its buffer touched before counting starts */
-    t->ctr = hct_counters_thread_start((uint32_t)hct.rank + t->index);
+    t->ctr = hct_counters_thread_start(t, (uint32_t)hct.rank + t->index);
     t->extras = t->ctr || t->smp;
     if (t->extras && t->index != 0 && have_exit_key)
         pthread_setspecific(exit_key, t);

@@ -16,6 +16,7 @@ static const char *const known_names[] = {
     "HCATRACE_ENABLE", "HCATRACE_DIR", "HCATRACE_VERBOSE", "HCATRACE_CALLSITES", "HCATRACE_NODE_SYMBOLS",
     "HCATRACE_CLOCK_SYNC_ROUNDS", "HCATRACE_COUNTERS", "HCATRACE_COUNTERS_ROTATE",
     "HCATRACE_SAMPLING", "HCATRACE_SAMPLING_BUFFER", "HCATRACE_SAMPLING_CLOCK", "HCATRACE_MODEL",
+    "HCATRACE_COUNTER_SOURCE",
     "HCATRACE_MODEL_PATH", "HCATRACE_TOTAL_MEMORY", "HCATRACE_THIN", "HCATRACE_FILTER",
 };
 
@@ -221,6 +222,7 @@ int hct_config_read(hct_config *cfg, char *const *envp, void (*report)(const cha
     cfg->filter = NULL;
     int filter_bad = 0;
     cfg->sampling_clock = HCT_DEFAULT_SAMPLING_CLOCK;
+    cfg->counter_source = HCT_COUNTER_SOURCE_AUTO;
     for (char *const *e = envp; e && *e; e++) {
         if (strncmp(*e, "HCATRACE_", 9) != 0)
             continue;
@@ -315,6 +317,13 @@ int hct_config_read(hct_config *cfg, char *const *envp, void (*report)(const cha
                 cfg->sampling_clock = HCT_CLOCK_WALL;
             else if (strcmp(v, HCT_CLOCK_NAME(HCT_CLOCK_CPU)) == 0)
                 cfg->sampling_clock = HCT_CLOCK_CPU;
+            else
+                bad = 1;
+        } else if (strcmp(name, "HCATRACE_COUNTER_SOURCE") == 0) {
+            if (strcmp(v, "auto") == 0)
+                cfg->counter_source = HCT_COUNTER_SOURCE_AUTO;
+            else if (strcmp(v, "perf") == 0)
+                cfg->counter_source = HCT_COUNTER_SOURCE_PERF;
             else
                 bad = 1;
         } else if (strcmp(name, "HCATRACE_DIR") == 0) {

@@ -48,7 +48,12 @@ typedef struct {
      * leaves the program untraced (enable = 0) */
     const hct_filter *filter;
     int sampling_clock;           /* HCATRACE_SAMPLING_CLOCK: HCT_CLOCK_WALL or HCT_CLOCK_CPU */
+    int counter_source;           /* HCATRACE_COUNTER_SOURCE: HCT_COUNTER_SOURCE_AUTO or _PERF */
 } hct_config;
+
+/* How counter values are read: perf events always, or (auto) software-only
+ * sets without them (hct_counter_rusage.h). */
+enum { HCT_COUNTER_SOURCE_AUTO, HCT_COUNTER_SOURCE_PERF };
 
 /* What the sampling period counts: wall-clock time (a POSIX timer on
  * CLOCK_MONOTONIC per thread), or the thread's CPU time (perf_event task-clock

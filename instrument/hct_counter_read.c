@@ -1,8 +1,10 @@
 /* hct_counter_read.c: a thread's counter sets: opened as disabled groups,
  * enabled one at a time, read with one read() or, where the architecture and
  * the kernel allow it (arch/hct_arch.h), in user space from the perf mmap page
- * after a read() - user read - read() check. The read is also used by the
- * sampling handler: no locks, no allocation. */
+ * after a read() - user read - read() check; sets of software events only,
+ * when hct_ctr.no_perf, without perf events (hct_counter_rusage.h: nothing
+ * open, enabled or disabled). The read is also used by the sampling handler:
+ * no locks, no allocation. */
 #include "hct_counter_read.h"
 
 #include <sys/ioctl.h>
@@ -80,6 +82,8 @@ static int read_group(const hct_ctr_thread *c, int set, uint64_t *raw)
 
 int hct_ctr_read_raw(const hct_ctr_thread *c, int set, uint64_t *raw, int owner)
 {
+    if (hct_ctr.set[set].no_perf) /* on the calling thread: the owner (or its signal handler) */
+        return hct_rusage_read(&hct_ctr.set[set].rusage, raw);
     if (c->fd[set][0] < 0) /* not open on this thread */
         return -1;
 #if HCT_ARCH_USER_READ
@@ -158,6 +162,17 @@ void hct_ctr_close_set(hct_ctr_thread *c, int set)
  * left out on this thread from then on). */
 int hct_ctr_open_set(hct_ctr_thread *c, int set)
 {
+    if (hct_ctr.set[set].no_perf) { /* nothing to open: its values continue from the members' last ones */
+        const hct_ctr_set *s = &hct_ctr.set[set];
+        uint64_t raw[MAX_VALUES];
+        if (hct_rusage_read(&s->rusage, raw) != s->nevents) {
+            c->usable[set] = 0;
+            return -1;
+        }
+        for (int k = 0; k < s->nevents; k++)
+            c->offset[set][k] = c->last[s->member[k]] - raw[k];
+        return 0;
+    }
     int n = hct_ctr_open_group(hct_ctr.set[set].ev, hct_ctr.set[set].nevents, c->fd[set], 0);
     if (n != hct_ctr.set[set].nevents) {
         hct_ctr_close_fds(c->fd[set], n);

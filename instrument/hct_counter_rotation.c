@@ -9,6 +9,7 @@
 #include "hct_counter_read.h"
 #include "hct_diag.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -20,7 +21,26 @@ int hct_counters_read_signal(const hct_ctr_thread *c, int *set, uint64_t *raw)
     return hct_ctr_read_raw(c, c->cur, raw, 1);
 }
 
-hct_ctr_thread *hct_counters_thread_start(uint32_t start_set)
+/* A forked child's thread counts from zero again (its CPU time, faults and
+ * switches are its own): read without perf events, its values continue from
+ * the last ones written. */
+static HCT_TLS hct_thread *tls_counted; /* the calling thread, once its counters started (on it) */
+
+static void after_fork_in_child(void)
+{
+    hct_thread *t = tls_counted;
+    hct_ctr_thread *c = t ? t->ctr : NULL; /* NULL once closed */
+    if (c)
+        hct_ctr_open_set(c, c->cur);
+}
+
+void hct_counters_fork_setup(void)
+{
+    if (hct_ctr.no_perf)
+        pthread_atfork(NULL, NULL, after_fork_in_child);
+}
+
+hct_ctr_thread *hct_counters_thread_start(hct_thread *t, uint32_t start_set)
 {
     if (!hct_ctr.nsets)
         return NULL;
@@ -46,6 +66,7 @@ hct_ctr_thread *hct_counters_thread_start(uint32_t start_set)
     c->cur = cur;
     c->switch_ts = hca_clock_now();
     hct_ctr_enable(c, c->cur);
+    tls_counted = t; /* on the thread itself (perf events open for the caller) */
     return c;
 }
 

@@ -15,7 +15,11 @@ typedef struct {
     uint64_t raw[HCT_MAX_SET_EVENTS + 2];
 } hct_ctr_reading;
 
-hct_ctr_thread *hct_counters_thread_start(uint32_t start_set) HCT_HIDDEN;
+/* On the thread t itself: its counters, or NULL. */
+hct_ctr_thread *hct_counters_thread_start(hct_thread *t, uint32_t start_set) HCT_HIDDEN;
+/* At load, after the counters' setup: sets read without perf events go on
+ * from their last values in a forked child. */
+void hct_counters_fork_setup(void) HCT_HIDDEN;
 /* Signal-safe: raw values of the thread's current set; returns their number. */
 int hct_counters_read_signal(const hct_ctr_thread *c, int *set, uint64_t *raw) HCT_HIDDEN;
 void hct_counters_write_sample(hct_thread *t, uint64_t ts, int set, const uint64_t *raw, int n) HCT_HIDDEN;

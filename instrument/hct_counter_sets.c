@@ -65,6 +65,32 @@ static uint32_t member(const char *name, const char *desc, const char *unit, OTF
     return (uint32_t)m;
 }
 
+void hct_ctr_choose_source(void)
+{
+    if (hct.cfg.counter_source == HCT_COUNTER_SOURCE_PERF || hct_ctr.nsets == 0)
+        return;
+    static hct_rusage_set how[HCT_MAX_SETS]; /* load time only */
+    for (int i = 0; i < hct_ctr.nsets; i++) {
+        const hct_ctr_set *s = &hct_ctr.set[i];
+        int sources[HCT_MAX_SET_EVENTS];
+        for (int k = 0; k < s->nevents; k++)
+            sources[k] = hct_rusage_source_of(&s->ev[k]);
+        if (s->hardware || hct_rusage_set_make(sources, s->nevents, &how[i]) != 0)
+            return; /* one set needs perf: all stay on perf */
+    }
+    for (int i = 0; i < hct_ctr.nsets; i++) {
+        hct_ctr_set *s = &hct_ctr.set[i];
+        s->no_perf = 1;
+        s->rusage = how[i];
+        for (int k = 0; k < s->nevents; k++) {
+            size_t used = strlen(s->ev[k].desc);
+            snprintf(s->ev[k].desc + used, sizeof(s->ev[k].desc) - used, "; %s",
+                     hct_rusage_source_text(s->rusage.source[k]));
+        }
+    }
+    hct_ctr.no_perf = 1;
+}
+
 void hct_ctr_define_sets(void)
 {
     for (int i = 0; i < hct_ctr.nsets; i++) {

@@ -8,6 +8,7 @@
 
 #include <linux/perf_event.h>
 
+#include "hct_counter_rusage.h"
 #include "hct_events.h"
 #include "hct_model_sets.h"
 
@@ -18,6 +19,8 @@ typedef struct {
     hct_event ev[HCT_MAX_SET_EVENTS];
     int nevents, nvalues; /* nvalues = nevents (+ time enabled, time running) */
     int hardware;         /* has a PMU event: multiplexing is possible */
+    int no_perf;          /* read without perf events (hct_counter_rusage.h) */
+    hct_rusage_set rusage; /* how, when no_perf */
     hca_ref class_ref;
     uint32_t member[MAX_VALUES]; /* index into members[] */
 } hct_ctr_set;
@@ -37,6 +40,7 @@ struct hct_ctr_sets {
     hca_ref member_ref[MAX_MEMBERS];
     int has_pmu;
     int lazy; /* open one set at a time per thread (LAZY_FDS) */
+    int no_perf; /* every set is read without perf events (hct_ctr_choose_source) */
 };
 extern struct hct_ctr_sets hct_ctr HCT_HIDDEN;
 
@@ -60,6 +64,10 @@ const char *hct_ctr_open_error(int err, char *buf, size_t n) HCT_HIDDEN;
 void hct_ctr_pending_add(hct_pending_set *p, const hct_event *ev, int unit) HCT_HIDDEN;
 /* The wanted sets -> hct_ctr.set; 1 when HCT_MAX_SETS ran out. */
 int hct_ctr_build_sets(const hct_pending_set *want, int nwant, const hct_event *base, int nbase) HCT_HIDDEN;
+/* HCATRACE_COUNTER_SOURCE: unless it is "perf", when every event of every set
+ * can be read without perf events (hct_counter_rusage.h), all sets are; their
+ * events' descriptions say how. Before hct_ctr_define_sets. */
+void hct_ctr_choose_source(void) HCT_HIDDEN;
 /* Metric members and classes of the sets, in the definitions. */
 void hct_ctr_define_sets(void) HCT_HIDDEN;
 

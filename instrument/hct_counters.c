@@ -159,11 +159,12 @@ static void setup(void)
     free(mr.member);
     free(mr.why);
     free(want);
+    hct_ctr_choose_source();
     hct_ctr_define_sets();
     int nfds = 0;
     for (int i = 0; i < hct_ctr.nsets; i++)
         nfds += hct_ctr.set[i].nevents;
-    hct_ctr.lazy = nfds > LAZY_FDS;
+    hct_ctr.lazy = nfds > LAZY_FDS && !hct_ctr.no_perf;
 }
 
 void hct_counters_setup(void)

@@ -72,8 +72,11 @@ for s in read clock_gettime write openat; do
 done
 
 # A boundary written with counter values (an MPI call, a marker's instance)
-# reads the counter group once, with one read(), and no other system call
-# on the program's thread (its call path from the thread's cache: no
+# reads its counters once: the perf group with one read(), or, software
+# counters read without perf events (HCATRACE_COUNTER_SOURCE=auto, the
+# default: instrument/hct_counter_rusage.h), one getrusage() and one
+# clock_gettime() of the thread's CPU clock for task-clock; and no other
+# system call on the program's thread (its call path from the thread's cache: no
 # libunwind step, no rt_sigprocmask). An MPI call's enter after a burst of
 # under 10 us with no sample in it is written without values and reads
 # nothing (instrument/hct_mpi_burst.h): mpi_phases -s 200's halo exchange
@@ -87,8 +90,8 @@ done
 # when the first MPI call nests in it, its path unwound late once, 84
 # rt_sigprocmask; the key is written in full from then on). Both
 # differences count the same thread, so the runs' pace does not matter.
-thread_calls() { # NAME FILE: calls of NAME by the first process in strace -f's log
-    awk -v s="$1" 'NR == 1 { p = $1 } $1 == p && index($2, s "(") == 1 { c++ } END { print c + 0 }' "$2"
+thread_calls() { # NAME FILE: calls of NAME (or beginning with NAME when it has its "(") by the first process in strace -f's log
+    awk -v s="$1" 'BEGIN { if (!index(s, "(")) s = s "(" } NR == 1 { p = $1 } $1 == p && index($2, s) == 1 { c++ } END { print c + 0 }' "$2"
 }
 # the location with the most counter Metric events: those, its MPI enters and those without values
 valued_boundaries() { # TRACE
@@ -99,7 +102,7 @@ valued_boundaries() { # TRACE
 }
 for it in 200 400; do
     HCATRACE_SAMPLING=off HCATRACE_DIR="$dir/mpi$it" LD_PRELOAD="$PRELOAD" \
-        strace -f -e trace=read,rt_sigprocmask -o "mpi$it.st" "$EX/mpi_phases" -n $it -s 200 -q \
+        strace -f -e trace=read,getrusage,clock_gettime,rt_sigprocmask -o "mpi$it.st" "$EX/mpi_phases" -n $it -s 200 -q \
         > "mpi$it.out" 2> "mpi$it.err"
     ok $? "syscalls: mpi_phases -n $it (singleton, sampling off) under strace: exit code 0"
     # the rank's trace (a singleton's runtime daemon, traced too, writes an empty one)
@@ -114,7 +117,8 @@ for it in 200 400; do
             rank_trace=$d
     done
     eval "mpicalls$it=$calls_in valued$it=$valued enters$it=$enters bare$it=$bare"
-    eval "reads$it=$(thread_calls read "mpi$it.st")"
+    eval "reads$it=$(($(thread_calls read "mpi$it.st") + $(thread_calls getrusage "mpi$it.st")))"
+    eval "cpuclock$it=$(thread_calls "clock_gettime(CLOCK_THREAD_CPUTIME_ID" "mpi$it.st")"
     eval "masks$it=$(thread_calls rt_sigprocmask "mpi$it.st")"
 done
 regions=$((mpicalls400 - mpicalls200 + 200))
@@ -123,7 +127,10 @@ ok "$([ "$mpicalls200" -gt 0 ] && [ "$regions" -gt 1400 ]; echo $?)" \
 if [ "$reads200" -gt 0 ] || [ "$reads400" -gt 0 ]; then
     per=$(awk -v a="$reads400" -v b="$reads200" -v r="$((valued400 - valued200))" 'BEGIN { printf "%.3f", (r > 0 ? (a - b) / r : 0) }')
     ok "$(awk -v x="$per" 'BEGIN { print !(x >= 0.95 && x <= 1.05) }')" \
-        "syscalls: counter reads per boundary written with values $per, one ($reads200, $reads400 reads; $valued200, $valued400 boundaries)"
+        "syscalls: counter reads (read or getrusage) per boundary written with values $per, one ($reads200, $reads400 reads; $valued200, $valued400 boundaries)"
+    per=$(awk -v a="$cpuclock400" -v b="$cpuclock200" -v r="$((valued400 - valued200))" 'BEGIN { printf "%.3f", (r > 0 ? (a - b) / r : 0) }')
+    ok "$(awk -v x="$per" 'BEGIN { print !(x <= 1.05) }')" \
+        "syscalls: thread CPU clock reads per boundary written with values $per, at most one ($cpuclock200, $cpuclock400)"
     ok "$(awk -v b="$bare400" -v e="$enters400" 'BEGIN { print !(e > 0 && b >= 0.5 * e) }')" \
         "syscalls: MPI enters after short bursts read nothing: $bare400 of $enters400 without values (at least half)"
     # hcafold says how many bursts end without values (the -n 400 run's, its rank's trace)
@@ -137,7 +144,7 @@ if [ "$reads200" -gt 0 ] || [ "$reads400" -gt 0 ]; then
     ok "$(echo "$r" | awk '{ print !($2 > 0 && $3 == 0) }')" \
         "syscalls: HCATRACE_THIN=off: every MPI enter with counter values (boundaries, enters, without: $r)"
 else
-    for _ in 1 2 3; do echo "ok $((n = n + 1)) # SKIP no counter reads (no software counters here)"; done
+    for _ in 1 2 3 4; do echo "ok $((n = n + 1)) # SKIP no counter reads (no software counters here)"; done
 fi
 per=$(awk -v a="$masks400" -v b="$masks200" -v r="$regions" 'BEGIN { printf "%.3f", (a - b) / r }')
 ok "$(awk -v x="$per" 'BEGIN { print !(x <= 0.05) }')" \

@@ -141,6 +141,24 @@ static void sampling_clock(void **state)
                         "unknown variable HCATRACE_SAMPLING_CLOK (did you mean HCATRACE_SAMPLING_CLOCK?); ignored");
 }
 
+/* HCATRACE_COUNTER_SOURCE: auto by default (software counters without perf
+ * events where every set allows it), perf on request, a bad value in one line */
+static void counter_source(void **state)
+{
+    (void)state;
+    hct_config cfg;
+    char *none[] = { NULL };
+    assert_int_equal(read_env(&cfg, none), 0);
+    assert_int_equal(cfg.counter_source, HCT_COUNTER_SOURCE_AUTO);
+    char *perf[] = { "HCATRACE_COUNTER_SOURCE=perf", NULL };
+    assert_int_equal(read_env(&cfg, perf), 0);
+    assert_int_equal(cfg.counter_source, HCT_COUNTER_SOURCE_PERF);
+    char *bad[] = { "HCATRACE_COUNTER_SOURCE=rusage", NULL };
+    assert_int_equal(read_env(&cfg, bad), 1);
+    assert_string_equal(reported[0], "invalid value 'rusage' for HCATRACE_COUNTER_SOURCE; using the default");
+    assert_int_equal(cfg.counter_source, HCT_COUNTER_SOURCE_AUTO);
+}
+
 static void launchers_are_recognized(void **state)
 {
     (void)state;
@@ -207,6 +225,7 @@ int main(void)
         cmocka_unit_test(unknown_names_suggest_the_closest),
         cmocka_unit_test(model_variables),
         cmocka_unit_test(sampling_clock),
+        cmocka_unit_test(counter_source),
         cmocka_unit_test(launchers_are_recognized),
         cmocka_unit_test(experiment_directories_are_fresh),
     };
