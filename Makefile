@@ -101,6 +101,8 @@ TOOLS += $(BUILD)/tests/fork_chain_app
 TOOLS += $(BUILD)/tests/sites_app
 # OpenMP threads that wait at a barrier for a thread inside the tracer (tests/e2e/openmp_wait.sh)
 TOOLS += $(BUILD)/tests/omp_wait_app
+# a thread held between a deferred sample's clock reading and its signal (tests/e2e/openmp_wait.sh)
+TOOLS += $(BUILD)/tests/hold_gettid.so
 # C++ with inlined call paths and aliased library names (tests/e2e/inline.sh), where there is a C++ compiler
 ifneq ($(shell command -v $(CXX) 2>/dev/null),)
 TOOLS += $(BUILD)/tests/inline_app
@@ -222,6 +224,9 @@ $(BUILD)/tests/sites_app: tests/sites_app.c include/hcatrace.h
 $(BUILD)/tests/omp_wait_app: tests/omp_wait_app.c tests/chain_work.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -fopenmp -Wall -Wextra -Werror -o $@ $<
+$(BUILD)/tests/hold_gettid.so: tests/hold_gettid.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -g -O2 -shared -fPIC -Wall -Wextra -Werror -o $@ $< -ldl
 $(BUILD)/tests/flat_app: tests/flat_app.c include/hcatrace.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $<
