@@ -40,6 +40,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # the reader and the boundary kinds of tracer_waits.py (which exits 2 without python3-otf2)
 from tracer_waits import ENTERS, LEAVES, otf2  # noqa: E402
+from truth_fold import read_truth  # noqa: E402
 
 
 def read_trace(path):
@@ -77,21 +78,6 @@ def read_trace(path):
     return locs
 
 
-def read_records(path):
-    """[(header line, [[t, cpu, faults, phase, task_clock], ...])] per instance"""
-    out = []
-    with open(path) as f:
-        for line in f:
-            p = line.split()
-            if not p:
-                continue
-            if p[0] == "I":
-                out.append((line.rstrip("\n"), []))
-            elif p[0] == "R" and out:
-                out[-1][1].append([int(x) for x in p[1:]])
-    return out
-
-
 def tool_at(tool, times, t):
     """(wall, cpu) of the tracer before time t on a location"""
     i = bisect.bisect_right(times, t) - 1
@@ -121,9 +107,7 @@ def report(rank, s, instances):
     stimes = [x[0] for x in s["samples"]]
     n, beyond, fold_pf, truth_pf, tool_w, tool_c, wall, nsamp = 0, 0, 0, 0, 0, 0, 0, 0
     burst_gaps = []
-    for _, rec in instances:
-        if len(rec) < 2:
-            continue
+    for rec in instances:  # truth_fold.read_truth's: (t, cpu, faults, phase, thread_cpu), two records or more
         m = enclosing(s["bounds"], btimes, rec[0][0], rec[-1][0])
         if m is None or m[0][2] is None or m[1][2] is None:
             continue
@@ -179,7 +163,7 @@ def main(argv):
         if rank not in locs:
             print("rank %d: not in the trace" % rank)
             continue
-        instances = read_records(path)
+        instances = read_truth([path])
         per = report(rank, locs[rank], instances)
         if per is None:
             continue
