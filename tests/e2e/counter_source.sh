@@ -4,17 +4,25 @@
 # first thread and on a second one started late, marker regions with known
 # counts: a 1 ms spin, 64 fresh pages written (64 minor faults), 5 sleeps (5
 # voluntary context switches); it prints its own values of each instance,
-# read just outside the region. With either source, each instance's counter
-# deltas in the trace (its leave's values less its enter's) must not exceed
-# the program's (the program's window contains the trace's) and fall short of
-# them by little: the tracer's work at the two boundaries (perf's task-clock
-# may fall short of the thread's CPU clock by a few more microseconds per
-# context switch in the instance). The spin reads only the monotonic clock, so
-# a CPU time read without the running delta (getrusage's ru_utime + ru_stime)
-# misses most of it at the region's end. A source
-# that read the process's totals (the other thread counts at the same time),
-# CPU time without the running delta (getrusage's ru_utime + ru_stime: whole
-# ticks), or values that do not continue across threads would fail. Each
+# read just outside the region, and the window's wall time. With either
+# source, each instance's counter deltas in the trace (its leave's values less
+# its enter's) must not exceed the program's (the program's window contains
+# the trace's) and fall short of them by little: a base slack for the
+# tracer's work at the two boundaries, plus the tracer's CPU time and the
+# context switches the trace itself records just outside the instance (a
+# drain that waited for the symbolizer, measured up to 67 ms and 10 switches
+# after a leave under ASan). perf's task-clock is a different clock from the
+# thread's CPU clock: it may fall short of it by a few microseconds per
+# context switch in the instance, and it counts time the scheduler charges to
+# no thread (the hypervisor's steal, interrupts: a 1 ms spin measured 1,005 us
+# by perf against 917 us of the thread's CPU clock), so its bound is the
+# window's wall time. The spin reads only the monotonic clock, so a CPU
+# time read without the running delta misses most of it at the region's end.
+# A source that read the process's totals (the other thread counts at the
+# same time: RUSAGE_SELF fails 3 of 3 kinds), CPU time of tick resolution (4
+# ms: 38 of 38 spins off; getrusage's ru_utime + ru_stime are whole ticks on
+# older kernels, exact to the microsecond on this one, 6.18, where they pass),
+# or values that do not continue across threads would fail. Each
 # region's first instance is left out: the thread's first boundary at a region
 # also looks up its call path after the read (waits for the symbolizer: extra
 # switches and CPU). The default source here (no PMU) must open no perf
@@ -39,37 +47,73 @@ strace -f $SECCOMP -e trace=perf_event_open -o /dev/null true > /dev/null 2>&1 |
 dir=$(fresh_dir)
 cd "$dir" || exit 1
 
-# the trace's deltas per instance: "trace REGION INSTANCE CPU_NS FAULTS SWITCHES"
+# the trace's deltas per instance: "trace REGION INSTANCE CPU_NS FAULTS
+# SWITCHES TOOL_CPU_OUT SWITCHES_OUT". The last two are what the trace says
+# happened just outside the instance, on its thread: the tracer's CPU time
+# (tool:cpu_time) from the boundary before the enter to the enter, and from
+# the leave to the boundary after it, and the context switches the counters
+# saw over the same two stretches. The program's window holds both stretches'
+# tracer work (its reads around the region are nearer than those boundaries),
+# for example a drain that waits for the symbolizer after a sample in the
+# region: the program's count may exceed the trace's by that much.
 deltas() { # TRACE
     otf2-print "$1" 2> /dev/null | awk '
     function val(name,   r) {
         if (!match($0, "\"" name "\" <[0-9]+>; UINT64; [0-9]+")) return -1
         r = substr($0, RSTART, RLENGTH); sub(/.*; /, "", r); return r
     }
-    $1 == "METRIC" && /"task-clock"/ { l = $2; cpu[l] = val("task-clock"); pf[l] = val("page-faults"); cs[l] = val("context-switches"); at[l] = $3 }
+    # per location, the boundaries with counter values (c*) and with tool time (t*), in order
+    $1 == "METRIC" && /"task-clock"/ {
+        l = $2; k = nc[l] + 0
+        if (!(k && cts[l, k - 1] == $3)) { cts[l, k] = $3; ci[l, $3] = k; nc[l] = ++k }
+        k = ci[l, $3]; cpu[l, k] = val("task-clock"); pf[l, k] = val("page-faults"); cs[l, k] = val("context-switches")
+    }
+    $1 == "METRIC" && /"tool:cpu_time"/ {
+        l = $2; k = nt[l] + 0
+        if (!(k && tts[l, k - 1] == $3)) { tts[l, k] = $3; ti[l, $3] = k; nt[l] = ++k }
+        tool[l, ti[l, $3]] = val("tool:cpu_time")
+    }
     $1 == "CALLING_CONTEXT_ENTER" || $1 == "CALLING_CONTEXT_LEAVE" {
         l = $2; r = $0; sub(/.*Calling Context: "/, "", r); sub(/".*/, "", r)
-        if (at[l] != $3) next # no values at this boundary
-        if ($1 == "CALLING_CONTEXT_ENTER") { c0[r] = cpu[l]; f0[r] = pf[l]; s0[r] = cs[l]; open[r] = 1 }
-        else if (open[r]) { printf "trace %s %d %d %d %d\n", r, k[r]++, cpu[l] - c0[r], pf[l] - f0[r], cs[l] - s0[r]; open[r] = 0 }
+        if (!((l, $3) in ci)) next # no values at this boundary
+        if ($1 == "CALLING_CONTEXT_ENTER") { enter[r] = $3; open[r] = 1 }
+        else if (open[r]) { m = ni++; il[m] = l; ir[m] = r; ik[m] = cnt[r]++; ie[m] = enter[r]; ix[m] = $3; open[r] = 0 }
+    }
+    # the value of array a at the boundary of index i (-1 when out of range)
+    function at(a, l, i, n) { return i >= 0 && i < n ? a[l, i] : -1 }
+    function stretch(a, l, from, to, n,   x, y) { x = at(a, l, from, n); y = at(a, l, to, n); return x >= 0 && y >= 0 ? y - x : 0 }
+    END {
+        for (m = 0; m < ni; m++) {
+            l = il[m]; e = ci[l, ie[m]]; x = ci[l, ix[m]]
+            out_cs = stretch(cs, l, e - 1, e, nc[l]) + stretch(cs, l, x, x + 1, nc[l])
+            out_tool = 0
+            if ((l, ie[m]) in ti && (l, ix[m]) in ti) {
+                te = ti[l, ie[m]]; tx = ti[l, ix[m]]
+                out_tool = stretch(tool, l, te - 1, te, nt[l]) + stretch(tool, l, tx, tx + 1, nt[l])
+            }
+            printf "trace %s %d %d %d %d %d %d\n", ir[m], ik[m], cpu[l, x] - cpu[l, e], pf[l, x] - pf[l, e], cs[l, x] - cs[l, e], out_tool, out_cs
+        }
     }'
 }
 
 # compare FILE: per region kind, instances checked and those outside the bounds
-compare() { # FILE LAG: LAG ns of CPU time per context switch the source may miss
-    awk -v cs="$CPU_SLACK" -v fs="$FAULT_SLACK" -v ss="$SWITCH_SLACK" -v lag="$2" '
-    $1 == "truth" { t[$2 " " $3] = $4 " " $5 " " $6 }
+compare() { # FILE SOURCE
+    awk -v cs="$CPU_SLACK" -v fs="$FAULT_SLACK" -v ss="$SWITCH_SLACK" -v lag="$PERF_SWITCH_LAG" -v source="$2" '
+    $1 == "truth" { t[$2 " " $3] = $4 " " $5 " " $6 " " $7 }
     $1 == "trace" && $3 > 0 && ($2 " " $3) in t {
         split(t[$2 " " $3], v, " ")
         kind = $2; sub(/[0-9]+$/, "", kind)
         checked[kind]++
+        # the CPU time perf may miss per context switch; the most it may count
+        # (perf: the window wall time; the thread CPU clock: its own value)
+        miss = source == "perf" ? lag * v[3] : 0
+        cpu_most = source == "perf" ? v[4] : v[1]
         d = kind == "spin" ? v[1] - $4 : kind == "touch" ? v[2] - $5 : v[3] - $6
-        slack = kind == "spin" ? cs + lag * v[3] : kind == "touch" ? fs : ss
-        under = kind == "spin" ? lag * v[3] : 0
+        slack = kind == "spin" ? cs + miss + $7 : kind == "touch" ? fs : ss + $8
+        under = kind == "spin" ? cpu_most - v[1] : 0
         if (d < -under || d > slack) { bad[kind]++; if (!(kind in first)) first[kind] = $0 " against " t[$2 " " $3] }
         excess[kind] += kind == "spin" ? 0 : d
-        # no count above the program values (perf task-clock: by its lag)
-        if ($4 > v[1] + lag * v[3] || $5 > v[2] || $6 > v[3]) { above[kind]++ }
+        if ($4 > cpu_most || $5 > v[2] || $6 > v[3]) { above[kind]++; if (!(kind in first)) first[kind] = $0 " above " t[$2 " " $3] }
     }
     END {
         for (k in checked) {
@@ -86,12 +130,7 @@ for source in auto perf; do
     check "counter_source: $source: the program finished" grep -q "^source_app: done" "$source.out"
     deltas "$dir/$source/traces.otf2" > "$source.deltas"
     cat "$source.out" "$source.deltas" > "$source.both"
-    # perf task-clock runs only while the thread's perf context is in: around
-    # each context switch it misses a few microseconds the thread's CPU
-    # clock has (2-9 us per switch measured here)
-    lag=0
-    [ $source = perf ] && lag=$PERF_SWITCH_LAG
-    compare "$source.both" $lag > "$source.cmp"
+    compare "$source.both" $source > "$source.cmp"
     for kind in spin touch sleep; do
         line=$(awk -v k=$kind '$1 == k' "$source.cmp")
         set -- $line
