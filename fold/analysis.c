@@ -346,6 +346,7 @@ static int fold_counters(const fold_trace *t, const fold_points *p, const fold_o
         fold_counter_result *k = &g->counters[g->ncounters];
         k->name = t->counters[c].name;
         k->unit = t->counters[c].unit;
+        k->description = t->counters[c].description;
         k->instances = cp->instances;
         k->mean_total = fold_points_mean_total(cp);
         k->rate_scale = fold_points_rate_factor(cp);

@@ -34,6 +34,7 @@ static cJSON *counter_json(const fold_counter_result *c, const fold_segmentation
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "name", c->name);
     cJSON_AddStringToObject(o, "unit", c->unit ? c->unit : "");
+    cJSON_AddStringToObject(o, "description", c->description ? c->description : "");
     cJSON_AddNumberToObject(o, "instances", (double)c->instances);
     cJSON_AddNumberToObject(o, "mean_total", c->mean_total);
     cJSON_AddNumberToObject(o, "mean_rate", c->rate_scale);

@@ -111,6 +111,7 @@ static int finish_defs(hca_trace_defs *st, fold_trace *t, char *err, size_t errl
         counter_of[i] = (uint32_t)t->ncounters;
         t->counters[t->ncounters].name = name;
         t->counters[t->ncounters].unit = string_or(t, st->members[i].unit, "");
+        t->counters[t->ncounters].description = string_or(t, st->members[i].description, "");
         t->counters[t->ncounters].counts_cpu = hca_counts_cpu_time(name);
         t->ncounters++;
     }

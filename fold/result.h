@@ -16,6 +16,7 @@
 
 typedef struct {
     const char *name, *unit;
+    const char *description;   /* the trace's (fold_counter_def) */
     size_t instances;          /* instances that measured it from enter to exit */
     double mean_total;         /* events per instance */
     double rate_scale;         /* sum of totals / sum of durations: events per second */

@@ -45,6 +45,7 @@ typedef struct {
 
 typedef struct {
     const char *name, *unit;
+    const char *description; /* the metric member's: what was counted and how it was read ("" if none) */
     int counts_cpu;          /* counts the thread's CPU time (task-clock): the tracer's CPU time is removed */
 } fold_counter_def;
 

@@ -103,14 +103,13 @@ static OTF2_CallbackCode def_member(void *u, OTF2_MetricMemberRef self, OTF2_Str
                                     int64_t exponent, OTF2_StringRef unit)
 {
     hca_trace_defs *d = u;
-    (void)descr;
     (void)type;
     (void)mode;
     (void)value_type;
     (void)base;
     (void)exponent;
     DEF_SLOT(d, members, nmembers, cap_members, self);
-    d->members[self] = (hca_read_member){ name, unit, 1 };
+    d->members[self] = (hca_read_member){ name, unit, descr, 1 };
     return OTF2_CALLBACK_SUCCESS;
 }
 

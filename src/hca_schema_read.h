@@ -29,7 +29,7 @@ typedef struct {
 } hca_read_cc;
 
 typedef struct {
-    uint32_t name, unit;
+    uint32_t name, unit, description; /* string IDs */
     uint8_t defined;
 } hca_read_member;
 

@@ -8,7 +8,11 @@ program recorded itself (issue 17).
                   [--resolution R]
 
 The truth files (PREFIX.RANK, written by truth_app) hold per instance the
-records (monotonic time, thread CPU time, page faults, phase). Per instance the
+records (monotonic time, thread CPU time, page faults, phase, perf's task-clock).
+The truth's CPU time is the clock the trace's task-clock is, by its description
+in fold.json (clock_of): CLOCK_THREAD_CPUTIME_ID when the tracer read it so, else
+perf's task-clock (the two differ by the context-switch path and by time the
+scheduler charges to no thread: 1-3 % of a rank that shares its core). Per instance the
 cumulative CPU time and faults are interpolated linearly between records, over
 the instance's normalized time (truth_app records every 0.1 ms and around every
 sleep); the truth's mean cumulative curve at the fold's grid points is the sum
@@ -76,10 +80,21 @@ def split_lines(path):
                 yield p
 
 
-def read_truth(paths):
-    """[(records)] per instance: records are (t_ns, cpu_ns, faults, phase, thread_cpu_ns): cpu_ns is
-    perf's task-clock when truth_app could open it (the quantity the fold's task-clock is),
-    thread_cpu_ns CLOCK_THREAD_CPUTIME_ID (it adds the kernel's context-switch path)"""
+def clock_of(description):
+    """the truth's CPU clock that a trace's task-clock is, by the metric member's description
+    (fold.json's counter "description", the trace's MetricMember): "thread" when the tracer
+    read it as clock_gettime(CLOCK_THREAD_CPUTIME_ID) (HCATRACE_COUNTER_SOURCE=auto, software
+    sets), else "perf" (a perf event)"""
+    return "thread" if "CLOCK_THREAD_CPUTIME_ID" in (description or "") else "perf"
+
+
+def read_truth(paths, clock="perf"):
+    """[(records)] per instance: records are (t_ns, cpu_ns, faults, phase, other_cpu_ns): cpu_ns is
+    the CPU clock the trace's task-clock is (clock_of): clock "perf": perf's task-clock when
+    truth_app could open it, else CLOCK_THREAD_CPUTIME_ID; clock "thread":
+    CLOCK_THREAD_CPUTIME_ID. other_cpu_ns is the other one (CLOCK_THREAD_CPUTIME_ID adds the
+    kernel's context-switch path; perf's task-clock time the scheduler charges to no thread,
+    the hypervisor's steal, interrupts)"""
     instances = []
     for path in paths:
         cur = None
@@ -88,10 +103,10 @@ def read_truth(paths):
                 cur = []
                 instances.append(cur)
             elif p[0] == "R" and cur is not None:
-                # the CPU time: perf's task-clock (what the tracer counts) when
-                # recorded, else CLOCK_THREAD_CPUTIME_ID; the latter kept last
-                tc = int(p[5]) if len(p) > 5 and int(p[5]) >= 0 else int(p[2])
-                cur.append((int(p[1]), tc, int(p[3]), int(p[4]), int(p[2])))
+                thread = int(p[2])
+                perf = int(p[5]) if len(p) > 5 and int(p[5]) >= 0 else thread
+                tc, other = (thread, perf) if clock == "thread" else (perf, thread)
+                cur.append((int(p[1]), tc, int(p[3]), int(p[4]), other))
     return [r for r in instances if len(r) >= 2 and r[-1][0] > r[0][0]]
 
 
@@ -228,9 +243,9 @@ def compare(g, mine, h):
         line += " page-faults MAE %.1f %% (%.1f %% away from steps; truth's own noise %.1f %%; truth mean " \
             "%.0f /s);" % (res["pf"], res["pf_away"], noise[1], sum(pf) / len(pf))
     fshare = g.get("cpu_share")
-    thread_share = sum(r[-1][4] - r[0][4] for r in mine) / float(sum(r[-1][0] - r[0][0] for r in mine))
-    line += " CPU share truth %.1f %% (%.1f %% by the thread's CPU clock), fold %s;" % (
-        100 * share, 100 * thread_share, "%.1f %%" % (100 * fshare) if fshare is not None else "-")
+    other_share = sum(r[-1][4] - r[0][4] for r in mine) / float(sum(r[-1][0] - r[0][0] for r in mine))
+    line += " CPU share truth %.1f %% (%.1f %% by the other CPU clock), fold %s;" % (
+        100 * share, 100 * other_share, "%.1f %%" % (100 * fshare) if fshare is not None else "-")
     res["share"] = abs(fshare - share) if fshare is not None else float("inf")
     fb = [p["end"] for p in g["phases"][:-1]]
     near = [min(fb, key=lambda b: abs(b - t)) if fb else float("nan") for t in tb]
@@ -297,7 +312,11 @@ def main(argv):
         fold = json.load(f)
     groups = sorted((r for r in fold["regions"] if r["name"] == region or r["name"].startswith(region + " (duration")),
                     key=lambda r: r["mean_duration_s"])
-    instances = read_truth(args[1:])
+    task_clock = [c for g in groups for c in g["counters"] if c["name"] == "task-clock"]
+    clock = clock_of(task_clock[0].get("description") if task_clock else None)
+    instances = read_truth(args[1:], clock)
+    print("# the truth's CPU time: %s (the trace's task-clock)" % (
+        "CLOCK_THREAD_CPUTIME_ID" if clock == "thread" else "perf's task-clock"))
     if not groups or not instances:
         print("FAIL: no region %s in the fold, or no truth instances" % region)
         return 2

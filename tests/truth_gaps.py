@@ -37,7 +37,7 @@ import sys
 import otf2
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from truth_fold import parse_args, read_truth  # noqa: E402
+from truth_fold import clock_of, parse_args, read_truth  # noqa: E402
 
 
 def median(v):
@@ -77,10 +77,13 @@ def main(argv):
         sys.stderr.write(__doc__)
         return 2
     traced = instances(args[0], opts.get("region", "truth_iter"))
+    # the truth's CPU clock: the one the trace's task-clock is (its member's description)
+    clock = clock_of(next((m.description for m in otf2.reader.Reader(args[0]).definitions.metric_members
+                           if m.name == "task-clock"), None))
     begin, end, cpu, bare = [], [], [], []
     for path in args[1:]:
         rank = int(path.rsplit(".", 1)[1])
-        truth, mine = read_truth([path]), traced.get(rank, [])
+        truth, mine = read_truth([path], clock), traced.get(rank, [])
         if len(truth) != len(mine):
             print("FAIL: rank %d: %d instances in the trace, %d in %s" % (rank, len(mine), len(truth), path))
             return 2

@@ -145,6 +145,20 @@ check "counter_source: auto: task-clock described as the thread's CPU clock" \
     sh -c "otf2-print -G '$dir/auto/traces.otf2' | grep 'Name: \"task-clock\"' | grep -q CLOCK_THREAD_CPUTIME_ID"
 check "counter_source: perf: task-clock described as a perf event only" \
     sh -c "! otf2-print -G '$dir/perf/traces.otf2' | grep 'Name: \"task-clock\"' | grep -q CLOCK_THREAD_CPUTIME_ID"
+# and hcafold passes it on (fold.json's counter "description": the truth
+# scripts pick the CPU clock to compare with by it, tests/truth_fold.py)
+for source in auto perf; do
+    "$BUILD/bin/hcafold" -q -f json --min-samples 1 --min-instances 2 -o "$dir/$source.fold" "$dir/$source/traces.otf2" \
+        > /dev/null 2>&1 # few samples at 20 ms: any region with one
+done
+described() { # FOLD_JSON: the task-clock descriptions naming the thread's CPU clock, of all
+    python3 -c 'import json, sys
+c = [k for r in json.load(open(sys.argv[1]))["regions"] for k in r["counters"] if k["name"] == "task-clock"]
+print(len(c), sum("CLOCK_THREAD_CPUTIME_ID" in k.get("description", "") for k in c))' "$1" 2> /dev/null
+}
+fa=$(described "$dir/auto.fold/fold.json") fp=$(described "$dir/perf.fold/fold.json")
+ok "$(set -- $fa $fp; [ "${1:-0}" -gt 0 ] && [ "$2" = "$1" ] && [ "${3:-0}" -gt 0 ] && [ "$4" = 0 ]; echo $?)" \
+    "counter_source: fold.json describes task-clock as the trace does (folded regions, of them naming the thread's CPU clock: auto ${fa:-none}, perf ${fp:-none})"
 # perf events opened: at load (which events exist) by the first thread; none
 # by the second thread (a short run under strace, stopped at perf_event_open
 # only where seccomp-bpf allows: stopped at every call, the threads' counts differ)
