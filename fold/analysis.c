@@ -745,6 +745,7 @@ static int fold_one(const fold_trace *t, const fold_region *f, size_t index, con
     g->instances_used = f->nused;
     g->instances_excluded = f->nexcluded;
     g->groups = f->ngroups;
+    g->grouped_on_cpu = f->grouped_on_cpu;
     g->samples_used = p.used_samples;
     g->mean_duration_s = p.mean_duration_ns / 1e9;
     g->total_time_s = f->total_ns / 1e9;

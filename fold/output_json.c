@@ -227,6 +227,7 @@ static cJSON *region_json(const fold_region_result *r)
     cJSON_AddNumberToObject(inst, "used", (double)r->instances_used);
     cJSON_AddNumberToObject(inst, "excluded", (double)r->instances_excluded);
     cJSON_AddNumberToObject(inst, "groups", (double)r->groups);
+    cJSON_AddStringToObject(inst, "grouped_on", r->grouped_on_cpu ? "cpu_time" : "wall_time");
     cJSON_AddNumberToObject(key, "call_sites", (double)r->call_sites);
     cJSON *path = cJSON_AddObjectToObject(o, "path");
     cJSON_AddNumberToObject(path, "index", (double)r->path);

@@ -589,6 +589,7 @@ static int build_groups(const fold_trace *t, const fold_region_options *o, fold_
         f->close_context = ins[0].close_context;
         f->group = (uint32_t)g;
         f->ngroups = (uint32_t)ngroups;
+        f->grouped_on_cpu = on_cpu;
         f->path = path;
         f->npaths = (uint32_t)paths->npaths;
         f->path_label = paths->npaths > 1 ? strdup(paths->labels[path]) : NULL;

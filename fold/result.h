@@ -65,6 +65,7 @@ typedef struct {
     const char *kind;          /* "user", "openmp", "burst" */
     char *open_site, *close_site; /* "function@file:line" of the contexts opening/closing it */
     size_t instances_found, instances_used, instances_excluded, groups;
+    int grouped_on_cpu;        /* the key's duration groups split on CPU time, not wall time */
     size_t path, paths;        /* code path of the key (0-based) and their number (fold/paths.h) */
     const char *path_functions; /* the path's functions, or NULL when the key is one path */
     size_t call_sites;         /* line-level call-site keys merged into this region (fold/sites.h) */

@@ -136,6 +136,7 @@ typedef struct {
     uint32_t path, npaths;   /* code path of the key (paths.h), most samples first; npaths 1 if one */
     char *path_label;        /* the path's functions, "path_smooth"; NULL when npaths is 1 */
     uint32_t group, ngroups; /* duration group of the path, by ascending duration; ngroups 1 if not split */
+    int grouped_on_cpu;      /* the groups were split on CPU time (task-clock), not wall time */
     char *open_site, *close_site; /* labels of the key's call sites, "MPI_Isend@halo3d.c:111|116" */
     uint32_t sites;          /* line-level keys merged into this one (sites.h); 1 if none */
     fold_instance *instances; /* by location, then time */

@@ -29,9 +29,10 @@ truth against itself through the grid on near-idle traces, docs/benchmarks.md
 "Idle folds against truth (issue 17, branch pf17)"). The cumulative truth at x is the sum over
 instances of the CPU time since entry / the sum of their durations; the
 fold's is its `cumulative` x `mean_rate` (fold.json). hcafold splits a region into
-duration groups: the instances sorted by duration are dealt to the groups in
-the order of their mean durations (run hcafold with --mad 1000 so that no
-instance is excluded and the counts match).
+duration groups: the truth's instances sorted by what hcafold split them on
+(fold.json's instances.grouped_on: CPU time, the truth's on the same clock, or
+wall time) are dealt to the groups in the order of their numbers (run hcafold
+with --mad 1000 so that no instance is excluded and the counts match).
 
 Printed per group: the MAE of the folded task-clock and page-fault rates against
 the truth at the fold's grid points, both at the same resolution: the fold's
@@ -57,8 +58,8 @@ each function, at any depth) against the same truth. When hcafold split the
 region into duration groups, the groups' curves weighed by their time are the
 fold of all instances (their phases and bands: the largest group's), printed
 and checked against the truth of all instances after the groups' own lines
-(each group against the truth instances of its rank by duration, which the
-tracer's time kept in the fold's durations can shuffle near a split); the
+(each group against the truth instances of its rank by CPU or wall time, which
+the tracer's time kept in the fold's can shuffle near a split); the
 phase bounds and band starts checked are then each group's against its own
 instances (the largest error over the groups): a region split into groups of
 different shapes has no phases of all instances. With
@@ -286,6 +287,16 @@ def combined(groups):
             "cpu_share": sum(t * x for t, x in zip(time, shares)) / total if None not in shares else None}
 
 
+def group_number(region):
+    """a region entry's duration group number, from its name's "(duration group g of n)"
+    (hcafold numbers them by ascending CPU or wall time, as fold.json's instances.grouped_on
+    says), 1 without; then by mean duration"""
+    name = region["name"]
+    mark = "(duration group "
+    g = int(name[name.index(mark) + len(mark):].split()[0]) if mark in name else 1
+    return (g, region["mean_duration_s"])
+
+
 def parse_args(argv):
     """(arguments, {option: value}) of a command line whose options are "--name value" pairs
     (also tests/truth_gaps.py's, truth_bands.py's and truth_samples.py's)"""
@@ -311,7 +322,7 @@ def main(argv):
     with open(args[0]) as f:
         fold = json.load(f)
     groups = sorted((r for r in fold["regions"] if r["name"] == region or r["name"].startswith(region + " (duration")),
-                    key=lambda r: r["mean_duration_s"])
+                    key=group_number)
     task_clock = [c for g in groups for c in g["counters"] if c["name"] == "task-clock"]
     clock = clock_of(task_clock[0].get("description") if task_clock else None)
     instances = read_truth(args[1:], clock)
@@ -323,7 +334,10 @@ def main(argv):
     if sum(g["instances"]["found"] for g in groups) != len(instances):
         print("# the fold has %d instances, the truth %d" % (sum(g["instances"]["found"] for g in groups),
                                                              len(instances)))
-    instances.sort(key=lambda r: r[-1][0] - r[0][0])
+    # dealt to the groups in the order hcafold split them on (fold.json's
+    # instances.grouped_on): CPU time (task-clock) or wall time
+    on_cpu = any(g["instances"].get("grouped_on") == "cpu_time" for g in groups)
+    instances.sort(key=(lambda r: r[-1][1] - r[0][1]) if on_cpu else (lambda r: r[-1][0] - r[0][0]))
     start = 0
     own = []  # each group's results against its own instances
     for gi, g in enumerate(groups):
