@@ -113,6 +113,8 @@ TOOLS += $(BUILD)/tests/fortran_app
 endif
 # bursts of about 100 us between MPI calls: the tracer's own time (tests/e2e/fold_bursts.sh)
 TOOLS += $(BUILD)/tests/burst_app
+# MPI calls from a loop's site and from one followed by a long burst: which leaves read (tests/e2e/mpi_leave_reads.sh)
+TOOLS += $(BUILD)/tests/burst_loop_app
 ifeq ($(MPIFC_OK),yes)
 TOOLS += $(BUILD)/tests/burst_app_f
 endif
@@ -255,6 +257,9 @@ $(BUILD)/tests/late_rank_app: tests/late_rank_app.c
 	@mkdir -p $(dir $@)
 	$(MPICC) -std=c11 -g -O2 -Wall -Wextra -Werror -o $@ $<
 $(BUILD)/tests/burst_app: tests/burst_app.c
+	@mkdir -p $(dir $@)
+	$(MPICC) -std=c11 -g -O2 -Wall -Wextra -Werror -o $@ $<
+$(BUILD)/tests/burst_loop_app: tests/burst_loop_app.c
 	@mkdir -p $(dir $@)
 	$(MPICC) -std=c11 -g -O2 -Wall -Wextra -Werror -o $@ $<
 $(BUILD)/tests/cg_app: tests/cg_app.c

@@ -37,12 +37,13 @@ static inline uint64_t hct_boundary_ts(hct_thread *t, int enter)
     hct_thin_flush(t); /* an enter kept back: something nests in it */
     return t->extras ? hct_boundary_values(t, enter, 0) : hct_timestamp(t);
 }
-/* An enter with its time and tool time but no counter values (an MPI call
- * after a short burst: hct_mpi_burst.h); t->extras. */
-static inline uint64_t hct_boundary_enter_bare(hct_thread *t)
+/* A boundary with its time and tool time but no counter values (an MPI call
+ * after a short burst, or before one predicted short: hct_mpi_burst.h);
+ * t->extras. */
+static inline uint64_t hct_boundary_bare(hct_thread *t, int enter)
 {
     hct_thin_flush(t);
-    return hct_boundary_read(t, 1, 0, 0);
+    return hct_boundary_read(t, enter, 0, 0);
 }
 /* The end of recording: every thread's sampling stopped; t's last samples and
  * sampling statistics written (`self`: called by t itself); resources released. */

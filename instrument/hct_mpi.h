@@ -48,7 +48,7 @@ static inline int hct_call_enter(hct_call *c, enum hct_mpi_key key, const void *
     uintptr_t frames[HCT_PATH_FRAMES];
     int n = hct.cfg.callsites ? hct_mpi_path(t, return_address, anchor, frames) : 0;
     /* pending samples, then counter values (none after a short burst) */
-    uint64_t ts = hct_mpi_burst_short(t) ? hct_boundary_enter_bare(t) : hct_boundary_ts(t, 1);
+    uint64_t ts = hct_mpi_burst_short(t) ? hct_boundary_bare(t, 1) : hct_boundary_ts(t, 1);
     uint32_t unwind = 0, cc = hct_mpi_path_enter(t, return_address, (uint32_t)key, frames, n, &unwind);
     if (cc == HCA_UNDEF) {
         t->dropped_events++;
@@ -70,12 +70,15 @@ static inline void hct_call_leave(hct_call *c)
     hct_thread *t = c->t;
     t->in_tool++;
     /* without counters, the leave follows the last record after the call at
-     * once: same time; with them, its own time, read with its counter values */
-    uint64_t ts = t->extras ? hct_boundary(t, 0, 0) : c->after ? c->ts : hct_timestamp(t);
+     * once: same time; with them, its own time, read with its counter values
+     * (none before a burst predicted short: hct_mpi_burst.h) */
+    uint64_t ts = !t->extras                      ? (c->after ? c->ts : hct_timestamp(t))
+                  : hct_mpi_leave_bare(t, c->cc) ? hct_boundary_bare(t, 0)
+                                                 : hct_boundary(t, 0, 0);
     hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, ts, c->cc));
     hct_path_leave(&t->path);
     t->mpi_depth = 0;
-    hct_mpi_burst_begin(t);
+    hct_mpi_burst_begin(t, c->cc);
     hct_tool_exit(t);
 }
 

@@ -1,0 +1,83 @@
+# mpi_leave_reads.sh: which MPI call leaves read the counters
+# (instrument/hct_mpi_burst.h). A leave starts a compute burst whose length
+# is not known yet; the tracer predicts it per calling context: a leave is
+# written without counter values when its context's last bursts were short
+# (they are never folded: under 10 us), but a call in a loop whose last call
+# is followed by a long burst must read at that last call, or the long burst,
+# the one a user folds, would never have values at its start.
+# tests/burst_loop_app runs, per iteration, MPI_Iprobe from one site LOOP
+# times (short bursts), then about 200 us of work (the long burst), then
+# MPI_Iprobe from a second site, followed at once by the next iteration's
+# loop. Sampling off: a sample due soon makes a leave read too. Checked past
+# the first 10 iterations (the prediction learns the loop's length): every
+# long burst has values at both ends; most leaves before short ones have
+# none; with HCATRACE_THIN=off every leave has them. A prediction by the
+# last bursts alone (no run length) fails the first check: every long burst
+# would start without values.
+. "$(dirname "$0")/lib.sh"
+
+APP="$BUILD/tests/burst_loop_app"
+[ -x "$APP" ] || APP="$TOP/build/tests/burst_loop_app"
+ITER=400
+LOOP=4
+LEARN=10 # iterations left out at the start
+
+dir=$(fresh_dir)
+cd "$dir" || exit 1
+
+"$APP" $ITER $LOOP 200 > plain.out 2> plain.err
+# per MPI call's leave (in order, on the rank's location) and the burst it
+# begins: the call's calling context ("-" for calls but MPI_Iprobe), whether
+# the leave has counter values, the program's time (the trace's less the
+# tracer's tool:time) to the next MPI enter, whether that enter has values:
+# "CC VALUED NS VALUED_END"
+leaves() { # TRACE
+    otf2-print "$1" 2> /dev/null | awk '
+        $1 == "METRIC" && !/tool:|sampling:/ { at[$2] = $3 }
+        $1 == "METRIC" && /"tool:time"/ { v = $0; sub(/.*"tool:time" <[0-9]+>; UINT64; /, "", v); sub(/[^0-9].*/, "", v); tool[$2] = v }
+        $1 == "CALLING_CONTEXT_ENTER" && /"MPI_/ && open[$2] {
+            l = $2; printf "%s %d %d %d\n", cc[l], valued[l], ($3 - left[l]) - (tool[l] - tool_left[l]), at[l] == $3; open[l] = 0
+        }
+        $1 == "CALLING_CONTEXT_LEAVE" && /"MPI_/ {
+            l = $2; c = "-"
+            if (/"MPI_Iprobe"/) { c = $0; sub(/.*"MPI_Iprobe" </, "", c); sub(/>.*/, "", c) }
+            cc[l] = c; valued[l] = at[l] == $3; open[l] = 1; left[l] = $3; tool_left[l] = tool[l]
+        }'
+}
+for mode in default off; do
+    thin=""
+    [ $mode = off ] && thin=off
+    env ${thin:+HCATRACE_THIN=$thin} HCATRACE_SAMPLING=off HCATRACE_DIR="$dir/$mode" LD_PRELOAD="$PRELOAD" \
+        "$APP" $ITER $LOOP 200 > "$mode.out" 2> "$mode.err"
+    ok $? "mpi_leave_reads: HCATRACE_THIN=$mode: traced run exit code 0"
+    check "mpi_leave_reads: HCATRACE_THIN=$mode: output identical" cmp -s plain.out "$mode.out"
+    leaves "$dir/$mode/traces.otf2" > "$mode.leaves"
+done
+# the loop's site: the context with the most leaves
+loop_cc=$(awk '$1 != "-" { n[$1]++ } END { for (c in n) if (n[c] > best) { best = n[c]; b = c } print b }' default.leaves)
+# past the learning iterations: long bursts (50 us or more) and their start's
+# values; short ones (under 10 us) and theirs
+summary() { # FILE: the Iprobes' bursts
+    awk -v skip=$((LEARN * (LOOP + 1))) '$1 != "-" && ++n > skip && n <= '$((ITER * (LOOP + 1) - 1))' {
+        if ($3 >= 50000) { long++; long_valued += $2 }
+        else if ($3 < 10000) { short++; short_valued += $2 }
+    } END { print long + 0, long_valued + 0, short + 0, short_valued + 0 }' "$1"
+}
+set -- $(summary default.leaves)
+long=$1 long_valued=$2 short=$3 short_valued=$4
+ok "$([ "$long" -ge $((ITER - LEARN - 5)) ] && [ "$long_valued" -eq "$long" ]; echo $?)" \
+    "mpi_leave_reads: every long burst (after the loop's last call) starts with counter values: $long_valued of $long"
+ok "$([ "$short" -ge $(((ITER - LEARN) * LOOP / 2)) ] && [ "$((short_valued * 10))" -le "$short" ]; echo $?)" \
+    "mpi_leave_reads: leaves before short bursts without counter values: $((short - short_valued)) of $short (at least 90 %)"
+loop_bare=$(awk -v c="$loop_cc" '$1 == c && !$2 { n++ } END { print n + 0 }' default.leaves)
+ok "$([ "$loop_bare" -ge $(((ITER - LEARN) * (LOOP - 1) * 9 / 10)) ]; echo $?)" \
+    "mpi_leave_reads: the loop's site (context $loop_cc) reads at its last call only: $loop_bare of its $((ITER * LOOP)) leaves without values"
+set -- $(summary off.leaves)
+ok "$([ "$1" -gt 0 ] && [ "$2" -eq "$1" ] && [ "$3" -gt 0 ] && [ "$4" -eq "$3" ]; echo $?)" \
+    "mpi_leave_reads: HCATRACE_THIN=off: every leave with counter values (long bursts $2 of $1, short $4 of $3)"
+# hcafold counts the bursts without values at an end as the trace has them
+nobursts=$(awk '!$2 || !$4 { n++ } END { print n + 0 }' default.leaves)
+"$BUILD/bin/hcafold" -f json -o "$dir/fold" "$dir/default/traces.otf2" > fold.txt 2>&1
+check "mpi_leave_reads: hcafold reports the $nobursts bursts without counter values at an end" \
+    grep -q "^without counter values at an end (short, no sample): $nobursts of " fold.txt
+[ -n "${KEEP:-}" ] || { cd / && rm -rf "$dir"; }
