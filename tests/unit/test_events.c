@@ -110,6 +110,7 @@ static int check_in_child(const char *pmu, const expect *e, size_t n)
     pid_t pid = fork();
     if (pid == 0) {
         int bad = 0;
+        hct_events_release(); /* the parent's libpfm4, loaded by a name it resolved: initialized again */
         if (pmu)
             setenv("LIBPFM_FORCE_PMU", pmu, 1);
         if (hct_events_init() != 0) {
