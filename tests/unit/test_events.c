@@ -58,7 +58,8 @@ static void generic_names_and_spellings(void **state)
     assert_string_equal(ev.name, "context-switches");
     assert_int_equal(hct_event_resolve("cpu-migrations", &ev, why, sizeof(why)), HCT_EV_OK);
     assert_int_equal(ev.attr.config, PERF_COUNT_SW_CPU_MIGRATIONS);
-    assert_int_equal(hct_event_resolve("no-such-event", &ev, why, sizeof(why)), HCT_EV_UNKNOWN);
+    /* an unknown name loads libpfm4 (hct_event_resolve), which initializes once per
+     * process: tried in a child (this_machine), not here before the forced PMUs' */
 }
 
 static void set_syntax(void **state)
@@ -110,7 +111,6 @@ static int check_in_child(const char *pmu, const expect *e, size_t n)
     pid_t pid = fork();
     if (pid == 0) {
         int bad = 0;
-        hct_events_release(); /* the parent's libpfm4, loaded by a name it resolved: initialized again */
         if (pmu)
             setenv("LIBPFM_FORCE_PMU", pmu, 1);
         if (hct_events_init() != 0) {
