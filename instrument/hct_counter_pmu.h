@@ -1,9 +1,11 @@
 /* hct_counter_pmu.h: the core PMU libpfm4 detects, the trace's HCATRACE::PMU
  * (hct_counter_pmu.c). A model's packing needs the PMU at load; without a
- * model only rank 0's property does, so its detection (libpfm4's dlopen and
+ * model only rank 0's property does, so the detection (libpfm4's dlopen and
  * pfm_initialize: about 2.5 ms, a cpuid per x86 PMU model, each leaving a
- * virtual machine) waits until rank 0 writes it and the other ranks never load
- * libpfm4 (docs/benchmarks.md, "libpfm4 at rank 0 only"). */
+ * virtual machine) is done at load by the process the launcher's environment
+ * names rank 0, and deferred by the others, which never load libpfm4. A rank 0
+ * the environment did not name detects it when it writes the property, while
+ * the other ranks wait (docs/benchmarks.md, "libpfm4 at rank 0 only"). */
 #ifndef HCT_COUNTER_PMU_H
 #define HCT_COUNTER_PMU_H
 

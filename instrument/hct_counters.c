@@ -86,9 +86,10 @@ static void setup(void)
         hct_config_problem("no counters (%s); recording time and call stacks", hct_ctr_open_error(sw_err, buf, sizeof(buf)));
         return;
     }
-    /* the core PMU: now for a model's packing, else when rank 0 writes its name */
+    /* the core PMU: now for a model's packing and in the process that will be rank 0
+     * (it writes the name), else never (hct_counter_pmu.h) */
     int ncntrs = 0, nfixed = 0, have_core = 0;
-    if (hct.cfg.model)
+    if (hct.cfg.model || hct.env_rank == 0)
         have_core = hct_ctr_pmu_detect(&ncntrs, &nfixed);
     else
         hct_ctr_pmu_defer();

@@ -2,7 +2,8 @@
 # pmu_property.sh: the trace's HCATRACE::PMU is the name libpfm4's pfm_get_pmu_info gives the
 # core PMU it detects (asked independently here, through python3 ctypes), also under
 # LIBPFM_FORCE_PMU; without a model only rank 0, which writes the property, loads libpfm4
-# (the dynamic linker's LD_DEBUG=files log of each rank names what it loaded), and with
+# (the dynamic linker's LD_DEBUG=files log of each rank names what it loaded), also when the
+# launcher's environment did not name rank 0 (it detects the PMU as it writes the name), and with
 # HCATRACE_MODEL=auto every rank does (its packing needs the PMU) and chooses by it.
 . "$(dirname "$0")/lib.sh"
 RUN="$EX/mpi_ring"
@@ -93,3 +94,16 @@ got=$(prop HCATRACE::PMU "$trace")
 ok $? "model auto: HCATRACE::PMU is the forced PMU ($got)"
 said=$(grep -c "^hcatrace: model [^ ]* \(for PMU $want (HCATRACE_MODEL=auto)\|(HCATRACE_MODEL=auto: no model for PMU $want)\)$" err)
 ok $((said < 1)) "model auto: the model chosen by PMU $want ($said lines say it)"
+
+# ---- 4. a rank 0 the launcher's environment did not name (PMI_RANK=3, a singleton) ---
+# the process defers the detection at load and does it as it writes the property
+dir=$(fresh_dir)
+cd "$dir" || exit 1
+want=$(libpfm_core_pmu)
+PMI_RANK=3 LD_PRELOAD="$PRELOAD" $RUN > out 2> err
+rc=$?
+ok $((rc != $(cat "$base/plain.rc"))) "rank 0 named 3 at load: exit code kept ($rc)"
+trace=$(the_trace)
+got=$(prop HCATRACE::PMU "$trace")
+[ -n "$got" ] && [ "$got" = "$want" ]
+ok $? "rank 0 named 3 at load: HCATRACE::PMU is libpfm4's core PMU all the same ($got)"
