@@ -73,6 +73,7 @@ typedef struct {
     _Atomic int active;       /* events are being recorded */
     enum hct_mode mode;
     int rank, size;
+    int env_rank; /* the job rank the launcher's environment gives at load (0 without one) */
     hct_config cfg;
     char expdir[4096];
     char exe[256];

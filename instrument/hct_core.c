@@ -175,7 +175,8 @@ __attribute__((constructor)) static void hct_load(void)
     hct.mode = HCT_OFF;
     if (hct_is_launcher(program_invocation_short_name))
         return;
-    hct_config_problems_here(job_rank_from_env() == 0);
+    hct.env_rank = job_rank_from_env();
+    hct_config_problems_here(hct.env_rank == 0);
     hct_config_read(&hct.cfg, environ, hct_config_problem_line);
     if (!hct.cfg.enable)
         return;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "hca_model_path.h"
+#include "hct_counter_pmu.h"
 #include "hct_diag.h"
 
 /* What the trace says about the model: archive properties, set by rank 0. */
@@ -21,15 +22,13 @@ static struct {
     char *missing;    /* ALIAS=why;... */
 } P;
 
-char hct_ctr_pmu[HCT_PMU_NAME_MAX]; /* libpfm4's core PMU, "none", or "" when counters are off */
-
 static const char *model_fallback(void)
 {
     return hct.cfg.counters ? "using HCATRACE_COUNTERS only" : "using the default counters";
 }
 
 /* Finds and parses the model HCATRACE_MODEL names; NULL (said in one line) on failure. */
-hca_model *hct_ctr_load_model(const char *want, int have_core)
+hca_model *hct_ctr_load_model(const char *want, const char *pmu, int have_core)
 {
     char path[4096], err[1024], note[256] = "";
     const char *name = want;
@@ -38,10 +37,10 @@ hca_model *hct_ctr_load_model(const char *want, int have_core)
         name = "generic";
         if (!have_core)
             snprintf(note, sizeof(note), "libpfm4 detects no core PMU here");
-        else if (hca_model_for_pmu(hct_ctr_pmu, path, sizeof(path)) == 0)
+        else if (hca_model_for_pmu(pmu, path, sizeof(path)) == 0)
             by_pmu = 1;
         else
-            snprintf(note, sizeof(note), "no model for PMU %s", hct_ctr_pmu);
+            snprintf(note, sizeof(note), "no model for PMU %s", pmu);
     }
     if (!by_pmu && hca_model_find(name, path, sizeof(path), err, sizeof(err)) != 0) {
         hct_config_problem("%s; %s", err, model_fallback());
@@ -53,7 +52,7 @@ hca_model *hct_ctr_load_model(const char *want, int have_core)
         return NULL;
     }
     if (by_pmu)
-        hct_config_problem("model %s for PMU %s (HCATRACE_MODEL=auto)", hca_model_id(m), hct_ctr_pmu);
+        hct_config_problem("model %s for PMU %s (HCATRACE_MODEL=auto)", hca_model_id(m), pmu);
     else if (note[0])
         hct_config_problem("model %s (HCATRACE_MODEL=auto: %s)", hca_model_id(m), note);
     P.loaded = 1;
@@ -247,8 +246,9 @@ void hct_ctr_model_report(const hca_model *m, hct_model_result *r, int full, int
 
 void hct_counters_properties(OTF2_Archive *archive)
 {
-    if (archive && hct_ctr_pmu[0])
-        OTF2_Archive_SetProperty(archive, HCA_PROP_PMU, hct_ctr_pmu, true);
+    const char *pmu = archive ? hct_ctr_pmu_name() : "";
+    if (pmu[0])
+        OTF2_Archive_SetProperty(archive, HCA_PROP_PMU, pmu, true);
     if (archive && P.loaded) {
         OTF2_Archive_SetProperty(archive, HCA_PROP_MODEL, P.id[0] ? P.id : "?", true);
         OTF2_Archive_SetProperty(archive, HCA_PROP_MODEL_FILE, P.file, true);

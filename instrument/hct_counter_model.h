@@ -10,10 +10,6 @@
 
 #include "hca_model.h"
 
-#define HCT_PMU_NAME_MAX 64
-/* libpfm4's core PMU, "none", or "" when counters are off: the trace's HCATRACE::PMU */
-extern char hct_ctr_pmu[HCT_PMU_NAME_MAX] HCT_HIDDEN;
-
 /* The model's events after packing: per event, the member counting it or why not. */
 typedef struct {
     size_t n;
@@ -22,8 +18,9 @@ typedef struct {
     int no_pmu; /* some were left out for want of a CPU PMU */
 } hct_model_result;
 
-/* Finds and parses the model HCATRACE_MODEL names; NULL (said in one line) on failure. */
-hca_model *hct_ctr_load_model(const char *want, int have_core) HCT_HIDDEN;
+/* Finds and parses the model HCATRACE_MODEL names (auto: by the core PMU pmu,
+ * when have_core); NULL (said in one line) on failure. */
+hca_model *hct_ctr_load_model(const char *want, const char *pmu, int have_core) HCT_HIDDEN;
 /* The model's events -> pending sets (want[0..]); returns the number of sets. */
 int hct_ctr_model_sets(const hca_model *m, const hct_event *base, int nbase, const hct_pmu_caps *caps,
                        hct_pending_set *want, int maxsets, hct_model_result *r) HCT_HIDDEN;

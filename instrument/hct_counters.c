@@ -7,6 +7,7 @@
  * what is missing. Per thread: hct_counter_read.c (open, read) and
  * hct_counter_rotation.c (values written, sets rotated at boundaries). */
 #include "hct_counter_model.h"
+#include "hct_counter_pmu.h"
 #include "hct_counter_sets.h"
 #include "hct_diag.h"
 
@@ -68,7 +69,6 @@ static void setup(void)
             hct_config_problem("HCATRACE_MODEL=%.200s ignored: HCATRACE_COUNTERS is off", hct.cfg.model);
         return;
     }
-    hct_events_init();
     hct_event instructions, cycles, task_clock;
     char why[256], reason[256] = "";
     hct_event_resolve("instructions", &instructions, why, sizeof(why));
@@ -86,10 +86,13 @@ static void setup(void)
         hct_config_problem("no counters (%s); recording time and call stacks", hct_ctr_open_error(sw_err, buf, sizeof(buf)));
         return;
     }
-    int ncntrs = 0, nfixed = 0;
-    int have_core = hct_core_pmu(hct_ctr_pmu, sizeof(hct_ctr_pmu), &ncntrs, &nfixed) == 0;
-    if (!have_core)
-        snprintf(hct_ctr_pmu, sizeof(hct_ctr_pmu), HCA_PMU_NONE);
+    /* the core PMU: now for a model's packing and in the process that will be rank 0
+     * (it writes the name), else never (hct_counter_pmu.h) */
+    int ncntrs = 0, nfixed = 0, have_core = 0;
+    if (hct.cfg.model || hct.env_rank == 0)
+        have_core = hct_ctr_pmu_detect(&ncntrs, &nfixed);
+    else
+        hct_ctr_pmu_defer();
     hct_event base[2] = { instructions, cycles };
     int nbase = hct_ctr.has_pmu ? 2 : 0;
 
@@ -101,11 +104,11 @@ static void setup(void)
     int nwant = 0;
     hct_model_result mr;
     memset(&mr, 0, sizeof(mr));
-    hca_model *model = hct.cfg.model ? hct_ctr_load_model(hct.cfg.model, have_core) : NULL;
+    hca_model *model = hct.cfg.model ? hct_ctr_load_model(hct.cfg.model, hct_ctr_pmu_name(), have_core) : NULL;
     if (model) {
         hct_pmu_caps caps;
         if (have_core)
-            hct_pmu_caps_make(hct_ctr_pmu, ncntrs, nfixed, hct_cpu_has_smt(), hct_ctr.has_pmu, &caps);
+            hct_pmu_caps_make(hct_ctr_pmu_name(), ncntrs, nfixed, hct_cpu_has_smt(), hct_ctr.has_pmu, &caps);
         else
             hct_pmu_caps_unknown(hct_ctr.has_pmu, &caps);
         nwant = hct_ctr_model_sets(model, base, nbase, &caps, want, HCT_MAX_SETS, &mr);

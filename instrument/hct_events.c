@@ -201,7 +201,7 @@ int hct_event_resolve(const char *spec, hct_event *ev, char *why, size_t whylen)
             return from_generic(papi[i].generic, spec, ev) ? HCT_EV_OK : HCT_EV_UNKNOWN;
     if (from_generic(spec, spec, ev))
         return HCT_EV_OK;
-    if (pfm_state <= 0)
+    if (hct_events_init() != 0) /* libpfm4 loaded for the first name that needs it */
         return HCT_EV_UNKNOWN;
     memset(ev, 0, sizeof(*ev));
     ev->attr.size = sizeof(ev->attr);
@@ -283,7 +283,7 @@ void hct_event_closest(const char *name, char *out, size_t outlen, int n)
         consider(best, n, base, generic[i].name);
     for (size_t i = 0; i < sizeof(papi) / sizeof(papi[0]); i++)
         consider(best, n, base, papi[i].papi);
-    if (pfm_state > 0) {
+    if (pfm_state > 0) { /* loaded by the hct_event_resolve that did not know the name */
         /* PMU events are compared without their unit masks */
         char ebase[HCT_EVENT_NAME_MAX];
         copy(ebase, sizeof(ebase), base);

@@ -43,7 +43,8 @@ void hct_events_release(void);
 int hct_events_core_pmu(pfm_pmu_info_t *pi);
 
 /* Resolves one event name. On failure `why` says why (for HCT_EV_OTHER_PMU
- * and HCT_EV_INVALID). */
+ * and HCT_EV_INVALID). Generic and PAPI names need no libpfm4; the first other
+ * name loads it (hct_events_init). */
 int hct_event_resolve(const char *spec, hct_event *ev, char *why, size_t whylen);
 
 /* The generic events in table order, for listings: the i-th's canonical name

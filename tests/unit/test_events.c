@@ -58,7 +58,8 @@ static void generic_names_and_spellings(void **state)
     assert_string_equal(ev.name, "context-switches");
     assert_int_equal(hct_event_resolve("cpu-migrations", &ev, why, sizeof(why)), HCT_EV_OK);
     assert_int_equal(ev.attr.config, PERF_COUNT_SW_CPU_MIGRATIONS);
-    assert_int_equal(hct_event_resolve("no-such-event", &ev, why, sizeof(why)), HCT_EV_UNKNOWN);
+    /* an unknown name loads libpfm4 (hct_event_resolve), which initializes once per
+     * process: tried in a child (this_machine), not here before the forced PMUs' */
 }
 
 static void set_syntax(void **state)
