@@ -338,9 +338,10 @@ static OTF2_CallbackCode ev_enter(OTF2_LocationRef loc, OTF2_TimeStamp ts, uint6
     uint64_t at = untraced_ns(S, ts);
     if (kind == FOLD_KIND_MPI) {
         if (S->mpi_depth == 0 && S->burst_open) {
-            if (t->ncounters) { /* hcatrace leaves out the values after a short burst without samples */
+            if (t->ncounters) { /* hcatrace leaves out the values after a short burst without samples,
+                                   and before one it predicts short (hct_mpi_burst.h) */
                 S->L->bursts++;
-                S->L->bare_bursts += c == t->nan_row;
+                S->L->bare_bursts += c == t->nan_row || S->burst_c0 == t->nan_row;
             }
             add_instance(S, FOLD_KIND_BURST, S->burst_cc, cc, S->burst_t0, at, S->burst_tool0, S->burst_c0, c,
                          S->burst_first);

@@ -163,9 +163,10 @@ void fold_write_summary(const fold_report *r, FILE *out)
             fputc(')', out);
     }
     fputc('\n', out);
-    if (r->bare_bursts) /* hcatrace: an MPI enter after a short burst without a sample (docs/trace-format.md) */
+    if (r->bare_bursts) /* hcatrace: an MPI enter after a short burst without a sample, a leave before
+                           one predicted short (docs/trace-format.md) */
         fprintf(out,
-                "without counter values at their end (short, no sample): %llu of %llu compute bursts, "
+                "without counter values at an end (short, no sample): %llu of %llu compute bursts, "
                 "their counts not folded\n",
                 (unsigned long long)r->bare_bursts, (unsigned long long)r->bursts);
     for (size_t i = 0; i < r->nthinned; i++)
