@@ -47,9 +47,17 @@ void hct_omp_sync_begin(hct_thread *t, hct_omp_sync *s, uint32_t num, uint32_t t
     if (nlevels++ >= MAX_LEVELS)
         return;
     level *l = &levels[nlevels - 1];
-    *l = (level){ t->extras ? s : NULL, hct_tool_team_flag, 0, 0, team_size <= 1, kept_back, num, team_size,
-                  t->tool_ns, 0, 0, 0, 0 };
-    if (l->sync && !l->solo)
+    if (team_size <= 1) { /* alone: only what its barriers and its end read (solo) */
+        l->sync = t->extras ? s : NULL;
+        l->outer_flag = hct_tool_team_flag;
+        l->solo = 1;
+        l->waiting = 0;
+        l->barriers = 0;
+        return;
+    }
+    *l = (level){ t->extras ? s : NULL, hct_tool_team_flag, 0, 0, 0, kept_back, num, team_size, t->tool_ns, 0, 0, 0,
+                  0 };
+    if (l->sync)
         hct_tool_team_flag = &s->tooled;
 }
 
@@ -67,8 +75,11 @@ void hct_omp_sync_arrive(hct_thread *t, int last)
     if (l->solo) { /* the only thread: the critical path's tool time is its own (add_wait adds nothing) */
         l->barriers++;
         l->waiting = 1;
-        if (last == HCT_OMP_SYNC_END)
-            ended = *l;
+        if (last == HCT_OMP_SYNC_END) { /* what its join reads (add_wait of a solo level) */
+            ended.sync = l->sync;
+            ended.solo = 1;
+            ended.waiting = 1;
+        }
         t->omp_waiting = 1;
         return;
     }
@@ -107,10 +118,14 @@ void hct_omp_sync_arrive(hct_thread *t, int last)
 static void add_wait(hct_thread *t, level *l)
 {
     t->omp_waiting = 0;
+    if (l->solo) { /* alone: nothing to add (left_tool: a solo level's barriers never read it) */
+        l->waiting = 0;
+        return;
+    }
     /* its arrival alone: the latest arrival less its own tool time, nothing
      * to add; no tool time in the team since the fork: every arrival is its
      * untraced one, none on the critical path */
-    if (l->solo || !atomic_load_explicit(&l->sync->tooled, memory_order_relaxed)) {
+    if (!atomic_load_explicit(&l->sync->tooled, memory_order_relaxed)) {
         l->left_tool = t->tool_ns;
         l->waiting = 0;
         return;

@@ -85,16 +85,10 @@ void hct_thin_defer_site(hct_thread *t, uint32_t key, hct_thin_slot *slot, const
  * threads (docs/benchmarks.md, "System calls per parallel region"). */
 static void unwind_late(hct_thread *t, hct_thin_pending *p)
 {
-    const void *anchor = (const char *)p->cfa - sizeof(void *);
-    p->nframes = hct_path_cache_get(&t->late_paths, p->site, anchor, p->frames);
-    if (p->nframes >= 0)
-        return;
-    p->nframes = hct_path_unwind_from(p->site, p->ret, p->cfa, p->frames);
+    p->nframes = hct_path_cache_unwind_from(&t->late_paths, p->site, p->ret, p->cfa, p->frames);
     if (p->nframes < 0) { /* its caller returned: unwound at its enters from now on */
         p->slot->at_enter = 1;
         p->nframes = hct_path_unwind(p->site, p->frames);
-    } else {
-        hct_path_cache_put(&t->late_paths, p->site, anchor, p->frames, p->nframes);
     }
 }
 
