@@ -61,6 +61,8 @@ void hct_omp_sync_begin(hct_thread *t, hct_omp_sync *s, uint32_t num, uint32_t t
         hct_tool_team_flag = &s->tooled;
 }
 
+static void arrive_in_team(hct_thread *t, level *l, int last);
+
 void hct_omp_sync_arrive(hct_thread *t, int last)
 {
     if (nlevels <= 0)
@@ -83,6 +85,13 @@ void hct_omp_sync_arrive(hct_thread *t, int last)
         t->omp_waiting = 1;
         return;
     }
+    arrive_in_team(t, l, last);
+}
+
+/* The arrival of a thread of a team of more than one (hct_omp_sync_arrive):
+ * apart, so that a team of one's arrival pays no prologue for it. */
+__attribute__((noinline)) static void arrive_in_team(hct_thread *t, level *l, int last)
+{
     uint64_t now = hca_clock_now();
     /* with the waits for libdw of this section, which its exit adds (hct_tool_exit) */
     uint64_t tool = t->tool_ns + hct_frame_keys_waited;
@@ -118,10 +127,6 @@ void hct_omp_sync_arrive(hct_thread *t, int last)
 static void add_wait(hct_thread *t, level *l)
 {
     t->omp_waiting = 0;
-    if (l->solo) { /* alone: nothing to add (left_tool: a solo level's barriers never read it) */
-        l->waiting = 0;
-        return;
-    }
     /* its arrival alone: the latest arrival less its own tool time, nothing
      * to add; no tool time in the team since the fork: every arrival is its
      * untraced one, none on the critical path */
@@ -159,14 +164,18 @@ void hct_omp_sync_leave(hct_thread *t)
     if (nlevels <= 0 || nlevels > MAX_LEVELS)
         return;
     level *l = &levels[nlevels - 1];
-    if (l->sync && l->waiting)
+    if (l->sync && l->waiting && l->solo) { /* alone: nothing to add (a solo level's barriers never read left_tool) */
+        t->omp_waiting = 0;
+        l->waiting = 0;
+    } else if (l->sync && l->waiting) {
         add_wait(t, l);
+    }
 }
 
 void hct_omp_sync_join(hct_thread *t, const hct_omp_sync *s)
 {
-    if (s && ended.sync == s && ended.waiting)
-        add_wait(t, &ended);
+    if (s && ended.sync == s && ended.waiting && !ended.solo)
+        add_wait(t, &ended); /* a solo level's: nothing to add */
     ended.sync = NULL;
     t->omp_waiting = 0;
 }
