@@ -311,7 +311,7 @@ static void fork_frames(hct_thread *t, hct_omp_fork *f)
 {
     if (f->nframes >= 0)
         return;
-    f->nframes = hct_path_cache_unwind_from(&t->late_paths, f->site, f->ret, f->cfa, f->frames);
+    f->nframes = hct_thin_unwind_late(t, f->site, f->ret, f->cfa, f->frames);
     if (f->nframes < 0) /* never: the frame is the one running the team */
         f->nframes = hct_path_unwind(f->site, f->frames);
 }

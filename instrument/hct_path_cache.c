@@ -200,16 +200,3 @@ void hct_path_cache_put(hct_path_cache *c, const void *site, const void *anchor,
     e->nchain = ch.n;
     e->nframes = n;
 }
-
-int hct_path_cache_unwind_from(hct_path_cache *c, const void *site, const void *ret, const void *cfa,
-                               uintptr_t *frames)
-{
-    const void *anchor = (const char *)cfa - sizeof(void *);
-    int n = hct_path_cache_get(c, site, anchor, frames);
-    if (n >= 0)
-        return n;
-    n = hct_path_unwind_from(site, ret, cfa, frames);
-    if (n >= 0)
-        hct_path_cache_put(c, site, anchor, frames, n);
-    return n;
-}

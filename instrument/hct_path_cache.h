@@ -73,11 +73,5 @@ int hct_path_cache_get(hct_path_cache *c, const void *site, const void *anchor, 
  * from the function whose anchor it is, its frame alive (no tail call). */
 void hct_path_cache_put(hct_path_cache *c, const void *site, const void *anchor, const uintptr_t *frames,
                         int n) HCT_PATH_HIDDEN;
-/* What hct_path_unwind_from(site, ret, cfa, frames) gives (the stack of an
- * enter whose caller still runs, found late), from the cache when the stack
- * above the enter's return-address slot (just below cfa) is provably the
- * one of a path unwound before; -1 when the caller returned. */
-int hct_path_cache_unwind_from(hct_path_cache *c, const void *site, const void *ret, const void *cfa,
-                               uintptr_t *frames) HCT_PATH_HIDDEN;
 
 #endif
