@@ -47,11 +47,21 @@ void hct_omp_sync_begin(hct_thread *t, hct_omp_sync *s, uint32_t num, uint32_t t
     if (nlevels++ >= MAX_LEVELS)
         return;
     level *l = &levels[nlevels - 1];
-    *l = (level){ t->extras ? s : NULL, hct_tool_team_flag, 0, 0, team_size <= 1, kept_back, num, team_size,
-                  t->tool_ns, 0, 0, 0, 0 };
-    if (l->sync && !l->solo)
+    if (team_size <= 1) { /* alone: only what its barriers and its end read (solo) */
+        l->sync = t->extras ? s : NULL;
+        l->outer_flag = hct_tool_team_flag;
+        l->solo = 1;
+        l->waiting = 0;
+        l->barriers = 0;
+        return;
+    }
+    *l = (level){ t->extras ? s : NULL, hct_tool_team_flag, 0, 0, 0, kept_back, num, team_size, t->tool_ns, 0, 0, 0,
+                  0 };
+    if (l->sync)
         hct_tool_team_flag = &s->tooled;
 }
+
+static void arrive_in_team(hct_thread *t, level *l, int last);
 
 void hct_omp_sync_arrive(hct_thread *t, int last)
 {
@@ -67,11 +77,21 @@ void hct_omp_sync_arrive(hct_thread *t, int last)
     if (l->solo) { /* the only thread: the critical path's tool time is its own (add_wait adds nothing) */
         l->barriers++;
         l->waiting = 1;
-        if (last == HCT_OMP_SYNC_END)
-            ended = *l;
+        if (last == HCT_OMP_SYNC_END) { /* what its join reads (add_wait of a solo level) */
+            ended.sync = l->sync;
+            ended.solo = 1;
+            ended.waiting = 1;
+        }
         t->omp_waiting = 1;
         return;
     }
+    arrive_in_team(t, l, last);
+}
+
+/* The arrival of a thread of a team of more than one (hct_omp_sync_arrive):
+ * apart, so that a team of one's arrival pays no prologue for it. */
+__attribute__((noinline)) static void arrive_in_team(hct_thread *t, level *l, int last)
+{
     uint64_t now = hca_clock_now();
     /* with the waits for libdw of this section, which its exit adds (hct_tool_exit) */
     uint64_t tool = t->tool_ns + hct_frame_keys_waited;
@@ -110,7 +130,7 @@ static void add_wait(hct_thread *t, level *l)
     /* its arrival alone: the latest arrival less its own tool time, nothing
      * to add; no tool time in the team since the fork: every arrival is its
      * untraced one, none on the critical path */
-    if (l->solo || !atomic_load_explicit(&l->sync->tooled, memory_order_relaxed)) {
+    if (!atomic_load_explicit(&l->sync->tooled, memory_order_relaxed)) {
         l->left_tool = t->tool_ns;
         l->waiting = 0;
         return;
@@ -144,14 +164,18 @@ void hct_omp_sync_leave(hct_thread *t)
     if (nlevels <= 0 || nlevels > MAX_LEVELS)
         return;
     level *l = &levels[nlevels - 1];
-    if (l->sync && l->waiting)
+    if (l->sync && l->waiting && l->solo) { /* alone: nothing to add (a solo level's barriers never read left_tool) */
+        t->omp_waiting = 0;
+        l->waiting = 0;
+    } else if (l->sync && l->waiting) {
         add_wait(t, l);
+    }
 }
 
 void hct_omp_sync_join(hct_thread *t, const hct_omp_sync *s)
 {
-    if (s && ended.sync == s && ended.waiting)
-        add_wait(t, &ended);
+    if (s && ended.sync == s && ended.waiting && !ended.solo)
+        add_wait(t, &ended); /* a solo level's: nothing to add */
     ended.sync = NULL;
     t->omp_waiting = 0;
 }

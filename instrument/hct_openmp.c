@@ -303,24 +303,39 @@ static const cached_stack *worker_stack(const hct_omp_caller *caller)
     return w;
 }
 
-/* The stack of a share from the fork's own call: the fork's stack, then the
- * runtime's call (caller->fork, hct_omp_caller). */
-static int fork_stack(const hct_omp_caller *caller, uintptr_t *frames)
+/* The master's stack at the fork f (on the master, inside the fork's call):
+ * unwound at the fork, or now if it was left for later (a kept-back team of
+ * one, from the runtime call's frame, which outlives the team: the same
+ * frames as at the fork). */
+static void fork_frames(hct_thread *t, hct_omp_fork *f)
 {
-    const hct_omp_fork *f = caller->fork;
+    if (f->nframes >= 0)
+        return;
+    f->nframes = hct_thin_unwind_late(t, f->site, f->ret, f->cfa, f->frames);
+    if (f->nframes < 0) /* never: the frame is the one running the team */
+        f->nframes = hct_path_unwind(f->site, f->frames);
+}
+
+/* The stack of a share from the fork's own call: the fork's stack, then the
+ * runtime's call (caller->ret, hct_omp_caller); f: the fork, on its master. */
+static int fork_stack(hct_thread *t, hct_omp_fork *f, const hct_omp_caller *caller, uintptr_t *frames)
+{
+    fork_frames(t, f);
     int drop = f->nframes == HCT_PATH_FRAMES; /* the innermost frames are kept */
     memcpy(frames, f->frames + drop, (size_t)(f->nframes - drop) * sizeof(frames[0]));
     frames[f->nframes - drop] = (uintptr_t)caller->ret - 1; /* the call instruction */
     return f->nframes - drop + 1;
 }
 
-/* The calling thread's stack, root first, without the tracer's frames. */
-static int share_stack(int worker, const hct_omp_caller *caller, uintptr_t *frames)
+/* The calling thread's stack, root first, without the tracer's frames
+ * (fork: the region's, on its master). */
+static int share_stack(hct_thread *t, hct_omp_fork *fork, int worker, const hct_omp_caller *caller,
+                       uintptr_t *frames)
 {
     if (!hct.cfg.callsites)
         return 0;
     if (!worker && caller && caller->fork)
-        return fork_stack(caller, frames);
+        return fork_stack(t, fork, caller, frames);
     if (!worker || !caller)
         return hct_path_unwind(NULL, frames);
     const cached_stack *w = worker_stack(caller);
@@ -331,12 +346,12 @@ static int share_stack(int worker, const hct_omp_caller *caller, uintptr_t *fram
 /* A kept-back share's stack, found again if it is written: what share_stack
  * gave at its begin (the fork and the cached stack of its level are still
  * those of then: hct_omp_share.caller). */
-static int kept_share_stack(const hct_omp_share *s, uintptr_t *frames)
+static int kept_share_stack(hct_thread *t, const hct_omp_share *s, uintptr_t *frames)
 {
     if (!hct.cfg.callsites)
         return 0;
     if (!s->worker)
-        return fork_stack(s->caller, frames);
+        return fork_stack(t, s->fork, s->caller, frames);
     const cached_stack *w = &worker_stacks[s->nested];
     memcpy(frames, w->frames, (size_t)w->n * sizeof(frames[0]));
     return w->n;
@@ -377,7 +392,8 @@ static void write_fork(hct_thread *t, hct_omp_fork *f)
     hct_otf2_check(t, OTF2_EvtWriter_ThreadFork(t->writer, NULL, ts, OTF2_PARADIGM_OPENMP, f->requested));
 }
 
-int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address, uint32_t requested)
+int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address, const void *ret,
+                       const void *cfa, uint32_t requested)
 {
     hct_thread *t = hct_thread_get();
     if (!t || key == HCA_UNDEF)
@@ -388,9 +404,19 @@ int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address
     f->slot = slot;
     f->probe = f->mode == HCT_THIN_FULL && hct_thin_probing(slot);
     uint64_t c0 = f->probe ? hca_clock_now() : 0;
+    /* kept back with a team of one and nothing kept back before it: the
+     * contexts only if its share is written, on this thread, whose path is
+     * then still the one of now (what is entered meanwhile writes the share
+     * first); the call path too, when the runtime's call outlives the team */
+    f->ctx_later = f->mode == HCT_THIN_LAZY && requested == 1 && t->thin.npending == 0;
+    f->site = return_address;
+    f->ret = ret;
+    f->cfa = cfa;
     /* the master's call path: kept back, from the cache when provably the same */
     int n = 0;
-    if (hct.cfg.callsites) {
+    if (f->ctx_later && cfa && hct.cfg.callsites) {
+        n = -1; /* fork_frames */
+    } else if (hct.cfg.callsites) {
         const void *anchor = HCT_PATH_ANCHOR();
         n = f->mode == HCT_THIN_LAZY ? hct_path_cache_get(&t->fork_paths, return_address, anchor, f->frames) : -1;
         if (n < 0) {
@@ -399,11 +425,6 @@ int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address
         }
     }
     f->nframes = n;
-    /* kept back with a team of one and nothing kept back before it: the
-     * contexts only if its share is written, on this thread, whose path is
-     * then still the one of now (what is entered meanwhile writes the share
-     * first) */
-    f->ctx_later = f->mode == HCT_THIN_LAZY && requested == 1 && t->thin.npending == 0;
     uint32_t cc = f->ctx_later ? HCT_CC_PENDING : hct_path_memo_peek(&t->fork_ctx, &t->path, key, f->frames, n, &f->ctx);
     if (cc == HCA_UNDEF) {
         t->dropped_events++;
@@ -414,7 +435,8 @@ int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address
     f->cc = cc;
     f->master = t->index;
     f->level = share_depth + 1;
-    hct_omp_sync_init(&f->sync, f->level);
+    if (!cfa || requested != 1) /* a GOMP team of one: its level is solo, nothing reads f->sync (hct_omp_sync.c) */
+        hct_omp_sync_init(&f->sync, f->level);
     f->key = key;
     f->requested = requested;
     atomic_store_explicit(&f->keep, 0, memory_order_relaxed);
@@ -481,6 +503,7 @@ static uint32_t fork_context(hct_thread *t, hct_omp_fork *f)
 {
     if (f->ctx_later) {
         f->ctx_later = 0;
+        fork_frames(t, f);
         f->cc = hct_path_memo_peek(&t->fork_ctx, &t->path, f->key, f->frames, f->nframes, &f->ctx);
     }
     return f->cc;
@@ -491,7 +514,7 @@ static uint32_t write_share(hct_thread *t, void *arg, uint64_t ts, const uintptr
     hct_omp_share *s = arg;
     uintptr_t found[HCT_PATH_FRAMES];
     if (!frames) { /* not copied at its begin: found now (kept_share_stack) */
-        n = kept_share_stack(s, found);
+        n = kept_share_stack(t, s, found);
         frames = found;
     }
     if (!s->worker && s->fork->held)
@@ -559,7 +582,7 @@ int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint3
         int later = caller && (s->worker || caller->fork);
         if (later && s->worker)
             (void)worker_stack(caller); /* unwound now if another caller's: it is this thread's stack of now */
-        int n = later ? 0 : share_stack(s->worker, caller, frames);
+        int n = later ? 0 : share_stack(t, fork, s->worker, caller, frames);
         s->fork_ctx = &fork->ctx;
         if (s->worker && !caller) {
             s->ctx.depth = fork->ctx.depth;
@@ -579,7 +602,7 @@ int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint3
     }
     if (!s->worker && fork->held) /* not kept back after all (no room) */
         write_fork(t, fork);
-    int n = share_stack(s->worker, caller, frames);
+    int n = share_stack(t, fork, s->worker, caller, frames);
     hct_otf2_check(t, OTF2_EvtWriter_ThreadTeamBegin(t->writer, NULL, record_ts(t), team));
     uint64_t ts = hct_boundary_ts(t, 1);
     uint32_t unwind = 0;

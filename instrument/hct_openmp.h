@@ -53,8 +53,12 @@ typedef struct {
     uint32_t level;  /* nesting level of the new team (1: outermost) */
     hct_ctx ctx;     /* cc's path: the master's call path, then the region */
     int ctx_later;   /* cc and ctx not found yet: a kept-back team of one (fork_context, hct_openmp.c) */
-    int nframes;     /* the master's physical stack at the fork, root first (hct_path_unwind) */
-    uintptr_t frames[HCT_PATH_FRAMES];
+    int nframes;     /* the master's physical stack at the fork, root first (hct_path_unwind); */
+    uintptr_t frames[HCT_PATH_FRAMES]; /* nframes -1: found only if needed (fork_frames, hct_openmp.c) */
+    /* the call into the runtime whose frame outlives the team (GOMP_parallel):
+     * the program's call site, the call's return address and its caller's
+     * stack pointer (as for hct_path_unwind_from); cfa NULL: unknown */
+    const void *site, *ret, *cfa;
     /* thinning (HCATRACE_THIN): the master decides per instance for the whole
      * team, from its own count of the key; kept back (HCT_THIN_LAZY), the
      * fork and every share are written only where needed (hct_openmp.c) */
@@ -79,7 +83,12 @@ typedef struct {
     hct_omp_sync sync;   /* the team's barriers: the tool time its threads wait for (hct_omp_sync.h) */
 } hct_omp_fork;
 /* Returns 0 (nothing recorded) when this thread does not trace. */
-int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address, uint32_t requested) HCT_HIDDEN;
+/* ret, cfa: the runtime call's return address and caller's stack pointer
+ * when its frame outlives the team's shares (GOMP_parallel), else NULL: a
+ * kept-back team of one then finds the master's call path only if it is
+ * written. */
+int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address, const void *ret,
+                       const void *cfa, uint32_t requested) HCT_HIDDEN;
 void hct_omp_fork_end(hct_omp_fork *f) HCT_HIDDEN;
 
 /* One thread's share of a parallel region: ThreadTeamBegin, the region's

@@ -98,6 +98,7 @@ struct helper {
     outlined_fn fn;
     void *data;
     int traced;
+    int alone; /* a team of one asked for (libgomp gives it exactly): thread 0 of 1, no need to ask */
     uint32_t master, level;
     hct_omp_fork *f; /* the master's (its context, its thinning decision) */
     const hct_omp_fork *fork; /* the master's, when the runtime calls its share from the fork's call */
@@ -114,7 +115,8 @@ __attribute__((section("hct_omp_trampoline"), noinline)) static void trampoline(
     const struct helper *h = p;
     hct_omp_share s;
     const hct_omp_caller caller = { __builtin_return_address(0), __builtin_frame_address(0), h->fork };
-    int on = h->traced && hct_omp_share_begin(&s, h->master, h->level, thread_num(), team_size(), h->f, &caller);
+    int on = h->traced && hct_omp_share_begin(&s, h->master, h->level, h->alone ? 0 : thread_num(),
+                                              h->alone ? 1 : team_size(), h->f, &caller);
     outlined_fn outer = current_fn;
     current_fn = h->fn;
     h->fn(h->data);
@@ -138,7 +140,7 @@ static const void *call_site(const void *return_address)
 
 /* Before the real call: ThreadFork, and the helper the trampoline needs. */
 static void fork_begin(struct helper *h, hct_omp_fork *f, outlined_fn fn, void *data, unsigned nthreads,
-                       const void *return_address)
+                       const void *return_address, const void *ret, const void *cfa)
 {
     h->fn = fn;
     h->data = data;
@@ -147,26 +149,34 @@ static void fork_begin(struct helper *h, hct_omp_fork *f, outlined_fn fn, void *
         return;
     uint32_t requested = nthreads ? nthreads : max_threads();
     uint32_t key = hct_omp_parallel_key((const void *)fn, NULL);
-    if (!hct_omp_fork_begin(f, key, return_address, requested))
+    if (!hct_omp_fork_begin(f, key, return_address, ret, cfa, requested))
         return;
     h->traced = 1;
+    h->alone = requested == 1;
     h->master = f->master;
     h->level = f->level;
     h->f = f;
     h->fork = NULL;
 }
 
-/* GOMP_parallel and its combined loop and sections forms: the same shape. */
-#define PARALLEL(name, params, args)                                                                         \
+#define PARAMS_OF(...) __VA_ARGS__
+
+/* GOMP_parallel and its combined loop and sections forms: the same shape.
+ * The entry point passes its return address and its caller's stack pointer
+ * to the function that holds the fork (aligned, so its frame is realigned:
+ * there __builtin_dwarf_cfa() gives the frame pointer's idea of the CFA, not
+ * the caller's stack pointer, and the master's call path found late could
+ * not be cached against it: hct_path_cache_unwind_from). */
+#define PARALLEL(name, params, args, names)                                                                  \
     typedef void (*name##_fn) params;                                                                        \
-    EXPORT void name params                                                                                  \
+    __attribute__((noinline)) static void name##_forked(const void *ret, const void *cfa, PARAMS_OF params)  \
     {                                                                                                        \
         REAL(name##_fn, name)                                                                                \
         struct helper h;                                                                                     \
         hct_omp_fork f;                                                                                      \
-        const void *site = call_site(__builtin_return_address(0));                                           \
-        fork_begin(&h, &f, fn, data, nthreads, site);                                                        \
-        if (site == __builtin_return_address(0)) /* the master's share: called from real_, below site */   \
+        const void *site = call_site(ret);                                                                   \
+        fork_begin(&h, &f, fn, data, nthreads, site, ret, cfa);                                              \
+        if (site == ret) /* the master's share: called from real_, below site */                             \
             h.fork = &f;                                                                                     \
         if (!h.traced) {                                                                                     \
             outlined_fn call = fn;                                                                           \
@@ -178,26 +188,32 @@ static void fork_begin(struct helper *h, hct_omp_fork *f, outlined_fn fn, void *
         void *arg = &h;                                                                                      \
         real_ args;                                                                                          \
         hct_omp_fork_end(&f);                                                                                \
+    }                                                                                                        \
+    EXPORT void name params                                                                                  \
+    {                                                                                                        \
+        name##_forked(__builtin_return_address(0), __builtin_dwarf_cfa(), PARAMS_OF names);                  \
     }
 
 #define LOOP_PARAMS (outlined_fn fn, void *data, unsigned nthreads, long start, long end, long incr, long chunk, \
                      unsigned flags)
 #define LOOP_ARGS (call, arg, nthreads, start, end, incr, chunk, flags)
+#define LOOP_NAMES (fn, data, nthreads, start, end, incr, chunk, flags)
 #define RUNTIME_PARAMS (outlined_fn fn, void *data, unsigned nthreads, long start, long end, long incr, unsigned flags)
 #define RUNTIME_ARGS (call, arg, nthreads, start, end, incr, flags)
+#define RUNTIME_NAMES (fn, data, nthreads, start, end, incr, flags)
 
 PARALLEL(GOMP_parallel, (outlined_fn fn, void *data, unsigned nthreads, unsigned flags),
-         (call, arg, nthreads, flags))
+         (call, arg, nthreads, flags), (fn, data, nthreads, flags))
 PARALLEL(GOMP_parallel_sections, (outlined_fn fn, void *data, unsigned nthreads, unsigned count, unsigned flags),
-         (call, arg, nthreads, count, flags))
-PARALLEL(GOMP_parallel_loop_static, LOOP_PARAMS, LOOP_ARGS)
-PARALLEL(GOMP_parallel_loop_dynamic, LOOP_PARAMS, LOOP_ARGS)
-PARALLEL(GOMP_parallel_loop_guided, LOOP_PARAMS, LOOP_ARGS)
-PARALLEL(GOMP_parallel_loop_nonmonotonic_dynamic, LOOP_PARAMS, LOOP_ARGS)
-PARALLEL(GOMP_parallel_loop_nonmonotonic_guided, LOOP_PARAMS, LOOP_ARGS)
-PARALLEL(GOMP_parallel_loop_runtime, RUNTIME_PARAMS, RUNTIME_ARGS)
-PARALLEL(GOMP_parallel_loop_nonmonotonic_runtime, RUNTIME_PARAMS, RUNTIME_ARGS)
-PARALLEL(GOMP_parallel_loop_maybe_nonmonotonic_runtime, RUNTIME_PARAMS, RUNTIME_ARGS)
+         (call, arg, nthreads, count, flags), (fn, data, nthreads, count, flags))
+PARALLEL(GOMP_parallel_loop_static, LOOP_PARAMS, LOOP_ARGS, LOOP_NAMES)
+PARALLEL(GOMP_parallel_loop_dynamic, LOOP_PARAMS, LOOP_ARGS, LOOP_NAMES)
+PARALLEL(GOMP_parallel_loop_guided, LOOP_PARAMS, LOOP_ARGS, LOOP_NAMES)
+PARALLEL(GOMP_parallel_loop_nonmonotonic_dynamic, LOOP_PARAMS, LOOP_ARGS, LOOP_NAMES)
+PARALLEL(GOMP_parallel_loop_nonmonotonic_guided, LOOP_PARAMS, LOOP_ARGS, LOOP_NAMES)
+PARALLEL(GOMP_parallel_loop_runtime, RUNTIME_PARAMS, RUNTIME_ARGS, RUNTIME_NAMES)
+PARALLEL(GOMP_parallel_loop_nonmonotonic_runtime, RUNTIME_PARAMS, RUNTIME_ARGS, RUNTIME_NAMES)
+PARALLEL(GOMP_parallel_loop_maybe_nonmonotonic_runtime, RUNTIME_PARAMS, RUNTIME_ARGS, RUNTIME_NAMES)
 
 /* ---- the legacy split form: *_start, the master calls fn itself, GOMP_parallel_end ---- */
 
@@ -223,7 +239,7 @@ static HCT_TLS int nlegacy; /* may exceed MAX_NEST: those levels are not traced 
         const void *site = call_site(__builtin_return_address(0));                                           \
         if (r) {                                                                                             \
             r->shared = 0;                                                                                   \
-            fork_begin(&r->h, &r->f, fn, data, nthreads, site);                                              \
+            fork_begin(&r->h, &r->f, fn, data, nthreads, site, NULL, NULL); /* returns before the shares */  \
             if (r->h.traced) {                                                                               \
                 call = trampoline;                                                                           \
                 arg = &r->h;                                                                                 \

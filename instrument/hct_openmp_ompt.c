@@ -56,7 +56,7 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data, const ompt_fr
     r->fn = hint.fn;
     uint32_t key = hint.fn ? hct_omp_parallel_key(hint.fn, NULL) : hct_omp_parallel_key(NULL, codeptr_ra);
     const void *site = hint.site ? hint.site : codeptr_ra;
-    r->traced = hct_omp_fork_begin(&r->f, key, site, requested_parallelism ? requested_parallelism : 1);
+    r->traced = hct_omp_fork_begin(&r->f, key, site, NULL, NULL, requested_parallelism ? requested_parallelism : 1);
     if (r->traced)
         parallel_data->ptr = r;
 }

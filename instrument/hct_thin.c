@@ -83,18 +83,26 @@ void hct_thin_defer_site(hct_thread *t, uint32_t key, hct_thin_slot *slot, const
  * fork's (hct_path_cache.c). libunwind's steps cost system calls (two
  * rt_sigprocmask each: hct_unwind.h), about 50 per written barrier at 2
  * threads (docs/benchmarks.md, "System calls per parallel region"). */
+int hct_thin_unwind_late(hct_thread *t, const void *site, const void *ret, const void *cfa, uintptr_t *frames)
+{
+    const void *anchor = (const char *)cfa - sizeof(void *);
+    int n = hct_path_cache_get(&t->late_paths, site, anchor, frames);
+    if (n >= 0)
+        return n;
+    n = hct_path_unwind_from(site, ret, cfa, frames);
+    if (n >= 0)
+        hct_path_cache_put(&t->late_paths, site, anchor, frames, n);
+    return n;
+}
+
+/* p's call path, found now; its caller returned: the stack of now with its
+ * site as the leaf. */
 static void unwind_late(hct_thread *t, hct_thin_pending *p)
 {
-    const void *anchor = (const char *)p->cfa - sizeof(void *);
-    p->nframes = hct_path_cache_get(&t->late_paths, p->site, anchor, p->frames);
-    if (p->nframes >= 0)
-        return;
-    p->nframes = hct_path_unwind_from(p->site, p->ret, p->cfa, p->frames);
+    p->nframes = hct_thin_unwind_late(t, p->site, p->ret, p->cfa, p->frames);
     if (p->nframes < 0) { /* its caller returned: unwound at its enters from now on */
         p->slot->at_enter = 1;
         p->nframes = hct_path_unwind(p->site, p->frames);
-    } else {
-        hct_path_cache_put(&t->late_paths, p->site, anchor, p->frames, p->nframes);
     }
 }
 

@@ -59,6 +59,13 @@ static inline int hct_thin_unwinds_late(const hct_thin_slot *slot)
 }
 void hct_thin_defer_site(hct_thread *t, uint32_t key, hct_thin_slot *slot, const void *site, const void *ret,
                          const void *cfa, uint32_t *cc_out) HCT_HIDDEN;
+/* The call path such an enter is written with: what hct_path_unwind_from(site,
+ * ret, cfa, frames) gives, from the thread's cache of late paths when the
+ * stack above the enter's return-address slot (just below cfa) is provably
+ * one unwound before (hct_path_cache.h); -1 when the caller returned. Also
+ * a kept-back GOMP team of one's fork (hct_openmp.c). */
+int hct_thin_unwind_late(hct_thread *t, const void *site, const void *ret, const void *cfa,
+                         uintptr_t *frames) HCT_HIDDEN;
 /* The same for an enter of another kind, written by write(t, arg, ts,
  * frames, n) if the instance turns out to be needed (hct_thin_keys.h).
  * frames NULL: nothing is copied, write() gets NULL and finds the enter's

@@ -71,6 +71,24 @@ for s in read clock_gettime write openat; do
     echo "# $s: $(calls $s traced.st) traced, $(calls $s plain.st) untraced"
 done
 
+# A team of one thread (libgomp), every kept-back share written late
+# (HCATRACE_THIN=1,1ns: each lasts longer than 1 ns): the master's call
+# path, left for later at the fork, is unwound from GOMP_parallel's frame
+# once and then comes from the thread's cache of late paths, anchored at its
+# return-address slot. With the fork held in GOMP_parallel's own realigned
+# frame, __builtin_dwarf_cfa() pointed below that slot, no path was cached
+# and every written share was a libunwind walk with its rt_sigprocmask calls.
+env ${ASAN_ONLY:+LD_PRELOAD="$ASAN_ONLY"} OMP_NUM_THREADS=1 strace -f -c $NOWAIT -o plain1.st "$EX/omp_phases" $ITER \
+    > plain1.out 2> plain1.err
+HCATRACE_SAMPLING=off HCATRACE_THIN=1,1ns HCATRACE_DIR="$dir/trace1" LD_PRELOAD="$PRELOAD" OMP_NUM_THREADS=1 \
+    strace -f -c $NOWAIT -o traced1.st "$EX/omp_phases" $ITER > traced1.out 2> traced1.err
+ok $? "syscalls: one thread, every share written late, under strace: exit code 0"
+p=$(calls rt_sigprocmask plain1.st)
+t=$(calls rt_sigprocmask traced1.st)
+per=$(awk -v a="$t" -v b="$p" -v r="$REGIONS" 'BEGIN { printf "%.2f", (a - b) / r }')
+ok "$(awk -v x="$per" -v m="$SIGMASK_MAX" 'BEGIN { print !(x <= m) }')" \
+    "syscalls: one thread, every share written late: rt_sigprocmask per parallel region $per <= $SIGMASK_MAX ($t traced, $p untraced)"
+
 # A boundary written with counter values (an MPI call, a marker's instance)
 # reads its counters once: the perf group with one read(), or, software
 # counters read without perf events (HCATRACE_COUNTER_SOURCE=auto, the
