@@ -1,8 +1,8 @@
 /* fault_app.c: an MPI program that ends abnormally, for tests/e2e/survive.sh: ITERS
  * iterations of compute then MPI_Allreduce on every rank; half way, rank RANK ends as
  * MODE says: "abort" (MPI_Abort, error code 3), "segv" (a write through a null
- * pointer), "exit" (exit(5) without MPI_Finalize), "hang" (every rank sleeps until it
- * is killed: for SIGTERM to mpirun), "kill" (SIGKILL, which no program can act on;
+ * pointer), "exit" (exit(5) without MPI_Finalize), "hang" (every rank prints "rank R
+ * waits" and sleeps until it is killed: for SIGTERM to mpirun), "kill" (SIGKILL, which no program can act on;
  * iterations of about 10 us instead of 10 ms, so that many events are written before),
  * or "none" (a normal end). Prints "done" at a normal end.
  * Usage: fault_app MODE RANK ITERS */
@@ -41,6 +41,7 @@ int main(int argc, char **argv)
         if (i != iters / 2)
             continue;
         if (strcmp(mode, "hang") == 0) {
+            printf("rank %d waits\n", rank); /* survive.sh sends SIGTERM after every rank's line */
             fflush(stdout);
             for (;;)
                 pause();

@@ -69,7 +69,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from truth_fold import parse_args, split_lines  # noqa: E402
+from truth_fold import parse_args, split_lines, wmean, wsd  # noqa: E402
 
 
 def stage_records(path):
@@ -109,17 +109,6 @@ def read_truth(paths):
                     instances.append((cur["t0"], t, cur["calls"], cur["pts"]))
                 cur = None
     return instances
-
-
-def wmean(pairs):
-    """the weighted mean of (value, weight) pairs"""
-    return sum(v * w for v, w in pairs) / sum(w for _, w in pairs)
-
-
-def wsd(pairs):
-    """their weighted standard deviation"""
-    m = wmean(pairs)
-    return (sum(w * (v - m) ** 2 for v, w in pairs) / sum(w for _, w in pairs)) ** 0.5
 
 
 def truth_functions(instances):

@@ -81,14 +81,33 @@ fault_case "MPI_Abort in one rank" abort MPI_Abort
 fault_case "segfault in one rank" segv SIGSEGV
 fault_case "exit without MPI_Finalize" exit "exit without MPI_Finalize"
 
+# term_when_waiting OUT ERR COMMAND...: runs COMMAND (fault_app hang at 2 ranks), sends it
+# SIGTERM once both ranks printed "rank R waits" in OUT (at most 300 s); returns its exit
+# status. A fixed 4 s was too short on a loaded machine: at load 13 neither rank had
+# started the tracer by then (no trace directory, an empty stderr)
+term_when_waiting() {
+    o=$1 e=$2
+    shift 2
+    "$@" > "$o" 2> "$e" &
+    p=$!
+    tries=0
+    while [ "$(cat "$o" 2> /dev/null | grep -c ' waits$')" -lt 2 ] && [ $tries -lt 1500 ]; do
+        sleep 0.2
+        tries=$((tries + 1))
+    done
+    kill -TERM $p
+    wait $p
+}
+
 # SIGTERM to mpirun (a batch system's wall-time limit) while the ranks wait
 dir=$(fresh_dir)
 cd "$dir" || exit 1
-term_after 4 plain.out /dev/null "$MPIRUN" $MPIRUN_FLAGS -np 2 "$APP" hang 0 $ITERS
+term_when_waiting plain.out /dev/null "$MPIRUN" $MPIRUN_FLAGS -np 2 "$APP" hang 0 $ITERS
 want=$?
-term_after 4 out err env LD_PRELOAD="$PRELOAD" "$MPIRUN" $MPIRUN_FLAGS -np 2 "$APP" hang 0 $ITERS
+term_when_waiting out err env LD_PRELOAD="$PRELOAD" "$MPIRUN" $MPIRUN_FLAGS -np 2 "$APP" hang 0 $ITERS
 rc=$?
 ok $((rc != want)) "SIGTERM to mpirun: exit status of the untraced run kept ($rc, untraced $want)"
+check "SIGTERM to mpirun: both ranks were waiting (stdout)" test "$(grep -c ' waits$' out)" -eq 2
 trace=$(ls -d hcatrace-fault_app-*)
 ls "$trace"/rank-0.partial "$trace"/rank-1.partial > /dev/null 2>&1
 ok $? "SIGTERM to mpirun: both ranks wrote their partial definitions"
