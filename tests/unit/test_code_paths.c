@@ -39,7 +39,7 @@ static void fixture_init(fixture *f, const char *a, const char *b)
         f->regions[r] = (fold_region_def){ names[r], "app.c", 10 + r, 0, 0, FOLD_KIND_FUNCTION };
         f->contexts[r] = (fold_context_def){ r, r ? R_MAIN : FOLD_NONE, "app.c", 10 + r, r ? 1u : 0u };
     }
-    f->counter = (fold_counter_def){ "task-clock", "ns", 1 };
+    f->counter = (fold_counter_def){ .name = "task-clock", .unit = "ns", .counts_cpu = 1 };
     f->t.regions = f->regions;
     f->t.nregions = NREGIONS;
     f->t.contexts = f->contexts;

@@ -403,7 +403,7 @@ static void make_halo_trace(fold_trace *t, size_t nlocs)
         { 3, FOLD_NONE, "src/cg.c", 5, 0 },  { 4, 6, "src/cg.c", 31, 1 },  { 5, 6, "src/cg.c", 41, 1 },
         { 6, 7, "src/cg.c", 51, 2 },         { 6, 8, "src/cg.c", 51, 2 },
     };
-    static fold_counter_def counters[] = { { "task-clock", "ns", 1 } };
+    static fold_counter_def counters[] = { { .name = "task-clock", .unit = "ns", .counts_cpu = 1 } };
     t->regions = malloc(sizeof(regions));
     t->contexts = malloc(sizeof(contexts));
     t->counters = malloc(sizeof(counters));
