@@ -146,10 +146,14 @@ check "counter_source: auto: task-clock described as the thread's CPU clock" \
 check "counter_source: perf: task-clock described as a perf event only" \
     sh -c "! otf2-print -G '$dir/perf/traces.otf2' | grep 'Name: \"task-clock\"' | grep -q CLOCK_THREAD_CPUTIME_ID"
 # and hcafold passes it on (fold.json's counter "description": the truth
-# scripts pick the CPU clock to compare with by it, tests/truth_fold.py)
+# scripts pick the CPU clock to compare with by it, tests/truth_fold.py):
+# short runs sampled every millisecond, so that samples land in the regions
+# (at 20 ms some runs have none in any region)
 for source in auto perf; do
-    "$BUILD/bin/hcafold" -q -f json --min-samples 1 --min-instances 2 -o "$dir/$source.fold" "$dir/$source/traces.otf2" \
-        > /dev/null 2>&1 # few samples at 20 ms: any region with one
+    HCATRACE_COUNTER_SOURCE=$source HCATRACE_SAMPLING=1ms HCATRACE_DIR="$dir/f$source" LD_PRELOAD="$PRELOAD" \
+        "$APP" 5 > "f$source.out" 2> "f$source.err"
+    "$BUILD/bin/hcafold" -q -f json --min-samples 1 --min-instances 2 -o "$dir/$source.fold" "$dir/f$source/traces.otf2" \
+        > /dev/null 2>&1
 done
 described() { # FOLD_JSON: the task-clock descriptions naming the thread's CPU clock, of all
     python3 -c 'import json, sys
