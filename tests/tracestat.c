@@ -14,13 +14,15 @@
  * Counters and samples (docs/trace-format.md, "Counters and samples"):
  *   metricclass <id> <kind: counters|sampling|tool> <member>,<member>,...
  *   counters <loc> metrics <n> classes <k> monotonic <yes|no> boundaries <n> with_counters <n>
- *            placement <ok|bad> first_class <id> mpi_enters_bare <n>
+ *            placement <ok|bad> first_class <id> mpi_enters_bare <n> mpi_leaves_bare <n>
  *       classes: counter-set classes used on the location; monotonic: no member
  *       ever decreases; with_counters: region events preceded by a counter
  *       Metric at their time; placement: every counter Metric is followed by a
  *       region or sample event, another Metric or the ProgramEnd, at its time;
  *       mpi_enters_bare: MPI call enters without counter values (written so
- *       after a short compute burst without a sample, hct_mpi_burst.h)
+ *       after a short compute burst without a sample, hct_mpi_burst.h);
+ *       mpi_leaves_bare: MPI call leaves without them (before a burst
+ *       predicted short, hct_mpi_burst.h)
  *   counter <loc> <member> first <v> last <v> n <count>
  *   sampling <loc> <member>=<value> ...                  (last statistics of the location)
  *   tool <loc> metrics <n> monotonic <yes|no> <member>=<value> ...   (the tracer's own time, last values)
@@ -68,6 +70,7 @@ typedef struct {
     /* counters */
     uint64_t metrics, boundaries, with_counters;
     uint64_t mpi_enters_bare; /* MPI call enters without counter values (after a short burst) */
+    uint64_t mpi_leaves_bare; /* MPI call leaves without counter values (before a burst predicted short) */
     int counters_monotonic, placement_bad, pending; /* pending: a counter Metric awaits its event */
     uint64_t pending_ts, last_counter_ts;
     uint32_t classes_used; /* bit mask */
@@ -287,6 +290,8 @@ static OTF2_CallbackCode ev_cc_leave(OTF2_LocationRef loc, OTF2_TimeStamp ts, ui
     }
     l->depth--;
     uint32_t region = D.ccs[cc].region;
+    if (region < D.nregions && D.regions[region].paradigm == OTF2_PARADIGM_MPI)
+        l->mpi_leaves_bare += !counted;
     region_stat_grow(region);
     M.region_stats[region].instances++;
     for (int m = 0; counted && m < MAXVALUES; m++) {
@@ -493,10 +498,11 @@ static void print_counters_and_samples(void)
         const loc_t *l = &T.locs[i];
         if (l->metrics) {
             printf("counters %" PRIu64 " metrics %" PRIu64 " classes %d monotonic %s boundaries %" PRIu64
-                   " with_counters %" PRIu64 " placement %s first_class %d mpi_enters_bare %" PRIu64 "\n",
+                   " with_counters %" PRIu64 " placement %s first_class %d mpi_enters_bare %" PRIu64
+                   " mpi_leaves_bare %" PRIu64 "\n",
                    l->id, l->metrics, __builtin_popcount(l->classes_used), l->counters_monotonic ? "yes" : "no",
                    l->boundaries, l->with_counters, l->placement_bad || l->pending ? "bad" : "ok", l->first_class,
-                   l->mpi_enters_bare);
+                   l->mpi_enters_bare, l->mpi_leaves_bare);
             for (uint32_t m = 0; m < D.nmembers && m < MAXVALUES; m++)
                 if (l->nvalues[m])
                     printf("counter %" PRIu64 " %s first %" PRIu64 " last %" PRIu64 " n %" PRIu64 "\n", l->id,
