@@ -56,6 +56,7 @@ static inline int hct_call_enter(hct_call *c, enum hct_mpi_key key, const void *
         return 0;
     }
     t->mpi_depth = 1;
+    hct_mpi_call_entered(t);
     c->t = t;
     c->cc = cc;
     c->ts = ts;

@@ -14,7 +14,8 @@
  * values either when its context's bursts were short the last
  * HCT_MPI_LEAVE_SHORTS times or, once one was long, when the run of short ones
  * since the last long one is shorter than the run before it (the loop's last
- * call reads), unless a sample may fall within HCT_MPI_BURST_SAMPLE_WINDOW_NS.
+ * call reads), unless a sample was taken in the call or may fall within
+ * HCT_MPI_BURST_SAMPLE_WINDOW_NS.
  * Each burst's length is measured all the same; one predicted short that turns
  * out long has no values at its start (hcafold counts it among the bursts
  * without values) and teaches its context the run's length; a run that goes
@@ -55,6 +56,7 @@ typedef struct {
     uint64_t ticks;    /* the leave's end, hct_ticks.h's clock */
     uint64_t tool_ns;  /* the thread's tool time then */
     uint64_t taken;    /* its samples taken then */
+    uint64_t call_taken; /* the samples taken at the current call's enter */
     hct_mpi_leave_slot slots[1u << HCT_MPI_LEAVE_SLOT_BITS];
 } hct_mpi_burst_state;
 
@@ -66,11 +68,21 @@ static inline hct_mpi_leave_slot *hct_mpi_leave_slot_of(uint32_t cc)
     return &hct_mpi_burst.slots[(uint32_t)(cc * 2654435769u) >> (32u - HCT_MPI_LEAVE_SLOT_BITS)];
 }
 
+/* At an MPI call's enter, after its boundary: the samples taken so far. */
+static inline void hct_mpi_call_entered(const hct_thread *t)
+{
+    hct_mpi_burst.call_taken = hct_sampling_taken(t);
+}
+
 /* At an MPI call's leave, before its boundary (t->in_tool > 0, t->extras):
- * whether its counter values may be left out (1), as the file's comment says. */
+ * whether its counter values may be left out (1), as the file's comment says;
+ * not when a sample was taken in the call (its fraction of the call, folded
+ * by `hcafold --mpi`, needs the leave's values). */
 static inline int hct_mpi_leave_bare(hct_thread *t, uint32_t cc)
 {
     if (!t->ctr || hct.cfg.thin_full == 0)
+        return 0;
+    if (hct_sampling_taken(t) != hct_mpi_burst.call_taken || t->sample_deferred)
         return 0;
     const hct_mpi_leave_slot *s = hct_mpi_leave_slot_of(cc);
     if (s->cc != cc || (s->period ? s->shorts + 1 >= s->period : s->shorts < HCT_MPI_LEAVE_SHORTS))
