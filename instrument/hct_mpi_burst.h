@@ -12,7 +12,7 @@
  * LULESH each is followed by bursts of one kind, 86 % of them short; a call in
  * a loop, by short ones but for the loop's last): a leave writes no counter
  * values either when its context's bursts were short the last
- * HCT_MPI_LEAVE_SHORTS times or, once one was long, when the run of short ones
+ * HCT_MPI_LEAVE_SHORTS times and none was long, or, once one was, when the run of short ones
  * since the last long one is shorter than the run before it (the loop's last
  * call reads), unless a sample was taken in the call or may fall within
  * HCT_MPI_BURST_SAMPLE_WINDOW_NS.
@@ -38,8 +38,12 @@
 #define HCT_MPI_BURST_SAMPLE_WINDOW_NS 50000u
 
 /* A leave is written without counter values when this many bursts in a row
- * after its calling context were short. */
-#define HCT_MPI_LEAVE_SHORTS 2u
+ * after its calling context were short and none was long yet: enough for a
+ * loop of that many calls from one line to end once first, so that its last
+ * call's long burst is not left without values while the loop is learned
+ * (hcafold groups a key's instances on wall time, not CPU time, when one
+ * lacks task-clock: fold_halo.sh's time step split in three under load). */
+#define HCT_MPI_LEAVE_SHORTS 32u
 /* Calling contexts remembered per thread (direct-mapped by a hash of the
  * context ID: IDs of neighbouring call sites differ by small steps). */
 #define HCT_MPI_LEAVE_SLOT_BITS 8u
