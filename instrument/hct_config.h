@@ -39,8 +39,8 @@ typedef struct {
      * or something nested); thin_full = 0: everything in full;
      * thin_cost: HCATRACE_THIN unset, the cost rule on too (a key whose
      * instances are short against the tracer's cost of writing one is
-     * written in full for its first HCT_THIN_PROBE instances only:
-     * hct_thin_keys.h) */
+     * written in full only until that is certain, at most its first
+     * HCT_THIN_PROBE instances: hct_thin_keys.h) */
     unsigned thin_full;
     uint64_t thin_ns;
     int thin_cost;

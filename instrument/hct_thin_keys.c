@@ -40,8 +40,13 @@ void hct_thin_probe(hct_thin_slot *s, uint64_t duration_ns, uint64_t cost_ns)
     /* duration < MULT x the mean cost: duration x probed < MULT x total */
     if (duration_ns * s->probed < (uint64_t)HCT_THIN_COST_MULT * s->cost_ns)
         s->nshort++;
-    if (s->probed == HCT_THIN_PROBE)
-        s->cheap = 4u * s->nshort > HCT_THIN_PROBE;
+    /* cheap as soon as more than a quarter of HCT_THIN_PROBE were short: the
+     * rest of the probe could not change that (the short ones so far are
+     * counted for good), so its instances in full are those probed so far */
+    if (4u * s->nshort > HCT_THIN_PROBE) {
+        s->cheap = s->probed;
+        s->probed = HCT_THIN_PROBE; /* the probe ends */
+    }
 }
 
 enum hct_thin_mode hct_thin_decide(hct_thin_slot *s, unsigned full)
@@ -49,7 +54,7 @@ enum hct_thin_mode hct_thin_decide(hct_thin_slot *s, unsigned full)
     s->seen++;
     if (s->filtered)
         return HCT_THIN_FILTER;
-    if (s->cheap && full > HCT_THIN_PROBE)
-        full = HCT_THIN_PROBE;
+    if (s->cheap && full > s->cheap)
+        full = s->cheap;
     return full == 0 || s->seen <= full || s->nests ? HCT_THIN_FULL : HCT_THIN_LAZY;
 }

@@ -26,7 +26,8 @@ typedef struct {
     /* the cost rule (HCATRACE_THIN unset): its first instances in full, probed */
     uint16_t probed;  /* instances probed (at most HCT_THIN_PROBE) */
     uint16_t nshort;  /* of them: shorter than HCT_THIN_COST_MULT x the mean cost of writing one */
-    uint32_t cheap;   /* decided after the probe: its instances are short against that cost */
+    uint32_t cheap;   /* its instances are short against that cost: the instances probed until
+                         that was certain, written in full (0: not cheap, or not decided yet) */
     uint64_t cost_ns; /* the tracer's time writing the probed instances */
     uint64_t seen;    /* instances entered */
     uint64_t thinned; /* instances not written, */
@@ -81,14 +82,16 @@ hct_thin_slot *hct_thin_slot_of(hct_thin_keys *k, uint32_t key, const char *name
  * (not half: preemptions on a loaded machine stretch many) lasted less than
  * HCT_THIN_COST_MULT times the mean cost so far, writing such an instance in
  * full costs the program more than 1/HCT_THIN_COST_MULT of it: the key is
- * `cheap`, written in full for its first HCT_THIN_PROBE instances only, then
- * thinned (instances of HCATRACE_THIN's duration or more still written). */
+ * `cheap`, decided at the short instance that makes more than a quarter (the
+ * 26th short one: from the 26th instance on when all are short), written in
+ * full for the instances probed until then only, then thinned (instances of
+ * HCATRACE_THIN's duration or more still written). */
 #define HCT_THIN_PROBE 100u
 #define HCT_THIN_COST_MULT 50u
 void hct_thin_probe(hct_thin_slot *s, uint64_t duration_ns, uint64_t cost_ns);
 /* What to record of the instance being entered: counts it; the first `full`
- * instances of a key in full (full = 0: every instance; a cheap key: the
- * first HCT_THIN_PROBE), and every instance once something was seen nested
+ * instances of a key in full (full = 0: every instance; a cheap key: those
+ * probed until it was found cheap), and every instance once something was seen nested
  * in one (s->nests: a region that holds others keeps its counter values). */
 enum hct_thin_mode hct_thin_decide(hct_thin_slot *s, unsigned full);
 /* An instance of s that was not written, lasting ns. */

@@ -1,18 +1,22 @@
 #!/usr/bin/env python3
 """thin_written.py: why each instance of a thinned region was written, per
 location, in an hcatrace trace (tests/e2e/thin.sh; docs/trace-format.md,
-"Thinning"). Past the first PROBE instances of a location (written in full by
-the cost rule), an instance is written only when it lasted at least the
-threshold (HCATRACE_THIN's DURATION), held a sample or held another written
-instance; every other one is counted, not written. This checks that rule on
-the instances themselves, so it holds however many of them a loaded machine
-stretches past the threshold (the count of written instances does not).
+"Thinning"). A location's first instances are written in full (HCATRACE_THIN's
+N; the cost rule's probe, until its key is found cheap: at most PROBE); past
+them an instance is written only when it lasted at least the threshold
+(HCATRACE_THIN's DURATION), held a sample or held another written instance;
+every other one is counted, not written. This checks that rule on the
+instances themselves, so it holds however many of them a loaded machine
+stretches past the threshold (the count of written instances does not): the
+instances written for none of the three reasons are the ones in full, and
+they must come first, within the first N written.
 
     /usr/bin/python3 tests/thin_written.py TRACE REGION --probe N [--min-us US]
 
-Prints one line per location and a total; exit status 1 when an instance
-past the first N of its location was written with none of the three reasons,
-or when no location wrote more than N; 2 on bad input.
+Prints one line per location; exit status 1 when a location wrote an
+instance for none of the three reasons past its first N, or when no location
+wrote any instance past the ones in full (after its last one written for no
+reason: nothing then shows the rule); 2 on bad input.
 """
 import collections
 import sys
@@ -48,8 +52,7 @@ def main(argv):
     samples = collections.Counter()     # samples seen so far per location
     stacks = collections.defaultdict(list)  # open instances: [name, time, samples, nested written]
     count = collections.Counter()       # written instances of REGION per location
-    why = collections.defaultdict(collections.Counter)
-    first_bad = None
+    reasons = collections.defaultdict(list)  # per location, each written instance's reason, in order
     with otf2.reader.open(trace) as r:
         for loc, ev in r.events:
             where = "%s/%s" % (loc.group.name, loc.name)
@@ -65,30 +68,32 @@ def main(argv):
                 if name != region:
                     continue
                 count[where] += 1
-                if count[where] <= probe:
-                    why[where]["probe"] += 1
-                elif ev.time - t0 >= min_ns:
-                    why[where]["long"] += 1
+                if ev.time - t0 >= min_ns:
+                    reasons[where].append("long")
                 elif samples[where] != s0:
-                    why[where]["sample"] += 1
+                    reasons[where].append("sample")
                 elif nested:
-                    why[where]["nested"] += 1
+                    reasons[where].append("nested")
                 else:
-                    why[where]["none"] += 1
-                    if first_bad is None:
-                        first_bad = "%s: instance %d written, %.1f us, no sample, nothing nested" % (
-                            where, count[where], (ev.time - t0) / 1e3)
-    for where in sorted(why):
-        w = why[where]
-        print("%s: %d written: first %d, then %d lasting >= %.0f us, %d holding a sample, %d holding "
-              "a written one, %d for no reason" % (where, count[where], w["probe"], w["long"], min_ns / 1e3,
-                                                   w["sample"], w["nested"], w["none"]))
-    bad = sum(w["none"] for w in why.values())
-    if first_bad:
-        print("FAIL: %d written for no reason; first: %s" % (bad, first_bad))
+                    reasons[where].append("none")
+    bad, later = [], 0
+    for where in sorted(reasons):
+        rs = reasons[where]
+        # the instances in full: up to the last one written for no reason
+        full = max((k + 1 for k, r in enumerate(rs) if r == "none"), default=0)
+        after = collections.Counter(rs[full:])
+        later += len(rs) - full
+        print("%s: %d written: first %d in full, then %d lasting >= %.0f us, %d holding a sample, %d holding "
+              "a written one" % (where, count[where], full, after["long"], min_ns / 1e3, after["sample"],
+                                 after["nested"]))
+        if full > probe:
+            bad.append("%s: instance %d written for no reason, past the first %d" % (where, full, probe))
+    for b in bad:
+        print("FAIL: %s" % b)
+    if bad:
         return 1
-    if not any(c > probe for c in count.values()):
-        print("FAIL: no location wrote more than the first %d instances of %s" % (probe, region))
+    if not later:
+        print("FAIL: no location wrote an instance of %s past the ones in full" % region)
         return 1
     return 0
 

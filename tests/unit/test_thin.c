@@ -119,10 +119,11 @@ static void first_instances_in_full_then_lazy(void **state)
         assert_int_equal(hct_thin_decide(o, 0), HCT_THIN_FULL);
 }
 
-/* The cost rule: a key whose probed instances mostly lasted less than
- * HCT_THIN_COST_MULT times the mean cost of writing one is written in full for
- * its first HCT_THIN_PROBE instances only; a key with long instances, for the
- * first `full`; the median decides, not the mean. */
+/* The cost rule: a key of which more than a quarter of HCT_THIN_PROBE probed
+ * instances lasted less than HCT_THIN_COST_MULT times the mean cost of writing
+ * one is written in full for the instances probed until that was certain only
+ * (the 26th short one); a key with long instances, for the first `full`; the
+ * lower quartile decides, not the mean. */
 static void probe(hct_thin_slot *s, unsigned full, uint64_t duration_ns, uint64_t cost_ns)
 {
     assert_int_equal(hct_thin_decide(s, full), HCT_THIN_FULL);
@@ -134,12 +135,16 @@ static void short_keys_thinned_after_the_probe(void **state)
     (void)state;
     static hct_thin_keys k;
     memset(&k, 0, sizeof(k));
-    /* 4 us instances, 2 us to write one (LULESH's parallel regions): cheap */
+    /* 4 us instances, 2 us to write one (LULESH's parallel regions): cheap
+     * at the 26th, which ends the probe; the 27th is kept back */
     hct_thin_slot *c = hct_thin_slot_of(&k, 1, "c", NULL);
-    for (unsigned i = 0; i < HCT_THIN_PROBE; i++)
+    for (unsigned i = 0; i < HCT_THIN_PROBE / 4 + 1; i++) {
+        assert_int_equal(c->cheap, 0);
         probe(c, 1000, 4000, 2000);
+    }
+    assert_int_equal(c->cheap, HCT_THIN_PROBE / 4 + 1);
     assert_int_equal(c->probed, HCT_THIN_PROBE);
-    assert_int_equal(c->nshort, HCT_THIN_PROBE);
+    assert_int_equal(c->nshort, HCT_THIN_PROBE / 4 + 1);
     assert_int_equal(hct_thin_decide(c, 1000), HCT_THIN_LAZY);
     hct_thin_probe(c, 1, 1); /* no more probes: the decision stands */
     assert_int_equal(c->probed, HCT_THIN_PROBE);
@@ -168,17 +173,26 @@ static void short_keys_thinned_after_the_probe(void **state)
     assert_int_equal(m->cheap, 0);
     hct_thin_slot *n = hct_thin_slot_of(&k, 5, "n", NULL);
     for (unsigned i = 0; i < HCT_THIN_PROBE; i++)
-        probe(n, 1000, i < 26 ? 10 : 1000000, 2000);
-    assert_int_equal(n->cheap, 1);
+        probe(n, 1000, i < 74 ? 1000000 : 10, 2000);
+    assert_int_equal(n->cheap, HCT_THIN_PROBE);
+    assert_int_equal(hct_thin_decide(n, 1000), HCT_THIN_LAZY);
+    /* the 26th short instance the 40th: its first 40 in full */
+    hct_thin_slot *e = hct_thin_slot_of(&k, 8, "e", NULL);
+    for (unsigned i = 0; i < 40; i++)
+        probe(e, 1000, i < 14 ? 1000000 : 10, 2000);
+    assert_int_equal(e->nshort, 26);
+    assert_int_equal(e->cheap, 40);
+    assert_int_equal(hct_thin_decide(e, 1000), HCT_THIN_LAZY);
     /* at the boundary: 50 x the mean cost is not short, just below is */
     hct_thin_slot *b = hct_thin_slot_of(&k, 6, "b", NULL);
     for (unsigned i = 0; i < HCT_THIN_PROBE; i++)
         hct_thin_probe(b, HCT_THIN_COST_MULT * 2000, 2000);
     assert_int_equal(b->nshort, 0);
     hct_thin_slot *d = hct_thin_slot_of(&k, 7, "d", NULL);
-    for (unsigned i = 0; i < HCT_THIN_PROBE; i++)
+    for (unsigned i = 0; i < HCT_THIN_PROBE / 4 + 1; i++)
         hct_thin_probe(d, HCT_THIN_COST_MULT * 2000 - 1, 2000);
-    assert_int_equal(d->nshort, HCT_THIN_PROBE);
+    assert_int_equal(d->nshort, HCT_THIN_PROBE / 4 + 1);
+    assert_int_equal(d->cheap, HCT_THIN_PROBE / 4 + 1);
 }
 
 /* A cost above HCT_DELIVERY_MAX held a preemption or a one-time wait: it
