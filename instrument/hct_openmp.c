@@ -392,6 +392,36 @@ static void write_fork(hct_thread *t, hct_omp_fork *f)
     hct_otf2_check(t, OTF2_EvtWriter_ThreadFork(t->writer, NULL, ts, OTF2_PARADIGM_OPENMP, f->requested));
 }
 
+/* A kept-back GOMP team of one (nothing kept back before it): what
+ * hct_omp_fork_begin's general path leaves for such a fork, without its
+ * branches: the call path and the contexts found only if its share is
+ * written, no barrier state (its level is solo), the fork itself kept back
+ * at its time in ticks; its master's share then takes the solo path
+ * (share_solo). The section's end is the caller's. */
+static void fork_solo(hct_thread *t, hct_omp_fork *f, uint32_t key, const void *return_address, const void *ret,
+                      const void *cfa)
+{
+    f->solo = 1;
+    f->probe = 0;
+    f->ctx_later = 1;
+    f->site = return_address;
+    f->ret = ret;
+    f->cfa = cfa;
+    f->nframes = hct.cfg.callsites ? -1 : 0; /* fork_frames */
+    f->t = t;
+    f->cc = HCT_CC_PENDING;
+    f->master = t->index;
+    f->level = share_depth + 1;
+    f->key = key;
+    f->requested = 1;
+    atomic_store_explicit(&f->keep, 0, memory_order_relaxed);
+    f->held = 1;
+    if (t->extras)
+        hct_sampling_drain(t); /* older samples now */
+    f->ts = hct_ticks_now();
+    f->samples = hct_sampling_taken(t);
+}
+
 int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address, const void *ret,
                        const void *cfa, uint32_t requested)
 {
@@ -402,6 +432,12 @@ int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address
     hct_thin_slot *slot;
     f->mode = (int)hct_thin_enter(t, key, NULL, &slot);
     f->slot = slot;
+    if (f->mode == HCT_THIN_LAZY && requested == 1 && cfa && t->thin.npending == 0) {
+        fork_solo(t, f, key, return_address, ret, cfa);
+        hct_tool_exit(t);
+        return 1;
+    }
+    f->solo = 0;
     f->probe = f->mode == HCT_THIN_FULL && hct_thin_probing(slot);
     uint64_t c0 = f->probe ? hca_clock_now() : 0;
     /* kept back with a team of one and nothing kept back before it: the
@@ -463,6 +499,15 @@ int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address
 void hct_omp_fork_end(hct_omp_fork *f)
 {
     hct_thread *t = f->t;
+    /* a kept-back team of one that nothing needed (no share written, no
+     * sample since the fork): nothing to write, no tracer section (a sample
+     * that lands meanwhile falls after the join, as one deferred to the
+     * section's end would be) */
+    if (f->solo && f->held && !atomic_load_explicit(&f->keep, memory_order_acquire) &&
+        hct_sampling_taken(t) == f->samples) {
+        hct_omp_sync_join(t, &f->sync);
+        return;
+    }
     t->in_tool++;
     uint64_t c0 = f->probe ? hca_clock_now() : 0;
     hct_omp_sync_join(t, &f->sync); /* waiting at the join for the team's tool time */
@@ -535,10 +580,40 @@ static uint32_t write_share(hct_thread *t, void *arg, uint64_t ts, const uintptr
     return cc;
 }
 
+/* The master's share of a kept-back GOMP team of one (fork_solo) while
+ * nothing happened on its thread since the fork (no sample taken, nothing
+ * kept back) and the runtime called it from the fork's own call: what the
+ * general path does then, without its branches: kept back as the thread's
+ * only pending entry, its stack and the fork's contexts found only if it is
+ * written (write_share), the key's decision the fork's. 0: the general path
+ * (nothing done). */
+static int share_solo(hct_thread *t, hct_omp_share *s, uint32_t team, hct_omp_fork *f,
+                      const hct_omp_caller *caller)
+{
+    if (t->thin.npending != 0 || hct_sampling_taken(t) != f->samples || !caller || caller->fork != f)
+        return 0;
+    if (t->extras)
+        hct_sampling_drain(t); /* a loss counted since the fork's drain (no sample was taken) */
+    s->worker = 0;
+    s->t = t;
+    s->team = team;
+    s->fork = f;
+    s->probe_t = 0;
+    s->lazy = 1;
+    s->caller = caller;
+    s->nested = share_depth > 0;
+    s->fork_ctx = &f->ctx;
+    hct_thin_defer_only(t, f->slot, write_share, s, f->samples, &s->pend);
+    share_depth++;
+    hct_omp_sync_begin(t, &f->sync, 0, 1, 1);
+    return 1;
+}
+
 int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint32_t num, uint32_t team_size,
                         hct_omp_fork *fork, const hct_omp_caller *caller)
 {
-    hct_thread *t = hct_thread_get();
+    /* a GOMP team of one runs its share on its master's thread */
+    hct_thread *t = fork->solo ? fork->t : hct_thread_get();
     if (!t)
         return 0;
     t->in_tool++;
@@ -550,6 +625,10 @@ int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint3
         t->dropped_events++;
         hct_tool_exit(t);
         return 0;
+    }
+    if (fork->solo && share_solo(t, s, team, fork, caller)) {
+        hct_tool_exit(t);
+        return 1;
     }
     s->worker = master != t->index;
     s->t = t;

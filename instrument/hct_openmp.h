@@ -53,6 +53,7 @@ typedef struct {
     uint32_t level;  /* nesting level of the new team (1: outermost) */
     hct_ctx ctx;     /* cc's path: the master's call path, then the region */
     int ctx_later;   /* cc and ctx not found yet: a kept-back team of one (fork_context, hct_openmp.c) */
+    int solo;        /* a kept-back GOMP team of one (cfa given): its master's share takes the short path */
     int nframes;     /* the master's physical stack at the fork, root first (hct_path_unwind); */
     uintptr_t frames[HCT_PATH_FRAMES]; /* nframes -1: found only if needed (fork_frames, hct_openmp.c) */
     /* the call into the runtime whose frame outlives the team (GOMP_parallel):
