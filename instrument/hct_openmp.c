@@ -259,7 +259,7 @@ static team_cache team_lookup(uint64_t stored)
 }
 
 /* The team's communicator; the calling thread becomes a member. */
-static uint32_t team_join(uint32_t master, uint32_t level, uint32_t size, uint32_t thread)
+static inline uint32_t team_join(uint32_t master, uint32_t level, uint32_t size, uint32_t thread)
 {
     if (level > 0xfu || size > 0xfffu)
         return HCA_UNDEF; /* beyond the key's room: not recorded */
@@ -422,21 +422,14 @@ static void fork_solo(hct_thread *t, hct_omp_fork *f, uint32_t key, const void *
     f->samples = hct_sampling_taken(t);
 }
 
-int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address, const void *ret,
-                       const void *cfa, uint32_t requested)
+/* Any other fork (f->mode and f->slot decided; inside the tracer's
+ * section, which it ends): apart, so that a team of one's pays no prologue
+ * for it. */
+__attribute__((noinline)) static int fork_general(hct_thread *t, hct_omp_fork *f, uint32_t key,
+                                                  const void *return_address, const void *ret, const void *cfa,
+                                                  uint32_t requested)
 {
-    hct_thread *t = hct_thread_get();
-    if (!t || key == HCA_UNDEF)
-        return 0;
-    t->in_tool++;
-    hct_thin_slot *slot;
-    f->mode = (int)hct_thin_enter(t, key, NULL, &slot);
-    f->slot = slot;
-    if (f->mode == HCT_THIN_LAZY && requested == 1 && cfa && t->thin.npending == 0) {
-        fork_solo(t, f, key, return_address, ret, cfa);
-        hct_tool_exit(t);
-        return 1;
-    }
+    hct_thin_slot *slot = f->slot;
     f->solo = 0;
     f->probe = f->mode == HCT_THIN_FULL && hct_thin_probing(slot);
     uint64_t c0 = f->probe ? hca_clock_now() : 0;
@@ -492,6 +485,21 @@ int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address
         f->probe_share = 0;
         atomic_store_explicit(&f->probe_span, 0, memory_order_relaxed);
     }
+    hct_tool_exit(t);
+    return 1;
+}
+
+int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address, const void *ret,
+                       const void *cfa, uint32_t requested)
+{
+    hct_thread *t = hct_thread_get();
+    if (!t || key == HCA_UNDEF)
+        return 0;
+    t->in_tool++;
+    f->mode = (int)hct_thin_enter(t, key, NULL, &f->slot);
+    if (f->mode != HCT_THIN_LAZY || requested != 1 || !cfa || t->thin.npending != 0)
+        return fork_general(t, f, key, return_address, ret, cfa, requested);
+    fork_solo(t, f, key, return_address, ret, cfa);
     hct_tool_exit(t);
     return 1;
 }
@@ -582,18 +590,22 @@ static uint32_t write_share(hct_thread *t, void *arg, uint64_t ts, const uintptr
 
 /* The master's share of a kept-back GOMP team of one (fork_solo) while
  * nothing happened on its thread since the fork (no sample taken, nothing
- * kept back) and the runtime called it from the fork's own call: what the
- * general path does then, without its branches: kept back as the thread's
- * only pending entry, its stack and the fork's contexts found only if it is
- * written (write_share), the key's decision the fork's. 0: the general path
- * (nothing done). */
-static int share_solo(hct_thread *t, hct_omp_share *s, uint32_t team, hct_omp_fork *f,
-                      const hct_omp_caller *caller)
+ * kept back) and the runtime called it from the fork's own call (inside the
+ * tracer's section, which it ends): what the general path does then,
+ * without its branches: kept back as the thread's only pending entry, its
+ * stack and the fork's contexts found only if it is written (write_share),
+ * the key's decision the fork's. */
+static int share_solo(hct_thread *t, hct_omp_share *s, hct_omp_fork *f, const hct_omp_caller *caller)
 {
-    if (t->thin.npending != 0 || hct_sampling_taken(t) != f->samples || !caller || caller->fork != f)
+    uint32_t team = team_join(f->master, f->level, 1, t->index);
+    if (team == HCA_UNDEF) {
+        t->dropped_events++;
+        hct_tool_exit(t);
         return 0;
+    }
     if (t->extras)
         hct_sampling_drain(t); /* a loss counted since the fork's drain (no sample was taken) */
+    s->solo = 1;
     s->worker = 0;
     s->t = t;
     s->team = team;
@@ -605,18 +617,16 @@ static int share_solo(hct_thread *t, hct_omp_share *s, uint32_t team, hct_omp_fo
     s->fork_ctx = &f->ctx;
     hct_thin_defer_only(t, f->slot, write_share, s, f->samples, &s->pend);
     share_depth++;
-    hct_omp_sync_begin(t, &f->sync, 0, 1, 1);
+    hct_omp_sync_begin_solo(t, &f->sync);
+    hct_tool_exit(t);
     return 1;
 }
 
-int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint32_t num, uint32_t team_size,
-                        hct_omp_fork *fork, const hct_omp_caller *caller)
+/* Any other share (inside the tracer's section, which it ends). */
+__attribute__((noinline)) static int share_general(hct_thread *t, hct_omp_share *s, uint32_t master,
+                                                   uint32_t level, uint32_t num, uint32_t team_size,
+                                                   hct_omp_fork *fork, const hct_omp_caller *caller)
 {
-    /* a GOMP team of one runs its share on its master's thread */
-    hct_thread *t = fork->solo ? fork->t : hct_thread_get();
-    if (!t)
-        return 0;
-    t->in_tool++;
     uint64_t c0 = fork->probe && fork->t == t ? hca_clock_now() : 0; /* the master's, probed */
     if (t->omp_parked)
         hct_sampling_resume(t); /* a worker back from the runtime's pool */
@@ -626,10 +636,7 @@ int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint3
         hct_tool_exit(t);
         return 0;
     }
-    if (fork->solo && share_solo(t, s, team, fork, caller)) {
-        hct_tool_exit(t);
-        return 1;
-    }
+    s->solo = 0;
     s->worker = master != t->index;
     s->t = t;
     s->team = team;
@@ -698,9 +705,42 @@ int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint3
     return 1;
 }
 
-void hct_omp_share_end(hct_omp_share *s)
+int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint32_t num, uint32_t team_size,
+                        hct_omp_fork *fork, const hct_omp_caller *caller)
 {
-    hct_thread *t = s->t;
+    /* a GOMP team of one runs its share on its master's thread */
+    hct_thread *t = fork->solo ? fork->t : hct_thread_get();
+    if (!t)
+        return 0;
+    t->in_tool++;
+    if (fork->solo && !t->omp_parked && t->thin.npending == 0 && hct_sampling_taken(t) == fork->samples &&
+        caller && caller->fork == fork && t->path.nopen < HCT_PATH_OPEN)
+        return share_solo(t, s, fork, caller);
+    return share_general(t, s, master, level, num, team_size, fork, caller);
+}
+
+/* The end of a kept-back share (s->lazy): counted if short and nothing in
+ * it, else its records (hct_thin_counters.h). */
+static void leave_kept_share(hct_thread *t, const hct_omp_share *s)
+{
+    uint64_t ts = 0;
+    if (recording(t)) {
+        uint32_t cc = hct_thin_leave(t, s->pend, &ts);
+        if (cc != HCA_UNDEF) {
+            hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, ts, cc));
+            hct_otf2_check(t, OTF2_EvtWriter_ThreadTeamEnd(t->writer, NULL, ts, s->team));
+            hct_path_leave(&t->path);
+        }
+    } else if (s->pend == HCT_CC_PENDING) {
+        t->thin.npending -= t->thin.npending > 0; /* never written */
+    } else if (s->pend != HCA_UNDEF) {
+        hct_path_leave(&t->path); /* written before recording stopped */
+    }
+}
+
+/* The end of any share but a team of one's kept back (share_solo). */
+__attribute__((noinline)) static void share_end_general(hct_thread *t, hct_omp_share *s)
+{
     t->in_tool++;
     hct_omp_fork *probed = !s->worker && s->probe_t ? s->fork : NULL;
     uint64_t c0 = s->probe_t ? hca_clock_now() : 0;
@@ -708,19 +748,7 @@ void hct_omp_share_end(hct_omp_share *s)
         probe_span_max(s->fork, c0 - s->probe_t);
     share_depth--;
     if (s->lazy) {
-        uint64_t ts = 0;
-        if (recording(t)) { /* counted if short and nothing in it; else its records (hct_thin_counters.h) */
-            uint32_t cc = hct_thin_leave(t, s->pend, &ts);
-            if (cc != HCA_UNDEF) {
-                hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, ts, cc));
-                hct_otf2_check(t, OTF2_EvtWriter_ThreadTeamEnd(t->writer, NULL, ts, s->team));
-                hct_path_leave(&t->path);
-            }
-        } else if (s->pend == HCT_CC_PENDING) {
-            t->thin.npending -= t->thin.npending > 0; /* never written */
-        } else if (s->pend != HCA_UNDEF) {
-            hct_path_leave(&t->path); /* written before recording stopped */
-        }
+        leave_kept_share(t, s);
     } else {
         if (recording(t)) {
             uint64_t ts = hct_boundary_ts(t, 0);
@@ -736,6 +764,20 @@ void hct_omp_share_end(hct_omp_share *s)
     hct_omp_sync_arrive(t, s->worker ? HCT_OMP_SYNC_END_WORKER : HCT_OMP_SYNC_END); /* the region's end */
     if (probed)
         probed->probe_share += hca_clock_now() - c0;
+    hct_tool_exit(t);
+}
+
+void hct_omp_share_end(hct_omp_share *s)
+{
+    hct_thread *t = s->t;
+    if (!s->solo) {
+        share_end_general(t, s);
+        return;
+    }
+    t->in_tool++;
+    share_depth--;
+    leave_kept_share(t, s);
+    hct_omp_sync_end_solo(t);
     hct_tool_exit(t);
 }
 

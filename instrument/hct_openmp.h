@@ -102,6 +102,7 @@ typedef struct {
      * its context entered, only if needed (a sample, something written nests,
      * it lasts HCATRACE_THIN's threshold) */
     int lazy;
+    int solo;            /* kept back, its master's in a GOMP team of one (hct_omp_fork.solo): the short path */
     uint32_t pend;       /* HCT_CC_PENDING until written; then its context (HCA_UNDEF: could not be) */
     hct_omp_fork *fork;
     /* kept back: where its stack is found if it is written (kept_share_stack,
