@@ -404,6 +404,7 @@ static void fork_solo(hct_thread *t, hct_omp_fork *f, uint32_t key, const void *
     f->solo = 1;
     f->probe = 0;
     f->ctx_later = 1;
+    atomic_store_explicit(&f->keep, 0, memory_order_relaxed);
     f->site = return_address;
     f->ret = ret;
     f->cfa = cfa;
@@ -414,7 +415,6 @@ static void fork_solo(hct_thread *t, hct_omp_fork *f, uint32_t key, const void *
     f->level = share_depth + 1;
     f->key = key;
     f->requested = 1;
-    atomic_store_explicit(&f->keep, 0, memory_order_relaxed);
     f->held = 1;
     if (t->extras)
         hct_sampling_drain(t); /* older samples now */
