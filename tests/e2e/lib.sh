@@ -101,6 +101,21 @@ valid_otf2() {
 NOPMU_LINE='^hcatrace: no hardware counters (.*); recording time, software events and call stacks$'
 other_stderr() { grep -v "$NOPMU_LINE" "$1"; }
 
+# mpi_boundaries TRACE: an hcatrace trace's MPI call enters and leaves in its
+# order, one line each, "E|L LOC CALL CC VALUED PROGRAM_NS" (CALL the call's
+# name, CC its calling context's ID, VALUED 1 when counter values were
+# written at its time, PROGRAM_NS its time less the tracer's own time on the
+# location so far, tool:time), and "M LOC" per Metric of counter values
+mpi_boundaries() {
+    otf2-print "$1" 2> /dev/null | awk '
+        $1 == "METRIC" && !/tool:|sampling:/ { at[$2] = $3; print "M", $2; next }
+        $1 == "METRIC" && /"tool:time"/ { v = $0; sub(/.*"tool:time" <[0-9]+>; UINT64; /, "", v); sub(/[^0-9].*/, "", v); tool[$2] = v; next }
+        ($1 == "CALLING_CONTEXT_ENTER" || $1 == "CALLING_CONTEXT_LEAVE") && /Calling Context: "MPI_/ {
+            name = $0; sub(/.*Calling Context: "/, "", name); cc = name; sub(/".*/, "", name); sub(/^[^"]*" </, "", cc); sub(/>.*/, "", cc)
+            printf "%s %s %s %s %d %.0f\n", $1 == "CALLING_CONTEXT_ENTER" ? "E" : "L", $2, name, cc, at[$2] == $3, $3 - tool[$2]
+        }'
+}
+
 # line number of the marker /* CALLSITE:name */ (or ! CALLSITE:name) in a source
 marker_line() { grep -n "CALLSITE:$2\b" "$1" | head -1 | cut -d: -f1; }
 

@@ -34,17 +34,9 @@ cd "$dir" || exit 1
 # tracer's tool:time) to the next MPI enter, whether that enter has values:
 # "CC VALUED NS VALUED_END"
 leaves() { # TRACE
-    otf2-print "$1" 2> /dev/null | awk '
-        $1 == "METRIC" && !/tool:|sampling:/ { at[$2] = $3 }
-        $1 == "METRIC" && /"tool:time"/ { v = $0; sub(/.*"tool:time" <[0-9]+>; UINT64; /, "", v); sub(/[^0-9].*/, "", v); tool[$2] = v }
-        $1 == "CALLING_CONTEXT_ENTER" && /"MPI_/ && open[$2] {
-            l = $2; printf "%s %d %d %d\n", cc[l], valued[l], ($3 - left[l]) - (tool[l] - tool_left[l]), at[l] == $3; open[l] = 0
-        }
-        $1 == "CALLING_CONTEXT_LEAVE" && /"MPI_/ {
-            l = $2; c = "-"
-            if (/"MPI_Iprobe"/) { c = $0; sub(/.*"MPI_Iprobe" </, "", c); sub(/>.*/, "", c) }
-            cc[l] = c; valued[l] = at[l] == $3; open[l] = 1; left[l] = $3; tool_left[l] = tool[l]
-        }'
+    mpi_boundaries "$1" | awk '
+        $1 == "E" && open[$2] { l = $2; printf "%s %d %d %d\n", cc[l], valued[l], $6 - left[l], $5; open[l] = 0 }
+        $1 == "L" { l = $2; cc[l] = $3 == "MPI_Iprobe" ? $4 : "-"; valued[l] = $5; open[l] = 1; left[l] = $6 }'
 }
 for mode in default off; do
     thin=""

@@ -119,21 +119,18 @@ thread_calls() { # NAME FILE: calls of NAME (or beginning with NAME when it has 
 # bursts predicted short that were clearly not; those of 10-50 us, near the
 # threshold, turn long now and then, more often under ASan: 104 of 2,605)
 valued_boundaries() { # TRACE
-    otf2-print "$1" 2> /dev/null | awk '
-        $1 == "METRIC" && !/tool:|sampling:/ { m[$2]++; at[$2] = $3 }
-        $1 == "METRIC" && /"tool:time"/ { v = $0; sub(/.*"tool:time" <[0-9]+>; UINT64; /, "", v); sub(/[^0-9].*/, "", v); tool[$2] = v }
-        $1 == "CALLING_CONTEXT_ENTER" && /"MPI_/ && !/"MPI_Init/ {
-            l = $2; e[l]++; b_enter = at[l] != $3; bare[l] += b_enter
+    mpi_boundaries "$1" | awk '
+        $1 == "M" { m[$2]++; next }
+        index($3, "MPI_Init") == 1 { next }
+        $1 == "E" {
+            l = $2; e[l]++; b_enter = !$5; bare[l] += b_enter
             if (open[l]) {
                 nb[l] += b_enter || bare_leave[l]
-                if (bare_leave[l] && ($3 - left[l]) - (tool[l] - tool_left[l]) >= 50000) long[l]++
+                if (bare_leave[l] && $6 - left[l] >= 50000) long[l]++
             }
             open[l] = 0
         }
-        $1 == "CALLING_CONTEXT_LEAVE" && /"MPI_/ && !/"MPI_Init/ {
-            l = $2; lv[l]++; bare_leave[l] = at[l] != $3; lbare[l] += bare_leave[l]; open[l] = 1; left[l] = $3
-            tool_left[l] = tool[l]
-        }
+        $1 == "L" { l = $2; lv[l]++; bare_leave[l] = !$5; lbare[l] += bare_leave[l]; open[l] = 1; left[l] = $6 }
         END { for (l in m) if (m[l] > best) { best = m[l]; b = l }
               print best + 0, e[b] + 0, bare[b] + 0, lv[b] + 0, lbare[b] + 0, nb[b] + 0, long[b] + 0 }'
 }
