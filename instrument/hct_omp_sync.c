@@ -77,7 +77,7 @@ void hct_omp_sync_begin(hct_thread *t, hct_omp_sync *s, uint32_t num, uint32_t t
 static void arrive_in_team(hct_thread *t, level *l, int last);
 
 /* The arrival of a team of one's only thread. */
-static inline void arrive_solo(hct_thread *t, level *l, int last)
+static inline void arrive_solo(level *l, int last)
 {
     l->barriers++;
     l->waiting = 1;
@@ -86,7 +86,10 @@ static inline void arrive_solo(hct_thread *t, level *l, int last)
         ended.solo = 1;
         ended.waiting = 1;
     }
-    t->omp_waiting = 1;
+    /* t->omp_waiting stays 0: alone, no other thread's wait covers a sample's
+     * cost here (add_wait adds nothing for a solo level), so a sample taken
+     * from its arrival to its join or barrier's leave counts its cost as the
+     * tracer's, as anywhere else */
 }
 
 void hct_omp_sync_arrive(hct_thread *t, int last)
@@ -101,13 +104,13 @@ void hct_omp_sync_arrive(hct_thread *t, int last)
     if (last) /* the team's struct may end with the region: never written to again from here */
         hct_tool_team_flag = l->outer_flag;
     if (l->solo) { /* the only thread: the critical path's tool time is its own (add_wait adds nothing) */
-        arrive_solo(t, l, last);
+        arrive_solo(l, last);
         return;
     }
     arrive_in_team(t, l, last);
 }
 
-void hct_omp_sync_end_solo(hct_thread *t)
+void hct_omp_sync_end_solo(void)
 {
     if (nlevels <= 0)
         return;
@@ -116,7 +119,7 @@ void hct_omp_sync_end_solo(hct_thread *t)
     if (!l || !l->sync)
         return;
     hct_tool_team_flag = l->outer_flag; /* as any level's end */
-    arrive_solo(t, l, HCT_OMP_SYNC_END);
+    arrive_solo(l, HCT_OMP_SYNC_END);
 }
 
 /* The arrival of a thread of a team of more than one (hct_omp_sync_arrive):

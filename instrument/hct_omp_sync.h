@@ -53,7 +53,7 @@ enum { HCT_OMP_SYNC_BARRIER = 0, HCT_OMP_SYNC_END, HCT_OMP_SYNC_END_WORKER };
 void hct_omp_sync_arrive(hct_thread *t, int last) HCT_HIDDEN;
 /* hct_omp_sync_arrive(t, HCT_OMP_SYNC_END) for a level begun by
  * hct_omp_sync_begin_solo. */
-void hct_omp_sync_end_solo(hct_thread *t) HCT_HIDDEN;
+void hct_omp_sync_end_solo(void) HCT_HIDDEN;
 /* t leaves that barrier (inside the tracer, before its leave's boundary):
  * its wait for the other threads' tool time is added to its tool time. */
 void hct_omp_sync_leave(hct_thread *t) HCT_HIDDEN;

@@ -777,7 +777,7 @@ void hct_omp_share_end(hct_omp_share *s)
     t->in_tool++;
     share_depth--;
     leave_kept_share(t, s);
-    hct_omp_sync_end_solo(t);
+    hct_omp_sync_end_solo();
     hct_tool_exit(t);
 }
 
