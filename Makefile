@@ -358,6 +358,8 @@ $(BUILD)/tests/test_image_pages: $(call lib_obj,instrument/hct_image_pages.c ins
 $(BUILD)/tests/test_node_symbols: $(call lib_obj,instrument/hct_node_symbols.c instrument/hct_code_files.c instrument/hct_maps_line.c)
 # an OpenMP team's arrivals at its barriers, a slot per thread, read by threads leaving
 $(BUILD)/tests/test_omp_arrivals: $(call lib_obj,instrument/hct_omp_arrivals.c)
+# which thread of a team is marked waiting at its barriers and ends (the test stands in for hct_sampling.c)
+$(BUILD)/tests/test_omp_sync: $(call lib_obj,instrument/hct_omp_sync.c instrument/hct_omp_arrivals.c)
 # a buffer's pages populated a step ahead of its writer (the sample buffers)
 $(BUILD)/tests/test_prefault: $(call lib_obj,instrument/hct_prefault.c)
 # a thread's stack pages below its frame given back (the frames worker's)

@@ -63,7 +63,8 @@ typedef struct hct_thread {
     volatile sig_atomic_t omp_parked;
     /* an OpenMP thread waiting at a barrier of its team (hct_omp_sync.h): a
      * sample's cost then holds up nothing, so the handler adds it to no tool
-     * time (the team's tool time it waited for is added at the leave) */
+     * time (the team's tool time it waited for is added at the leave); never
+     * set in a team of one, where nobody's wait covers that cost */
     volatile sig_atomic_t omp_waiting;
 } hct_thread;
 
