@@ -37,24 +37,32 @@ static hct_thread *traced_thread(void)
     return &t;
 }
 
-/* A team of one (hct_omp_sync_begin, team size 1): not waiting at its
- * barrier, nor from its share's end to its join. */
-static void test_team_of_one(void **state)
+/* A team of `size` begun by hct_omp_sync_begin (kept_back: thinned), its
+ * master's share: marked waiting (`waiting`) from each arrival to its leave,
+ * and from its end to its join; never after. */
+static void check_marks(uint32_t size, int kept_back, int waiting)
 {
-    (void)state;
     hct_thread *t = traced_thread();
     hct_omp_sync s;
     hct_omp_sync_init(&s, 1);
-    hct_omp_sync_begin(t, &s, 0, 1, 1);
+    hct_omp_sync_begin(t, &s, 0, size, kept_back);
     hct_omp_sync_arrive(t, HCT_OMP_SYNC_BARRIER);
-    assert_int_equal(t->omp_waiting, 0);
+    assert_int_equal(t->omp_waiting, waiting);
     hct_omp_sync_leave(t);
     assert_int_equal(t->omp_waiting, 0);
     hct_omp_sync_arrive(t, HCT_OMP_SYNC_END);
-    assert_int_equal(t->omp_waiting, 0);
+    assert_int_equal(t->omp_waiting, waiting);
     hct_omp_sync_join(t, &s);
     assert_int_equal(t->omp_waiting, 0);
-    assert_int_equal(floors, 0); /* nothing added */
+}
+
+/* A team of one: not waiting at its barrier, nor from its share's end to its
+ * join; nothing added to its tool time. */
+static void test_team_of_one(void **state)
+{
+    (void)state;
+    check_marks(1, 1, 0);
+    assert_int_equal(floors, 0);
 }
 
 /* The same begun and ended by the short path of a kept-back GOMP team of
@@ -72,24 +80,12 @@ static void test_team_of_one_short_path(void **state)
     assert_int_equal(t->omp_waiting, 0);
 }
 
-/* A team of two, the master's share (nobody else's tool time: nothing
- * added, the team's `tooled` never set): waiting from each arrival to its
- * leave, from its end to its join. */
+/* A team of two (nobody else's tool time: nothing added, the team's
+ * `tooled` never set): waiting. */
 static void test_team_of_two(void **state)
 {
     (void)state;
-    hct_thread *t = traced_thread();
-    hct_omp_sync s;
-    hct_omp_sync_init(&s, 1);
-    hct_omp_sync_begin(t, &s, 0, 2, 0);
-    hct_omp_sync_arrive(t, HCT_OMP_SYNC_BARRIER);
-    assert_int_equal(t->omp_waiting, 1);
-    hct_omp_sync_leave(t);
-    assert_int_equal(t->omp_waiting, 0);
-    hct_omp_sync_arrive(t, HCT_OMP_SYNC_END);
-    assert_int_equal(t->omp_waiting, 1);
-    hct_omp_sync_join(t, &s);
-    assert_int_equal(t->omp_waiting, 0);
+    check_marks(2, 0, 1);
 }
 
 /* A team of one nested in a team of two: its end does not mark the thread
