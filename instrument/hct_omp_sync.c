@@ -41,31 +41,18 @@ void hct_omp_sync_init(hct_omp_sync *s, uint32_t depth)
     atomic_init(&s->tooled, 0);
 }
 
-/* A team of one's level: only what its barriers and its end read. */
-static inline void begin_solo(const hct_thread *t, level *l, hct_omp_sync *s)
-{
-    l->sync = t->extras ? s : NULL;
-    l->outer_flag = hct_tool_team_flag;
-    l->solo = 1;
-    l->waiting = 0;
-    l->barriers = 0;
-}
-
-void hct_omp_sync_begin_solo(hct_thread *t, hct_omp_sync *s)
-{
-    t->omp_waiting = 0;
-    if (nlevels++ < MAX_LEVELS)
-        begin_solo(t, &levels[nlevels - 1], s);
-}
-
 void hct_omp_sync_begin(hct_thread *t, hct_omp_sync *s, uint32_t num, uint32_t team_size, int kept_back)
 {
     t->omp_waiting = 0; /* a worker back from its last region's end */
     if (nlevels++ >= MAX_LEVELS)
         return;
     level *l = &levels[nlevels - 1];
-    if (team_size <= 1) { /* alone */
-        begin_solo(t, l, s);
+    if (team_size <= 1) { /* alone: only what its barriers and its end read (solo) */
+        l->sync = t->extras ? s : NULL;
+        l->outer_flag = hct_tool_team_flag;
+        l->solo = 1;
+        l->waiting = 0;
+        l->barriers = 0;
         return;
     }
     *l = (level){ t->extras ? s : NULL, hct_tool_team_flag, 0, 0, 0, kept_back, num, team_size, t->tool_ns, 0, 0, 0,
@@ -75,22 +62,6 @@ void hct_omp_sync_begin(hct_thread *t, hct_omp_sync *s, uint32_t num, uint32_t t
 }
 
 static void arrive_in_team(hct_thread *t, level *l, int last);
-
-/* The arrival of a team of one's only thread. */
-static inline void arrive_solo(level *l, int last)
-{
-    l->barriers++;
-    l->waiting = 1;
-    if (last == HCT_OMP_SYNC_END) { /* what its join reads (add_wait of a solo level) */
-        ended.sync = l->sync;
-        ended.solo = 1;
-        ended.waiting = 1;
-    }
-    /* t->omp_waiting stays 0: alone, no other thread's wait covers a sample's
-     * cost here (add_wait adds nothing for a solo level), so a sample taken
-     * from its arrival to its join or barrier's leave counts its cost as the
-     * tracer's, as anywhere else */
-}
 
 void hct_omp_sync_arrive(hct_thread *t, int last)
 {
@@ -104,22 +75,20 @@ void hct_omp_sync_arrive(hct_thread *t, int last)
     if (last) /* the team's struct may end with the region: never written to again from here */
         hct_tool_team_flag = l->outer_flag;
     if (l->solo) { /* the only thread: the critical path's tool time is its own (add_wait adds nothing) */
-        arrive_solo(l, last);
+        l->barriers++;
+        l->waiting = 1;
+        if (last == HCT_OMP_SYNC_END) { /* what its join reads (add_wait of a solo level) */
+            ended.sync = l->sync;
+            ended.solo = 1;
+            ended.waiting = 1;
+        }
+        /* t->omp_waiting stays 0: alone, no other thread's wait covers a
+         * sample's cost here (add_wait adds nothing for a solo level), so a
+         * sample taken from its arrival to its join or barrier's leave counts
+         * its cost as the tracer's, as anywhere else */
         return;
     }
     arrive_in_team(t, l, last);
-}
-
-void hct_omp_sync_end_solo(void)
-{
-    if (nlevels <= 0)
-        return;
-    level *l = nlevels <= MAX_LEVELS ? &levels[nlevels - 1] : NULL;
-    nlevels--;
-    if (!l || !l->sync)
-        return;
-    hct_tool_team_flag = l->outer_flag; /* as any level's end */
-    arrive_solo(l, HCT_OMP_SYNC_END);
 }
 
 /* The arrival of a thread of a team of more than one (hct_omp_sync_arrive):

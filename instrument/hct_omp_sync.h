@@ -43,17 +43,12 @@ void hct_omp_sync_init(hct_omp_sync *s, uint32_t level) HCT_HIDDEN;
  * for tool time spent after an arrival that did not read it is then counted
  * as on the CPU (its CPU part off by at most the wait added: add_wait). */
 void hct_omp_sync_begin(hct_thread *t, hct_omp_sync *s, uint32_t num, uint32_t team_size, int kept_back) HCT_HIDDEN;
-/* The same for a team of one (team_size 1): its master's share. */
-void hct_omp_sync_begin_solo(hct_thread *t, hct_omp_sync *s) HCT_HIDDEN;
 /* t arrives at a barrier of its innermost team (when it leaves the tracer
  * for the runtime's barrier); `last`: its share ends here (the region's end),
  * HCT_OMP_SYNC_END on the master (its join reads the barrier),
  * HCT_OMP_SYNC_END_WORKER on another thread (it goes back to the pool). */
 enum { HCT_OMP_SYNC_BARRIER = 0, HCT_OMP_SYNC_END, HCT_OMP_SYNC_END_WORKER };
 void hct_omp_sync_arrive(hct_thread *t, int last) HCT_HIDDEN;
-/* hct_omp_sync_arrive(t, HCT_OMP_SYNC_END) for a level begun by
- * hct_omp_sync_begin_solo. */
-void hct_omp_sync_end_solo(void) HCT_HIDDEN;
 /* t leaves that barrier (inside the tracer, before its leave's boundary):
  * its wait for the other threads' tool time is added to its tool time. */
 void hct_omp_sync_leave(hct_thread *t) HCT_HIDDEN;

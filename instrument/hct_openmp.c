@@ -259,7 +259,7 @@ static team_cache team_lookup(uint64_t stored)
 }
 
 /* The team's communicator; the calling thread becomes a member. */
-static inline uint32_t team_join(uint32_t master, uint32_t level, uint32_t size, uint32_t thread)
+static uint32_t team_join(uint32_t master, uint32_t level, uint32_t size, uint32_t thread)
 {
     if (level > 0xfu || size > 0xfffu)
         return HCA_UNDEF; /* beyond the key's room: not recorded */
@@ -392,45 +392,16 @@ static void write_fork(hct_thread *t, hct_omp_fork *f)
     hct_otf2_check(t, OTF2_EvtWriter_ThreadFork(t->writer, NULL, ts, OTF2_PARADIGM_OPENMP, f->requested));
 }
 
-/* A kept-back GOMP team of one (nothing kept back before it): what
- * hct_omp_fork_begin's general path leaves for such a fork, without its
- * branches: the call path and the contexts found only if its share is
- * written, no barrier state (its level is solo), the fork itself kept back
- * at its time in ticks; its master's share then takes the solo path
- * (share_solo). The section's end is the caller's. */
-static void fork_solo(hct_thread *t, hct_omp_fork *f, uint32_t key, const void *return_address, const void *ret,
-                      const void *cfa)
+int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address, const void *ret,
+                       const void *cfa, uint32_t requested)
 {
-    f->solo = 1;
-    f->probe = 0;
-    f->ctx_later = 1;
-    atomic_store_explicit(&f->keep, 0, memory_order_relaxed);
-    f->site = return_address;
-    f->ret = ret;
-    f->cfa = cfa;
-    f->nframes = hct.cfg.callsites ? -1 : 0; /* fork_frames */
-    f->t = t;
-    f->cc = HCT_CC_PENDING;
-    f->master = t->index;
-    f->level = share_depth + 1;
-    f->key = key;
-    f->requested = 1;
-    f->held = 1;
-    if (t->extras)
-        hct_sampling_drain(t); /* older samples now */
-    f->ts = hct_ticks_now();
-    f->samples = hct_sampling_taken(t);
-}
-
-/* Any other fork (f->mode and f->slot decided; inside the tracer's
- * section, which it ends): apart, so that a team of one's pays no prologue
- * for it. */
-__attribute__((noinline)) static int fork_general(hct_thread *t, hct_omp_fork *f, uint32_t key,
-                                                  const void *return_address, const void *ret, const void *cfa,
-                                                  uint32_t requested)
-{
-    hct_thin_slot *slot = f->slot;
-    f->solo = 0;
+    hct_thread *t = hct_thread_get();
+    if (!t || key == HCA_UNDEF)
+        return 0;
+    t->in_tool++;
+    hct_thin_slot *slot;
+    f->mode = (int)hct_thin_enter(t, key, NULL, &slot);
+    f->slot = slot;
     f->probe = f->mode == HCT_THIN_FULL && hct_thin_probing(slot);
     uint64_t c0 = f->probe ? hca_clock_now() : 0;
     /* kept back with a team of one and nothing kept back before it: the
@@ -489,33 +460,9 @@ __attribute__((noinline)) static int fork_general(hct_thread *t, hct_omp_fork *f
     return 1;
 }
 
-int hct_omp_fork_begin(hct_omp_fork *f, uint32_t key, const void *return_address, const void *ret,
-                       const void *cfa, uint32_t requested)
-{
-    hct_thread *t = hct_thread_get();
-    if (!t || key == HCA_UNDEF)
-        return 0;
-    t->in_tool++;
-    f->mode = (int)hct_thin_enter(t, key, NULL, &f->slot);
-    if (f->mode != HCT_THIN_LAZY || requested != 1 || !cfa || t->thin.npending != 0)
-        return fork_general(t, f, key, return_address, ret, cfa, requested);
-    fork_solo(t, f, key, return_address, ret, cfa);
-    hct_tool_exit(t);
-    return 1;
-}
-
 void hct_omp_fork_end(hct_omp_fork *f)
 {
     hct_thread *t = f->t;
-    /* a kept-back team of one that nothing needed (no share written, no
-     * sample since the fork): nothing to write, no tracer section (a sample
-     * that lands meanwhile falls after the join, as one deferred to the
-     * section's end would be) */
-    if (f->solo && f->held && !atomic_load_explicit(&f->keep, memory_order_acquire) &&
-        hct_sampling_taken(t) == f->samples) {
-        hct_omp_sync_join(t, &f->sync);
-        return;
-    }
     t->in_tool++;
     uint64_t c0 = f->probe ? hca_clock_now() : 0;
     hct_omp_sync_join(t, &f->sync); /* waiting at the join for the team's tool time */
@@ -588,45 +535,13 @@ static uint32_t write_share(hct_thread *t, void *arg, uint64_t ts, const uintptr
     return cc;
 }
 
-/* The master's share of a kept-back GOMP team of one (fork_solo) while
- * nothing happened on its thread since the fork (no sample taken, nothing
- * kept back) and the runtime called it from the fork's own call (inside the
- * tracer's section, which it ends): what the general path does then,
- * without its branches: kept back as the thread's only pending entry, its
- * stack and the fork's contexts found only if it is written (write_share),
- * the key's decision the fork's. */
-static int share_solo(hct_thread *t, hct_omp_share *s, hct_omp_fork *f, const hct_omp_caller *caller)
+int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint32_t num, uint32_t team_size,
+                        hct_omp_fork *fork, const hct_omp_caller *caller)
 {
-    uint32_t team = team_join(f->master, f->level, 1, t->index);
-    if (team == HCA_UNDEF) {
-        t->dropped_events++;
-        hct_tool_exit(t);
+    hct_thread *t = hct_thread_get();
+    if (!t)
         return 0;
-    }
-    if (t->extras)
-        hct_sampling_drain(t); /* a loss counted since the fork's drain (no sample was taken) */
-    s->solo = 1;
-    s->worker = 0;
-    s->t = t;
-    s->team = team;
-    s->fork = f;
-    s->probe_t = 0;
-    s->lazy = 1;
-    s->caller = caller;
-    s->nested = share_depth > 0;
-    s->fork_ctx = &f->ctx;
-    hct_thin_defer_only(t, f->slot, write_share, s, f->samples, &s->pend);
-    share_depth++;
-    hct_omp_sync_begin_solo(t, &f->sync);
-    hct_tool_exit(t);
-    return 1;
-}
-
-/* Any other share (inside the tracer's section, which it ends). */
-__attribute__((noinline)) static int share_general(hct_thread *t, hct_omp_share *s, uint32_t master,
-                                                   uint32_t level, uint32_t num, uint32_t team_size,
-                                                   hct_omp_fork *fork, const hct_omp_caller *caller)
-{
+    t->in_tool++;
     uint64_t c0 = fork->probe && fork->t == t ? hca_clock_now() : 0; /* the master's, probed */
     if (t->omp_parked)
         hct_sampling_resume(t); /* a worker back from the runtime's pool */
@@ -636,7 +551,6 @@ __attribute__((noinline)) static int share_general(hct_thread *t, hct_omp_share 
         hct_tool_exit(t);
         return 0;
     }
-    s->solo = 0;
     s->worker = master != t->index;
     s->t = t;
     s->team = team;
@@ -705,42 +619,9 @@ __attribute__((noinline)) static int share_general(hct_thread *t, hct_omp_share 
     return 1;
 }
 
-int hct_omp_share_begin(hct_omp_share *s, uint32_t master, uint32_t level, uint32_t num, uint32_t team_size,
-                        hct_omp_fork *fork, const hct_omp_caller *caller)
+void hct_omp_share_end(hct_omp_share *s)
 {
-    /* a GOMP team of one runs its share on its master's thread */
-    hct_thread *t = fork->solo ? fork->t : hct_thread_get();
-    if (!t)
-        return 0;
-    t->in_tool++;
-    if (fork->solo && !t->omp_parked && t->thin.npending == 0 && hct_sampling_taken(t) == fork->samples &&
-        caller && caller->fork == fork && t->path.nopen < HCT_PATH_OPEN)
-        return share_solo(t, s, fork, caller);
-    return share_general(t, s, master, level, num, team_size, fork, caller);
-}
-
-/* The end of a kept-back share (s->lazy): counted if short and nothing in
- * it, else its records (hct_thin_counters.h). */
-static void leave_kept_share(hct_thread *t, const hct_omp_share *s)
-{
-    uint64_t ts = 0;
-    if (recording(t)) {
-        uint32_t cc = hct_thin_leave(t, s->pend, &ts);
-        if (cc != HCA_UNDEF) {
-            hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, ts, cc));
-            hct_otf2_check(t, OTF2_EvtWriter_ThreadTeamEnd(t->writer, NULL, ts, s->team));
-            hct_path_leave(&t->path);
-        }
-    } else if (s->pend == HCT_CC_PENDING) {
-        t->thin.npending -= t->thin.npending > 0; /* never written */
-    } else if (s->pend != HCA_UNDEF) {
-        hct_path_leave(&t->path); /* written before recording stopped */
-    }
-}
-
-/* The end of any share but a team of one's kept back (share_solo). */
-__attribute__((noinline)) static void share_end_general(hct_thread *t, hct_omp_share *s)
-{
+    hct_thread *t = s->t;
     t->in_tool++;
     hct_omp_fork *probed = !s->worker && s->probe_t ? s->fork : NULL;
     uint64_t c0 = s->probe_t ? hca_clock_now() : 0;
@@ -748,7 +629,19 @@ __attribute__((noinline)) static void share_end_general(hct_thread *t, hct_omp_s
         probe_span_max(s->fork, c0 - s->probe_t);
     share_depth--;
     if (s->lazy) {
-        leave_kept_share(t, s);
+        uint64_t ts = 0;
+        if (recording(t)) { /* counted if short and nothing in it; else its records (hct_thin_counters.h) */
+            uint32_t cc = hct_thin_leave(t, s->pend, &ts);
+            if (cc != HCA_UNDEF) {
+                hct_otf2_check(t, OTF2_EvtWriter_CallingContextLeave(t->writer, NULL, ts, cc));
+                hct_otf2_check(t, OTF2_EvtWriter_ThreadTeamEnd(t->writer, NULL, ts, s->team));
+                hct_path_leave(&t->path);
+            }
+        } else if (s->pend == HCT_CC_PENDING) {
+            t->thin.npending -= t->thin.npending > 0; /* never written */
+        } else if (s->pend != HCA_UNDEF) {
+            hct_path_leave(&t->path); /* written before recording stopped */
+        }
     } else {
         if (recording(t)) {
             uint64_t ts = hct_boundary_ts(t, 0);
@@ -764,20 +657,6 @@ __attribute__((noinline)) static void share_end_general(hct_thread *t, hct_omp_s
     hct_omp_sync_arrive(t, s->worker ? HCT_OMP_SYNC_END_WORKER : HCT_OMP_SYNC_END); /* the region's end */
     if (probed)
         probed->probe_share += hca_clock_now() - c0;
-    hct_tool_exit(t);
-}
-
-void hct_omp_share_end(hct_omp_share *s)
-{
-    hct_thread *t = s->t;
-    if (!s->solo) {
-        share_end_general(t, s);
-        return;
-    }
-    t->in_tool++;
-    share_depth--;
-    leave_kept_share(t, s);
-    hct_omp_sync_end_solo();
     hct_tool_exit(t);
 }
 

@@ -53,7 +53,6 @@ typedef struct {
     uint32_t level;  /* nesting level of the new team (1: outermost) */
     hct_ctx ctx;     /* cc's path: the master's call path, then the region */
     int ctx_later;   /* cc and ctx not found yet: a kept-back team of one (fork_context, hct_openmp.c) */
-    int solo;        /* a kept-back GOMP team of one (cfa given): its master's share takes the short path */
     int nframes;     /* the master's physical stack at the fork, root first (hct_path_unwind); */
     uintptr_t frames[HCT_PATH_FRAMES]; /* nframes -1: found only if needed (fork_frames, hct_openmp.c) */
     /* the call into the runtime whose frame outlives the team (GOMP_parallel):
@@ -102,7 +101,6 @@ typedef struct {
      * its context entered, only if needed (a sample, something written nests,
      * it lasts HCATRACE_THIN's threshold) */
     int lazy;
-    int solo;            /* kept back, its master's in a GOMP team of one (hct_omp_fork.solo): the short path */
     uint32_t pend;       /* HCT_CC_PENDING until written; then its context (HCA_UNDEF: could not be) */
     hct_omp_fork *fork;
     /* kept back: where its stack is found if it is written (kept_share_stack,

@@ -138,28 +138,6 @@ static const void *call_site(const void *return_address)
     return return_address;
 }
 
-/* The region key of an outlined function: the thread's last ones by
- * address (hct_omp_parallel_key's table takes a hash and a probe). */
-#define KEY_CACHE 64u
-static HCT_TLS struct {
-    const void *fn;
-    uint32_t key;
-} key_cache[KEY_CACHE];
-
-static uint32_t parallel_key(outlined_fn fn)
-{
-    const void *a = (const void *)fn;
-    unsigned i = (unsigned)((uintptr_t)a >> 4) & (KEY_CACHE - 1);
-    if (key_cache[i].fn != a) {
-        uint32_t key = hct_omp_parallel_key(a, NULL);
-        if (key == HCA_UNDEF)
-            return key;
-        key_cache[i].fn = a;
-        key_cache[i].key = key;
-    }
-    return key_cache[i].key;
-}
-
 /* Before the real call: ThreadFork, and the helper the trampoline needs. */
 static void fork_begin(struct helper *h, hct_omp_fork *f, outlined_fn fn, void *data, unsigned nthreads,
                        const void *return_address, const void *ret, const void *cfa)
@@ -170,7 +148,7 @@ static void fork_begin(struct helper *h, hct_omp_fork *f, outlined_fn fn, void *
     if (!recording_here())
         return;
     uint32_t requested = nthreads ? nthreads : max_threads();
-    uint32_t key = parallel_key(fn);
+    uint32_t key = hct_omp_parallel_key((const void *)fn, NULL);
     if (!hct_omp_fork_begin(f, key, return_address, ret, cfa, requested))
         return;
     h->traced = 1;

@@ -118,21 +118,6 @@ void hct_thin_defer_other(hct_thread *t, hct_thin_slot *slot, hct_thin_write_fn 
     kept(t, p);
 }
 
-void hct_thin_defer_only(hct_thread *t, hct_thin_slot *slot, hct_thin_write_fn write, void *arg,
-                         uint64_t samples, uint32_t *cc_out)
-{
-    hct_thin_pending *p = &t->thin.pending[0];
-    p->write = write;
-    p->arg = arg;
-    p->key = 0;
-    p->slot = slot;
-    p->cc_out = cc_out;
-    p->samples = samples;
-    p->nframes = -1; /* write() finds them */
-    *cc_out = HCT_CC_PENDING;
-    kept(t, p);
-}
-
 void hct_thin_write_pending(hct_thread *t, int nested)
 {
     int n = t->thin.npending;

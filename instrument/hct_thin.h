@@ -74,12 +74,6 @@ int hct_thin_unwind_late(hct_thread *t, const void *site, const void *ret, const
 typedef uint32_t (*hct_thin_write_fn)(hct_thread *t, void *arg, uint64_t ts, const uintptr_t *frames, int n);
 void hct_thin_defer_other(hct_thread *t, hct_thin_slot *slot, hct_thin_write_fn write, void *arg,
                           const uintptr_t *frames, int n, uint32_t *cc_out) HCT_HIDDEN;
-/* The same as the thread's only enter kept back (t->thin.npending 0), its
- * older samples written (`samples`: the thread's samples taken then, which
- * are still all it took), its call path found by write() (frames NULL) if
- * it is written: a kept-back GOMP team of one's share (hct_openmp.c). */
-void hct_thin_defer_only(hct_thread *t, hct_thin_slot *slot, hct_thin_write_fn write, void *arg,
-                         uint64_t samples, uint32_t *cc_out) HCT_HIDDEN;
 /* The leave of an HCT_THIN_LAZY instance whose context is cc: HCA_UNDEF when
  * nothing is to be written (the instance was counted, or its enter could not
  * be written); else the context to leave at *ts, the thread's samples written

@@ -65,21 +65,6 @@ static void test_team_of_one(void **state)
     assert_int_equal(floors, 0);
 }
 
-/* The same begun and ended by the short path of a kept-back GOMP team of
- * one (hct_omp_sync_begin_solo, hct_omp_sync_end_solo). */
-static void test_team_of_one_short_path(void **state)
-{
-    (void)state;
-    hct_thread *t = traced_thread();
-    hct_omp_sync s;
-    hct_omp_sync_init(&s, 1);
-    hct_omp_sync_begin_solo(t, &s);
-    hct_omp_sync_end_solo();
-    assert_int_equal(t->omp_waiting, 0);
-    hct_omp_sync_join(t, &s);
-    assert_int_equal(t->omp_waiting, 0);
-}
-
 /* A team of two (nobody else's tool time: nothing added, the team's
  * `tooled` never set): waiting. */
 static void test_team_of_two(void **state)
@@ -114,7 +99,6 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_team_of_one),
-        cmocka_unit_test(test_team_of_one_short_path),
         cmocka_unit_test(test_team_of_two),
         cmocka_unit_test(test_team_of_one_nested),
     };
