@@ -70,12 +70,18 @@ residual = [r["name"] for r in regions if runs(r, "path_residual")]
 print("ok" if smooth and residual and not set(smooth) & set(residual) else "not ok",
       "the two code paths are separate regions:", smooth, residual)
 if np <= 3:
-    # every 4th step is long: the groups at least 1.5x the shortest group's mean hold
-    # about a quarter of the instances. A machine whose speed drifts during the run
-    # may split the short mode too (CI once saw 7 and 10 ms groups beside 20 ms).
+    # every 4th step is long (twice the work): the groups twice as long as
+    # another group (1.75-2.3x its mean) hold about a quarter of the instances.
+    # The machine's speed drifts during a run (this VM's steps went 7.7 -> 11
+    # -> 7.7 -> 12.7 ms within one run of 160 steps, the long ones with them),
+    # so the short mode splits into groups up to 1.65x apart (CI saw 7 and 10 ms
+    # groups beside 20 ms; stop 35's make check 7.7, 10.4 and 11.6 ms beside
+    # 22.7): a group's mean against the shortest one's cannot tell them apart
     means = sorted(r["mean_duration_s"] for r in steps)
     found = sum(r["instances"]["found"] for r in steps)
-    long_found = sum(r["instances"]["found"] for r in steps if r["mean_duration_s"] >= 1.5 * means[0]) if steps else 0
+    def twice_another(m):
+        return any(1.75 <= m / o <= 2.3 for o in means)
+    long_found = sum(r["instances"]["found"] for r in steps if twice_another(r["mean_duration_s"]))
     share = long_found / found if found else 0
     good = len(keys) == 1 and len(steps) >= 2 and 0.15 <= share <= 0.35
     print("ok" if good else "not ok", "the bimodal time step: its long steps are duration groups apart "
