@@ -89,6 +89,8 @@ if np < cores:
     good = len(keys) == 1 and len(steps) >= 2 and 0.15 <= share <= 0.35
     print("ok" if good else "not ok", "the bimodal time step: its long steps are duration groups apart "
           "(%.2f of the instances; group means %s)" % (share, means))
+else:
+    print("ok the bimodal time step # SKIP %d ranks on %d cores leave none free: their steps' times blur" % (np, cores))
 skipped = doc.get("skipped")
 good = isinstance(skipped, list) and len(skipped) == doc["regions_skipped"] and all(s["reason"] for s in skipped)
 print("ok" if good else "not ok", "every skipped region is named with its reason:", doc["regions_skipped"])
