@@ -241,25 +241,33 @@ ok $((${w:-0} + ${t:-0} != 2 * LATE_ITER || ${w:-0} < 2 * CHEAP || ${w:-0} > 2 *
 cd / && rm -rf "$dir"
 
 # a sample lands in a share kept back: written with its sample inside, whatever
-# its length (threshold 1 s); the fork and join around it on the master
-dir=$(fresh_dir)
-cd "$dir" || exit 1
-HCATRACE_THIN=1,1s HCATRACE_SAMPLING=1ms LD_PRELOAD="$PRELOAD" "$PAR" $ITER $LONG > traced.out 2> traced.err
-ok $? "thin parallel, sampled: exit code 0"
-trace=$(the_trace)
-[ -n "$trace" ] || { ls -la; other_stderr traced.err; } | sed 's/^/# /'
-check "thin parallel: samples in kept-back shares: valid and conformant" valid_otf2 "$trace"
-"$TRACESTAT" "$trace" > stat.txt
-w=$(written stat.txt main._omp_fn.0)
-t=$(thinned stat.txt main._omp_fn.0)
-ok $((${w:-0} + ${t:-0} != ALL || ${w:-0} < 4 || ${w:-0} > ALL / 10)) "thin parallel: shares holding samples written ($w, thinned $t)"
-s=$(awk '$1 == "region" && $2 == "main._omp_fn.0" { for (i = 3; i < NF; i++) if ($i == "samples") print $(i + 1) }' stat.txt)
-ok $((${s:-0} < ${w:-0} / 2)) "thin parallel: their samples inside them ($s samples in $w shares)"
-# (the master's fork and join are also written for an instance in which a
-# sample landed on the master outside its share: in the barrier, under load)
-set -- $(awk '$1 == "threads" && $2 == 0 { print $4, $6, $8 }' stat.txt) 0 0 0
-ok $(($1 != $2 || $3 > $1 || $1 < 1)) "thin parallel: fork/join written around them ($1 forks, $2 joins, $3 team begins)"
-cd / && rm -rf "$dir"
+# its length (threshold 1 s); the fork and join around it on the master. At
+# one thread, every instance past the first is a kept-back team of one (its
+# share written late from the fork's call: hct_openmp.c, fork_stack): each
+# share written has its fork and join, and its team begin on the master
+sampled_shares() { # LABEL THREADS
+    dir=$(fresh_dir)
+    cd "$dir" || exit 1
+    all=$(($2 * ITER))
+    HCATRACE_THIN=1,1s HCATRACE_SAMPLING=1ms OMP_NUM_THREADS=$2 LD_PRELOAD="$PRELOAD" "$PAR" $ITER $LONG > traced.out 2> traced.err
+    ok $? "thin parallel, sampled ($1): exit code 0"
+    trace=$(the_trace)
+    [ -n "$trace" ] || { ls -la; other_stderr traced.err; } | sed 's/^/# /'
+    check "thin parallel ($1): samples in kept-back shares: valid and conformant" valid_otf2 "$trace"
+    "$TRACESTAT" "$trace" > stat.txt
+    w=$(written stat.txt main._omp_fn.0)
+    t=$(thinned stat.txt main._omp_fn.0)
+    ok $((${w:-0} + ${t:-0} != all || ${w:-0} < 4 || ${w:-0} > all / 10)) "thin parallel ($1): shares holding samples written ($w, thinned $t)"
+    s=$(awk '$1 == "region" && $2 == "main._omp_fn.0" { for (i = 3; i < NF; i++) if ($i == "samples") print $(i + 1) }' stat.txt)
+    ok $((${s:-0} < ${w:-0} / 2)) "thin parallel ($1): their samples inside them ($s samples in $w shares)"
+    # (the master's fork and join are also written for an instance in which a
+    # sample landed on the master outside its share: in the barrier, under load)
+    set -- "$1" "$2" $(awk '$1 == "threads" && $2 == 0 { print $4, $6, $8 }' stat.txt) 0 0 0
+    ok $(($3 != $4 || $5 > $3 || $3 < 1 || ($2 == 1 && $5 != ${w:-0}))) "thin parallel ($1): fork/join written around them ($3 forks, $4 joins, $5 team begins)"
+    cd / && rm -rf "$dir"
+}
+sampled_shares "2 threads" 2
+sampled_shares "1 thread" 1
 
 # HCATRACE_FILTER: never written, counted
 dir=$(fresh_dir)
