@@ -86,6 +86,7 @@ TOOLS += $(BUILD)/tests/fault_app
 TOOLS += $(BUILD)/tests/late_rank_app
 # known flat and stepped CPU rates: the folding skew (tests/e2e/fold_flat.sh, bench/skew.sh)
 TOOLS += $(BUILD)/tests/flat_app
+TOOLS += $(BUILD)/tests/masked_app
 # many tiny OpenMP critical sections and user regions: thinning (tests/e2e/thin.sh)
 TOOLS += $(BUILD)/tests/thin_app
 TOOLS += $(BUILD)/tests/par_thin_app
@@ -184,6 +185,10 @@ $(BUILD)/examples/omp_free_serial: examples/omp_free_serial.c
 	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -o $@ $< -lm
 
 $(BUILD)/tests/markers_app: tests/markers_app.c include/hcatrace.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $<
+
+$(BUILD)/tests/masked_app: tests/masked_app.c include/hcatrace.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $<
 

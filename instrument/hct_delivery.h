@@ -59,6 +59,31 @@ static inline uint64_t hct_wall_stamp(uint64_t due, uint64_t now, int n, int asl
     return n == 1 && now - due < HCT_WALL_PROMPT_NS && !asleep ? now : due;
 }
 
+/* The wall-clock source: of the expiries stamps[0..n) (ascending) that a
+ * late signal stands for, the first whose sample may carry the counter values
+ * read now. hct_wall_stamp's rule, that a late thread did not run after its
+ * expiry, is checked against the thread's CPU clock: it advanced by `ran` ns
+ * of the program's time (the tracer's own taken out) since a reading at wall
+ * time `ref`, so the thread ran until ref + ran at the earliest, and an
+ * expiry before that (by more than HCT_WALL_RAN_SLACK_NS) fell while it ran:
+ * the counters then were lower than those read now. Not a preemption but a
+ * signal held up while the thread ran: blocked by the program
+ * (sigprocmask), or the virtual CPU stopped by its host, whose time the
+ * guest charges to the running thread: on this VM 2-14 instances per run of
+ * truth_app (8,000-32,000), one of them sampled as having done 86 % of its
+ * CPU time 1.7 ms into a 31.8 ms instance (22 ms of CPU time then, read 20
+ * ms later), which moved the folded task-clock by +-7 % around it
+ * (docs/benchmarks.md, "Late signals while the thread ran"). Returns n when
+ * none may: the sample is then stamped when its values are read. */
+#define HCT_WALL_RAN_SLACK_NS 50000u
+static inline int hct_wall_first_unrun(const uint64_t *stamps, int n, uint64_t ref, uint64_t ran)
+{
+    int k = 0;
+    while (k < n && stamps[k] + HCT_WALL_RAN_SLACK_NS < ref + ran)
+        k++;
+    return k;
+}
+
 /* The median of n > 0 measured latencies v (sorted in place; n is small). */
 static inline uint64_t hct_latency_median(uint64_t *v, int n)
 {

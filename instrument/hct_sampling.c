@@ -101,6 +101,12 @@ struct hct_smp_thread {
     uint64_t cpu_due, cpu_ref, cpu_wall, own_cpu, own_wall;
     uint64_t wall_stamps[MAX_CATCHUP]; /* SRC_WALL: the expiries the current signal stands for */
     int wall_nstamps;
+    /* SRC_WALL: the thread's CPU time ran_cpu read at wall time ran_wall or
+     * earlier in the last sample's handler (ran_known), and its tool CPU time
+     * when that handler ended: what a late signal's expiries are checked
+     * against (wall_drop_ran) */
+    uint64_t ran_cpu, ran_wall, ran_tool;
+    int ran_known;
     volatile uint64_t lost_in_tool, lost_full; /* written by the handler only */
     volatile int deferred_n;                    /* expiries of a sample deferred to the tracer's exit */
     volatile uint64_t deferred;                 /* samples taken at the tracer's exit (the handler only) */
@@ -310,6 +316,32 @@ static void wall_catch_up(hct_smp_thread *s, uint64_t now)
         s->wall_due = now + next_period(s);
 }
 
+/* SRC_WALL: the expiries of the signal being handled at which the thread's
+ * CPU clock shows that it still ran (hct_wall_first_unrun) are dropped from
+ * wall_stamps, their sample restamped: with none left, when its values were
+ * read (t0). Then the thread's CPU time read for the next signal. */
+static void wall_drop_ran(hct_smp_thread *s, sample_rec *r, uint64_t t0, int asleep)
+{
+    uint64_t cpu = thread_cpu_ns(), wall = hca_clock_now();
+    if (s->ran_known && s->wall_nstamps > 0) {
+        uint64_t ran = cpu > s->ran_cpu ? cpu - s->ran_cpu : 0;
+        uint64_t tool = s->t->tool_cpu_ns > s->ran_tool ? s->t->tool_cpu_ns - s->ran_tool : 0;
+        int n = s->wall_nstamps, first = hct_wall_first_unrun(s->wall_stamps, n, s->ran_wall, ran > tool ? ran - tool : 0);
+        if (first >= n) {
+            s->wall_stamps[0] = t0;
+            s->wall_nstamps = 1;
+        } else if (first > 0) {
+            memmove(s->wall_stamps, s->wall_stamps + first, (size_t)(n - first) * sizeof(uint64_t));
+            s->wall_nstamps = n - first;
+        }
+        if (r && first > 0)
+            r->ts = hct_wall_stamp(s->wall_stamps[0], t0, s->wall_nstamps, asleep);
+    }
+    s->ran_cpu = cpu;
+    s->ran_wall = wall;
+    s->ran_known = 1;
+}
+
 /* A sample into the ring, and one copy more per further expiry it stands for
  * (ncopies: on SRC_WALL, expiries while the thread did not run), each at its
  * expiry in wall_stamps. */
@@ -459,6 +491,8 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
         }
         /* read after the sample, not between its time and counters */
         uint64_t before = hct_delivery(&s->delivery, interrupt_due(s, hct_sleep_asleep(), t0), t0);
+        if (!inside && S.source == SRC_WALL)
+            wall_drop_ran(s, r, t0, hct_sleep_asleep());
         int waiting = s->t->omp_waiting; /* at an OpenMP barrier: its cost holds up nothing */
         if (waiting)
             before = 0;
@@ -481,6 +515,7 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
                 s->t->tool_cpu_ns += before + spent;
                 hct_tool_note_team();
             }
+            s->ran_tool = s->t->tool_cpu_ns; /* this handler's own time counted: not the program's */
         }
     }
     errno = saved_errno;

@@ -19,7 +19,10 @@
  * not run in between, so the counters read in the handler are those of the
  * expiries. Only time in the kernel on the thread's behalf (a system call, a
  * page fault) between an expiry and the signal counts later, a skew of that
- * length. A prompt signal (a running thread: 50 us in this VM) is stamped
+ * length. That it did not run is checked against the thread's CPU clock,
+ * read in every handler: the expiries it ran past (a signal it blocked, a
+ * virtual CPU stopped by its host and charged to it) give no sample
+ * (hct_delivery.h, hct_wall_first_unrun). A prompt signal (a running thread: 50 us in this VM) is stamped
  * when handled, right before its counters are read, as a boundary is
  * (docs/trace-format.md, "Samples").
  * A running thread does not stop at its timer's expiry but when the timer's

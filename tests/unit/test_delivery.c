@@ -100,6 +100,28 @@ static void test_wall_stamp(void **state)
     assert_int_equal(hct_wall_stamp(due, due + 12 * US, 3, 0), due);
 }
 
+/* a late signal's expiries checked against the thread's CPU clock
+ * (hct_wall_first_unrun): a preempted thread (its CPU time stopped before the
+ * first expiry) keeps every one; a thread that ran past some (a signal held
+ * up while it ran) keeps those after it stopped at the earliest; one that ran
+ * past all of them keeps none (stamped when read); within the slack, all kept */
+static void test_wall_first_unrun(void **state)
+{
+    (void)state;
+    uint64_t ref = 100 * MS, stamps[4] = { 102 * MS, 104 * MS, 106 * MS, 108 * MS };
+    /* ran 1.5 ms of 9 since ref, before the first expiry: preempted */
+    assert_int_equal(hct_wall_first_unrun(stamps, 4, ref, 1500 * US), 0);
+    /* ran 5 ms: until 105 ms at the earliest; the expiries at 102 and 104 fell while it ran */
+    assert_int_equal(hct_wall_first_unrun(stamps, 4, ref, 5 * MS), 2);
+    /* ran all 9 ms (blocked signal, or a stopped virtual CPU charged to it) */
+    assert_int_equal(hct_wall_first_unrun(stamps, 4, ref, 9 * MS), 4);
+    /* a prompt signal's one expiry: it ran past it */
+    assert_int_equal(hct_wall_first_unrun(stamps, 1, ref, 2 * MS + 60 * US), 1);
+    /* the kernel's entry and the clock reads: within the slack */
+    assert_int_equal(hct_wall_first_unrun(stamps, 1, ref, 2 * MS + HCT_WALL_RAN_SLACK_NS), 0);
+    assert_int_equal(hct_wall_first_unrun(stamps, 0, ref, 9 * MS), 0);
+}
+
 /* the latency is the median of its trials: a preempted trial (5 ms) and a
  * trial that stopped before its expiry (0) do not move it */
 static void test_latency_is_the_median(void **state)
@@ -121,6 +143,7 @@ int main(void)
         cmocka_unit_test(test_no_due_time_adds_nothing),
         cmocka_unit_test(test_wall_delivery_counts_from_the_stop),
         cmocka_unit_test(test_wall_stamp),
+        cmocka_unit_test(test_wall_first_unrun),
         cmocka_unit_test(test_latency_is_the_median),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
