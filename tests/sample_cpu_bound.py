@@ -20,6 +20,14 @@ import sys
 import otf2
 
 
+def metric_values(event):
+    """{member name: value} of a Metric event (its class's members; also truth_gaps.py's)"""
+    klass = event.metric
+    if isinstance(klass, otf2.definitions.MetricInstance):
+        klass = klass.metric_class
+    return dict(zip((m.name for m in klass.members), event.values))
+
+
 def main(argv):
     args, slack_us, region = [], 100.0, None
     it = iter(argv[1:])
@@ -38,12 +46,9 @@ def main(argv):
     worst = 0.0
     for location, event in otf2.reader.Reader(args[0]).events:
         if isinstance(event, otf2.events.Metric):
-            klass = event.metric
-            if isinstance(klass, otf2.definitions.MetricInstance):
-                klass = klass.metric_class
-            names = [m.name for m in klass.members]
-            if "task-clock" in names:
-                pending[location] = (event.time, event.values[names.index("task-clock")])
+            values = metric_values(event)
+            if "task-clock" in values:
+                pending[location] = (event.time, values["task-clock"])
             continue
         tc = pending.pop(location, None)
         if tc is None or tc[0] != event.time:

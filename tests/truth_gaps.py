@@ -37,6 +37,7 @@ import sys
 import otf2
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sample_cpu_bound import metric_values  # noqa: E402
 from truth_fold import clock_of, parse_args, read_truth  # noqa: E402
 
 
@@ -53,12 +54,9 @@ def instances(trace_path, region):
     for location, event in trace.events:
         s = state.setdefault(location, {"tc": None, "open": None})
         if isinstance(event, otf2.events.Metric):
-            klass = event.metric
-            if isinstance(klass, otf2.definitions.MetricInstance):
-                klass = klass.metric_class
-            names = [m.name for m in klass.members]
-            if "task-clock" in names:
-                s["tc"] = (event.time, event.values[names.index("task-clock")])
+            values = metric_values(event)
+            if "task-clock" in values:
+                s["tc"] = (event.time, values["task-clock"])
             continue
         tc = s["tc"][1] if s["tc"] is not None and s["tc"][0] == event.time else None
         if isinstance(event, otf2.events.CallingContextEnter) and event.calling_context.region.name == region:
