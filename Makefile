@@ -87,6 +87,8 @@ TOOLS += $(BUILD)/tests/late_rank_app
 # known flat and stepped CPU rates: the folding skew (tests/e2e/fold_flat.sh, bench/skew.sh)
 TOOLS += $(BUILD)/tests/flat_app
 TOOLS += $(BUILD)/tests/masked_app
+# how glibc's malloc serves large blocks, traced and not (tests/e2e/malloc_state.sh)
+TOOLS += $(BUILD)/tests/malloc_app
 # many tiny OpenMP critical sections and user regions: thinning (tests/e2e/thin.sh)
 TOOLS += $(BUILD)/tests/thin_app
 TOOLS += $(BUILD)/tests/par_thin_app
@@ -191,6 +193,10 @@ $(BUILD)/tests/markers_app: tests/markers_app.c include/hcatrace.h
 $(BUILD)/tests/masked_app: tests/masked_app.c include/hcatrace.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $<
+
+$(BUILD)/tests/malloc_app: tests/malloc_app.c
+	@mkdir -p $(dir $@)
+	$(MPICC) -std=c11 -g -O2 -fopenmp -Wall -Wextra -Werror -o $@ $<
 
 $(BUILD)/tests/maps_app: tests/maps_app.c include/hcatrace.h
 	@mkdir -p $(dir $@)

@@ -10,6 +10,7 @@
 #include "hct_counter_pmu.h"
 #include "hct_counter_sets.h"
 #include "hct_diag.h"
+#include "hct_scratch.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -96,7 +97,9 @@ static void setup(void)
     hct_event base[2] = { instructions, cycles };
     int nbase = hct_ctr.has_pmu ? 2 : 0;
 
-    hct_pending_set *want = calloc(HCT_MAX_SETS + HCT_MAX_SPEC_SETS, sizeof(*want));
+    /* about 280 KiB: not from malloc (hct_scratch.h) */
+    const size_t want_bytes = (HCT_MAX_SETS + HCT_MAX_SPEC_SETS) * sizeof(hct_pending_set);
+    hct_pending_set *want = hct_scratch_alloc(want_bytes);
     if (!want) {
         hct_config_problem("no counters (out of memory); recording time and call stacks");
         return;
@@ -161,7 +164,7 @@ static void setup(void)
     }
     free(mr.member);
     free(mr.why);
-    free(want);
+    hct_scratch_free(want, want_bytes);
     hct_ctr_choose_source();
     hct_ctr_define_sets();
     int nfds = 0;

@@ -1,8 +1,11 @@
 /* hct_line_tables.c: compact copies of compilation units' line tables (see
  * hct_line_tables.h). A unit's table is read at its first question from a Dwarf
  * handle opened on the same ELF (dwarf_begin_elf: its sections are the ones
- * the symbolizer's session already read) and ended at once, so libdw's rows
- * (Dwarf_Line, about 40 bytes) are freed; the copy keeps 12 bytes a row and
+ * the symbolizer's session already read), one per ELF, ended when the tables
+ * are freed: libdw's rows (Dwarf_Line, about 40 bytes) of a large unit are a
+ * block glibc maps of its own, and freed during the run it raised glibc's
+ * threshold for the program's blocks too (hct_scratch.h); the copy keeps 12
+ * bytes a row and
  * drops a row that answers as the row kept before it (same file and line,
  * neither ending a sequence): dwfl_module_getsrc's binary search then finds
  * that row, with the same answer. */
@@ -36,10 +39,18 @@ typedef struct {
     size_t nfiles;
 } unit;
 
+/* A Dwarf handle of our own on one ELF, kept until the tables are freed. */
+typedef struct {
+    Elf *elf;
+    Dwarf *dwarf;
+} own_handle;
+
 struct hct_line_tables {
     unit *units; /* sorted by key */
     size_t nunits, cap;
     size_t rows_read, bytes;
+    own_handle *own; /* per ELF read (few: the modules whose lines were asked) */
+    size_t nown;
 };
 
 hct_line_tables *hct_line_tables_new(void)
@@ -65,6 +76,9 @@ void hct_line_tables_free(hct_line_tables *t)
     for (size_t i = 0; i < t->nunits; i++)
         unit_clear(&t->units[i]);
     free(t->units);
+    for (size_t i = 0; i < t->nown; i++)
+        dwarf_end(t->own[i].dwarf); /* libdw's rows and files freed: at the end (the file's comment) */
+    free(t->own);
     free(t);
 }
 
@@ -176,10 +190,28 @@ static int copy_rows(hct_line_tables *t, unit *u, Dwarf_Lines *lines, size_t nli
     return 0;
 }
 
+/* Our own handle on elf: opened at its first unit, kept (NULL: none). */
+static Dwarf *own_of(hct_line_tables *t, Elf *elf)
+{
+    if (!elf)
+        return NULL;
+    for (size_t i = 0; i < t->nown; i++)
+        if (t->own[i].elf == elf)
+            return t->own[i].dwarf;
+    own_handle *grown = realloc(t->own, (t->nown + 1) * sizeof(*grown));
+    if (!grown)
+        return NULL;
+    t->own = grown;
+    Dwarf *d = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+    if (d)
+        t->own[t->nown++] = (own_handle){ elf, d };
+    return d;
+}
+
 /* The copy of cu's table, read from a handle of our own on the same ELF. */
 static int unit_build(hct_line_tables *t, unit *u, Dwarf_Die *cu)
 {
-    Dwarf *own = cu->cu ? dwarf_begin_elf(dwarf_getelf(dwarf_cu_getdwarf(cu->cu)), DWARF_C_READ, NULL) : NULL;
+    Dwarf *own = cu->cu ? own_of(t, dwarf_getelf(dwarf_cu_getdwarf(cu->cu))) : NULL;
     Dwarf_Die die;
     Dwarf_Lines *lines = NULL;
     Dwarf_Files *files = NULL;
@@ -191,8 +223,6 @@ static int unit_build(hct_line_tables *t, unit *u, Dwarf_Die *cu)
         rc = sorted && copy_files(u, files, nfiles, sorted) == 0 ? copy_rows(t, u, lines, nlines, sorted) : -1;
         free(sorted);
     }
-    if (own)
-        dwarf_end(own); /* libdw's rows and files freed */
     if (rc != 0) {
         unit_clear(u);
         u->failed = 1;

@@ -4,8 +4,11 @@
  * session: libdw's Dwarf_Line is about 40 bytes a row and LULESH's two large
  * units held 1.4 MiB of them in the node's owner (docs/benchmarks.md, "The
  * node owner's margin"). The copy is read from a Dwarf handle of our own,
- * ended at once, and keeps what dwfl_module_getsrc and dwfl_lineinfo answer:
- * the same row for every address, the same file name. */
+ * one per ELF, ended when the tables are freed (at the end of the run: ended
+ * at once, it freed libdw's rows of a large unit, a block glibc had mapped of
+ * its own, and that raised glibc's threshold for mapping blocks for the
+ * program too, hct_scratch.h), and keeps what dwfl_module_getsrc and
+ * dwfl_lineinfo answer: the same row for every address, the same file name. */
 #ifndef HCT_LINE_TABLES_H
 #define HCT_LINE_TABLES_H
 
