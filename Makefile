@@ -86,6 +86,7 @@ TOOLS += $(BUILD)/tests/fault_app
 TOOLS += $(BUILD)/tests/late_rank_app
 # known flat and stepped CPU rates: the folding skew (tests/e2e/fold_flat.sh, bench/skew.sh)
 TOOLS += $(BUILD)/tests/flat_app
+# a program that blocks SIGPROF while it runs: late wall-clock signals (tests/e2e/late_samples.sh)
 TOOLS += $(BUILD)/tests/masked_app
 # how glibc's malloc serves large blocks, traced and not (tests/e2e/malloc_state.sh)
 TOOLS += $(BUILD)/tests/malloc_app
