@@ -54,19 +54,28 @@ loop_cc=$(awk '$1 != "-" { n[$1]++ } END { for (c in n) if (n[c] > best) { best 
 # site's) and their start's values; short ones (any other under 10 us) and
 # theirs. Long by position, not by length: under ASan on a loaded machine a
 # short burst now and then lasts 50 us (3 of 403 read as long bursts without
-# values in one make check), and rightly has none
+# values in one make check), and rightly has none. Such a short burst that
+# lasted 10 us or more (a preemption) disturbs the loop's learned run length:
+# a long burst in that iteration or the next may then start without values
+# (399 of 400 once under ASan, in a run with 3 short bursts that long), at
+# most one per disturbed iteration, counted apart
 summary() { # FILE [SKIP]: the Iprobes' bursts, past the first SKIP iterations (default LEARN)
-    awk -v skip=$((${2:-$LEARN} * (LOOP + 1))) -v loop=$LOOP '$1 != "-" && ++n > skip && n <= '$((ITER * (LOOP + 1) - 1))' {
-        if (n % (loop + 1) == loop) { long++; long_valued += $2; long_50us += $3 >= 50000 }
-        else if ($3 < 10000) { short++; short_valued += $2 }
-    } END { print long + 0, long_valued + 0, short + 0, short_valued + 0, long_50us + 0 }' "$1"
+    awk -v skip=$((${2:-$LEARN} * (LOOP + 1))) -v loop=$LOOP '$1 != "-" && ++n <= '$((ITER * (LOOP + 1) - 1))' {
+        it = int((n - 1) / (loop + 1))
+        if (n % (loop + 1) != loop && $3 >= 10000 && !(it in disturbed)) { disturbed[it] = 1; ndisturbed++ }
+        if (n <= skip) next
+        if (n % (loop + 1) == loop) {
+            long++; long_valued += $2; long_50us += $3 >= 50000
+            if (!$2 && ((it in disturbed) || ((it - 1) in disturbed))) excused++
+        } else if ($3 < 10000) { short++; short_valued += $2 }
+    } END { print long + 0, long_valued + 0, short + 0, short_valued + 0, long_50us + 0, excused + 0, ndisturbed + 0 }' "$1"
 }
 set -- $(summary default.leaves 0)
-long=$1 long_valued=$2 long_50us=$5
+long=$1 long_valued=$2 long_50us=$5 excused=$6 disturbed=$7
 set -- $(summary default.leaves)
 short=$3 short_valued=$4
-ok "$([ "$long" -ge $((ITER - 5)) ] && [ "$long_valued" -eq "$long" ] && [ "$((long_50us * 10))" -ge "$((long * 9))" ]; echo $?)" \
-    "mpi_leave_reads: every long burst (after the loop's last call; $long_50us of $long lasted 50 us or more) starts with counter values, also while the loop is learned: $long_valued of $long"
+ok "$([ "$long" -ge $((ITER - 5)) ] && [ "$((long_valued + excused))" -eq "$long" ] && [ "$excused" -le "$disturbed" ] && [ "$((long_50us * 10))" -ge "$((long * 9))" ]; echo $?)" \
+    "mpi_leave_reads: every long burst (after the loop's last call; $long_50us of $long lasted 50 us or more) starts with counter values, also while the loop is learned: $long_valued of $long ($excused without right after one of $disturbed iterations whose short bursts were disturbed)"
 ok "$([ "$short" -ge $(((ITER - LEARN) * LOOP / 2)) ] && [ "$((short_valued * 10))" -le "$short" ]; echo $?)" \
     "mpi_leave_reads: leaves before short bursts without counter values: $((short - short_valued)) of $short (at least 90 %)"
 loop_bare=$(awk -v c="$loop_cc" '$1 == c && !$2 { n++ } END { print n + 0 }' default.leaves)
