@@ -195,7 +195,7 @@ $(BUILD)/tests/masked_app: tests/masked_app.c include/hcatrace.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O2 -Wall -Wextra -Werror -Iinclude -o $@ $<
 
-$(BUILD)/tests/malloc_app: tests/malloc_app.c
+$(BUILD)/tests/malloc_app: tests/malloc_app.c tests/malloc_probe.h
 	@mkdir -p $(dir $@)
 	$(MPICC) -std=c11 -g -O2 -fopenmp -Wall -Wextra -Werror -o $@ $<
 

@@ -9,36 +9,26 @@
  * frees no mapped block of its own before the end (each probe's block is kept
  * until then).
  *     malloc_app [STEPS] */
-#define _GNU_SOURCE
-#include <malloc.h>
 #include <mpi.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#define MAX_KEPT 64
+#include "malloc_probe.h"
+
+#define MAX_KEPT (3 * MALLOC_PROBES)
 static void *kept[MAX_KEPT];
 static int nkept;
-
-/* glibc's chunk header: the size word before the block, bit 1 set when the
- * chunk was mapped of its own (malloc.c, IS_MMAPPED) */
-static int mapped(const void *p)
-{
-    const size_t *header = (const size_t *)((uintptr_t)p - sizeof(size_t));
-    return (*header & 2) != 0;
-}
 
 /* one line into buf: for each size, M (mapped) or H (heap); the blocks are kept */
 static void probe(const char *when, char *buf, size_t size)
 {
-    static const size_t kib[] = { 160, 256, 384, 768, 1536, 4096 };
+    void **blocks = kept + nkept;
+    unsigned bits = malloc_probe(blocks);
+    nkept += MALLOC_PROBES;
     size_t used = (size_t)snprintf(buf, size, "%-28s", when);
-    for (size_t i = 0; i < sizeof(kib) / sizeof(kib[0]) && used < size; i++) {
-        void *p = malloc(kib[i] << 10);
-        used += (size_t)snprintf(buf + used, size - used, " %zuK:%c", kib[i], !p ? '?' : mapped(p) ? 'M' : 'H');
-        if (p && nkept < MAX_KEPT)
-            kept[nkept++] = p;
-    }
+    for (int i = 0; i < MALLOC_PROBES && used < size; i++)
+        used += (size_t)snprintf(buf + used, size - used, " %zuK:%c", malloc_probe_kib[i],
+                                 !blocks[i] ? '?' : bits >> i & 1 ? 'M' : 'H');
 }
 
 int main(int argc, char **argv)

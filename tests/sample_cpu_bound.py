@@ -50,14 +50,15 @@ def main(argv):
             if "task-clock" in values:
                 pending[location] = (event.time, values["task-clock"])
             continue
-        tc = pending.pop(location, None)
-        if tc is None or tc[0] != event.time:
-            continue
+        # the region's instances, whether their boundaries carry values or not
         if isinstance(event, otf2.events.CallingContextEnter) and event.calling_context.region.name == region:
             inside[location] = True
         elif isinstance(event, otf2.events.CallingContextLeave) and event.calling_context.region.name == region:
             inside[location] = False
-        elif isinstance(event, otf2.events.CallingContextSample) and location in last:
+        tc = pending.pop(location, None)
+        if tc is None or tc[0] != event.time:
+            continue
+        if isinstance(event, otf2.events.CallingContextSample) and location in last:
             samples += 1
             in_region += inside.get(location, False)
             t0, c0 = last[location]

@@ -21,6 +21,7 @@
 #include "test_dwfl.h"
 
 #include "hct_line_tables.h"
+#include "../malloc_probe.h"
 
 typedef struct {
     long addresses, with_line, files, units, mismatches;
@@ -131,29 +132,6 @@ static void other_program(void **state)
 /* Under ASan its allocator replaces glibc's, which has no such threshold:
  * the case below is not built there. */
 #if !defined(__SANITIZE_ADDRESS__)
-/* glibc's chunk header: the size word before a block, bit 1 set when it was
- * mapped of its own */
-static int mapped(const void *p)
-{
-    const size_t *header = (const size_t *)((uintptr_t)p - sizeof(size_t));
-    return (*header & 2) != 0;
-}
-
-#define PROBES 6
-/* Which of some large sizes malloc maps of their own now, one bit each; the
- * blocks are kept (freed, a mapped one would move the threshold itself). */
-static unsigned probe_mapped(void **kept)
-{
-    static const size_t kib[PROBES] = { 160, 256, 512, 1024, 2048, 4096 };
-    unsigned bits = 0;
-    for (int i = 0; i < PROBES; i++) {
-        kept[i] = malloc(kib[i] << 10);
-        assert_non_null(kept[i]);
-        bits |= (unsigned)mapped(kept[i]) << i;
-    }
-    return bits;
-}
-
 /* Reading the tables of a program's units frees no block glibc mapped of its
  * own (libdw's rows of a large unit): freeing one raises glibc's threshold
  * for mapping blocks, and the traced program's own temporaries below it then
@@ -169,8 +147,10 @@ static void reading_keeps_the_mapping_threshold(void **state)
     Dwfl *dwfl = test_dwfl_open(path, &mod);
     hct_line_tables *t = hct_line_tables_new();
     assert_non_null(t);
-    void *before[PROBES], *after[PROBES];
-    unsigned mapped_before = probe_mapped(before);
+    void *before[MALLOC_PROBES], *after[MALLOC_PROBES];
+    unsigned mapped_before = malloc_probe(before);
+    for (int i = 0; i < MALLOC_PROBES; i++)
+        assert_non_null(before[i]);
     Dwarf_Addr bias = 0;
     size_t units = 0, rows = 0, rows_read = 0, bytes = 0;
     for (Dwarf_Die *cu = dwfl_nextcu(dwfl, NULL, &bias); cu; cu = dwfl_nextcu(dwfl, cu, &bias)) {
@@ -181,14 +161,16 @@ static void reading_keeps_the_mapping_threshold(void **state)
             hct_line_find(t, cu, lo, &file, &line);
     }
     hct_line_tables_stats(t, &units, &rows, &rows_read, &bytes);
-    unsigned mapped_after = probe_mapped(after);
+    unsigned mapped_after = malloc_probe(after);
+    for (int i = 0; i < MALLOC_PROBES; i++)
+        assert_non_null(after[i]);
     printf("# %s: %zu units, %zu rows read; mapped sizes before 0x%x, after 0x%x\n", path, units, rows_read,
            mapped_before, mapped_after);
     assert_true(mapped_before & 1); /* 160 KiB mapped before: a raised threshold would show */
     assert_int_equal(mapped_after, mapped_before);
     hct_line_tables_free(t);
     dwfl_end(dwfl);
-    for (int i = 0; i < PROBES; i++) {
+    for (int i = 0; i < MALLOC_PROBES; i++) {
         free(before[i]);
         free(after[i]);
     }
